@@ -1,0 +1,13 @@
+// Command harness-session-start is Claude Code's SessionStart hook. Until its policy lands it
+// is a silent pass-through: it reads the payload and allows everything.
+package main
+
+import (
+	"os"
+
+	"github.com/harness-agent/harness/internal/hook"
+)
+
+func main() {
+	os.Exit(hook.Main(hook.SessionStart, func(hook.Payload) hook.Decision { return hook.Decision{} }))
+}

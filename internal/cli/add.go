@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+func init() {
+	register(&command{name: "add",
+		args:    `TITLE [--id ID] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…]`,
+		summary: "append a task (auto id task-NNN) and print its id",
+		run:     runAdd})
+}
+
+var autoID = regexp.MustCompile(`^task-(\d+)$`)
+
+func runAdd(e *Env, args []string) int {
+	c := commands["add"]
+	fs := e.flags(c)
+	id := fs.String("id", "", "task id (default: the next task-NNN)")
+	priority := fs.String("priority", "P1", "P0 (highest), P1 or P2")
+	deps := fs.String("depends-on", "", "comma-separated ids of tasks that must complete first")
+	validate := fs.String("validate", "", "shell command that exits 0 when the task is done (required to complete it)")
+	timeout := fs.Int("timeout", state.DefaultTimeoutSeconds, "validation timeout in seconds")
+	maxAttempts := fs.Int("max-attempts", state.DefaultMaxAttempts, "attempts before the task fails permanently")
+	cleanup := fs.String("cleanup", "", "shell command run after a failed attempt (on_failure.cleanup)")
+	allowed := fs.String("allowed-paths", "", "comma-separated globs the task may write (scope lock)")
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return e.fail(err)
+	}
+	if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
+		return e.fail(usageErr(c, "expected exactly one TITLE (quote it)"))
+	}
+	switch *priority {
+	case "P0", "P1", "P2":
+	default:
+		return e.fail(usageErr(c, "--priority must be P0, P1 or P2, got %q", *priority))
+	}
+	if *timeout <= 0 || *maxAttempts <= 0 {
+		return e.fail(usageErr(c, "--timeout and --max-attempts must be positive"))
+	}
+	dir, err := e.stateRoot()
+	if err != nil {
+		return e.fail(err)
+	}
+	t := state.Task{
+		ID: strings.TrimSpace(*id), Title: strings.TrimSpace(pos[0]), Status: state.Pending, Priority: *priority,
+		DependsOn: splitList(*deps), MaxAttempts: *maxAttempts, Command: strings.TrimSpace(*validate),
+		TimeoutSeconds: *timeout, Cleanup: strings.TrimSpace(*cleanup), AllowedPaths: splitListOrNil(*allowed),
+	}
+	_, err = state.Update(dir, func(s *state.State) error {
+		if t.ID == "" {
+			t.ID = nextID(s)
+		} else if s.Task(t.ID) != nil {
+			return failure.New(failure.Config, "a task with id %q exists already", t.ID).WithHint("pick another --id, or omit it for an automatic one")
+		}
+		for _, d := range t.DependsOn {
+			if d == t.ID {
+				return failure.New(failure.Config, "task %s cannot depend on itself", t.ID)
+			}
+			if s.Task(d) == nil {
+				return failure.New(failure.Config, "unknown dependency %q", d).WithHint("`harness status` lists the task ids")
+			}
+		}
+		s.AddTask(t)
+		return progress.Append(dir, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init, TaskID: t.ID,
+			Message: fmt.Sprintf("Task added: %s (priority=%s depends_on=%s)", t.Title, t.Priority, strings.Join(t.DependsOn, ","))})
+	})
+	if err != nil {
+		return e.fail(err)
+	}
+	fmt.Fprintln(e.Stdout, t.ID)
+	if t.Command == "" {
+		fmt.Fprintf(e.Stderr, "WARN [%s] %s has no validation command: it cannot be completed until one is set\n", failure.Config, t.ID)
+	}
+	return ExitOK
+}
+
+// nextID returns task-NNN one above the highest automatic id in use.
+func nextID(s *state.State) string {
+	max := 0
+	for _, t := range s.Tasks {
+		if m := autoID.FindStringSubmatch(t.ID); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil && n > max {
+				max = n
+			}
+		}
+	}
+	return fmt.Sprintf("task-%03d", max+1)
+}
+
+func splitList(s string) []string {
+	out := []string{}
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func splitListOrNil(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return splitList(s)
+}

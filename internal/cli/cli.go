@@ -1,0 +1,177 @@
+// Package cli implements the harness command: every step of the protocol as a
+// deterministic verb, so an agent never edits the state files by hand.
+//
+// Exit codes: 0 success; 1 a negative outcome the caller acts on (nothing
+// eligible, validation failed); 2 a usage, configuration or environment error.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/root"
+)
+
+// Exit codes.
+const (
+	ExitOK       = 0
+	ExitNegative = 1
+	ExitError    = 2
+)
+
+// Env is what a verb may touch of the outside world.
+type Env struct {
+	Stdout, Stderr io.Writer
+	Now            func() time.Time
+	Cwd            string
+}
+
+// command is one verb.
+type command struct {
+	name    string
+	args    string // usage after the verb
+	summary string
+	run     func(e *Env, args []string) int
+}
+
+var commands = map[string]*command{}
+
+// register adds a verb; each verb's file registers itself.
+func register(c *command) { commands[c.name] = c }
+
+// Main runs the harness command with args (without the program name).
+func Main(args []string) int {
+	cwd, _ := os.Getwd()
+	e := &Env{Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Cwd: cwd}
+	return e.Run(args)
+}
+
+// Run dispatches args to a verb.
+func (e *Env) Run(args []string) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			if c, ok := commands[args[1]]; ok {
+				return c.run(e, []string{"--help"})
+			}
+		}
+		e.usage(e.Stdout)
+		if len(args) == 0 {
+			return ExitError
+		}
+		return ExitOK
+	}
+	if args[0] == "version" || args[0] == "--version" {
+		fmt.Fprintln(e.Stdout, "harness", Version)
+		return ExitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(e.Stderr, "ERROR [%s] unknown command %q\nhint: run `harness help` for the list of commands\n", failure.Usage, args[0])
+		return ExitError
+	}
+	return c.run(e, args[1:])
+}
+
+// Version is set at build time with -ldflags "-X …cli.Version=…".
+var Version = "dev"
+
+func (e *Env) usage(w io.Writer) {
+	fmt.Fprintln(w, "harness: keeps a long-running agent job on track across sessions.")
+	fmt.Fprintln(w, "\nusage: harness <command> [arguments]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c := commands[n]
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun `harness help <command>` for a command's arguments.")
+	fmt.Fprintln(w, "Exit codes: 0 ok, 1 negative outcome (nothing eligible, validation failed), 2 usage/config/environment error.")
+}
+
+// flags makes the flag set of verb c, printing its help to stdout.
+func (e *Env) flags(c *command) *flag.FlagSet {
+	fs := flag.NewFlagSet("harness "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(e.Stdout, "usage: harness %s %s\n\n%s\n", c.name, c.args, c.summary)
+		var opts strings.Builder
+		fs.SetOutput(&opts)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+		if opts.Len() > 0 {
+			fmt.Fprintf(e.Stdout, "\noptions:\n%s", opts.String())
+		}
+	}
+	return fs
+}
+
+// errHelp is returned by parse when --help was asked for and printed.
+var errHelp = errors.New("help")
+
+// parse parses flags interspersed with positional arguments and returns the
+// positional ones.
+func (e *Env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.Usage()
+				return nil, errHelp
+			}
+			return nil, failure.New(failure.Usage, "%v", err).WithHint("run `%s --help`", fs.Name())
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// fail reports err in the harness's one-line format and returns its exit code.
+func (e *Env) fail(err error) int {
+	if errors.Is(err, errHelp) {
+		return ExitOK
+	}
+	var fe *failure.Error
+	if !errors.As(err, &fe) {
+		fe = failure.New(failure.EnvSetup, "%v", err)
+	}
+	fmt.Fprintln(e.Stderr, fe.Error())
+	if fe.Hint != "" {
+		fmt.Fprintln(e.Stderr, "hint: "+fe.Hint)
+	}
+	switch fe.Category {
+	case failure.Usage, failure.Config, failure.EnvSetup:
+		return ExitError
+	}
+	return ExitNegative
+}
+
+// usageErr is a failure for wrong arguments to verb c.
+func usageErr(c *command, format string, args ...any) error {
+	return failure.New(failure.Usage, format, args...).WithHint("usage: harness %s %s", c.name, c.args)
+}
+
+// stateRoot finds the state root from the working directory.
+func (e *Env) stateRoot() (string, error) {
+	dir := root.Find(e.Cwd)
+	if dir == "" {
+		return "", failure.New(failure.Config, "no harness-tasks.json in %s or its parents", e.Cwd).
+			WithHint("run `harness init` in the project root, or set HARNESS_STATE_ROOT")
+	}
+	return dir, nil
+}
+
+// stamp formats t as the protocol's timestamps.
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/schedule"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+func init() {
+	register(&command{name: "next", args: "[--json]",
+		summary: "validate dependencies (recording what they fail) and print the next eligible task",
+		run:     runNext})
+}
+
+func isActive(dir string) bool { return root.Active(dir) }
+
+// ValidateDependencies applies the protocol's dependency validation to s and
+// logs one ERROR line per task it fails. Callers hold the transaction lock.
+func ValidateDependencies(s *state.State, dir string, e *Env) {
+	marks := schedule.Validate(s.Tasks)
+	if len(marks) == 0 {
+		return
+	}
+	now := e.Now()
+	schedule.Apply(s, marks, now)
+	var entries []progress.Entry
+	for _, m := range marks {
+		entries = append(entries, progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Error,
+			TaskID: m.ID, Category: "DEPENDENCY", Message: m.Message})
+	}
+	progress.Append(dir, entries...)
+}
+
+func runNext(e *Env, args []string) int {
+	c := commands["next"]
+	fs := e.flags(c)
+	asJSON := fs.Bool("json", false, "print JSON for machines")
+	if pos, err := e.parse(fs, args); err != nil {
+		return e.fail(err)
+	} else if len(pos) > 0 {
+		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
+	}
+	dir, err := e.stateRoot()
+	if err != nil {
+		return e.fail(err)
+	}
+	s, err := state.Update(dir, func(s *state.State) error {
+		ValidateDependencies(s, dir, e)
+		return nil
+	})
+	if err != nil {
+		return e.fail(err)
+	}
+	cands := schedule.Candidates(s.Tasks)
+	if *asJSON {
+		out := map[string]any{"next": nil}
+		if len(cands) > 0 {
+			t := cands[0]
+			out["next"] = map[string]any{"id": t.ID, "title": t.Title, "status": t.Status, "priority": t.Priority,
+				"attempts": t.Attempts, "max_attempts": t.MaxAttempts, "validation": t.Command}
+		} else {
+			out["why"] = string(schedule.Explain(s.Tasks))
+		}
+		json.NewEncoder(e.Stdout).Encode(out)
+	} else if len(cands) > 0 {
+		fmt.Fprintf(e.Stdout, "%s: %s\n", cands[0].ID, cands[0].Title)
+	} else {
+		fmt.Fprintf(e.Stdout, "none: %s\n", schedule.Explain(s.Tasks))
+	}
+	if len(cands) == 0 {
+		return ExitNegative
+	}
+	return ExitOK
+}

@@ -1,0 +1,197 @@
+// Package hook is the boundary between Claude Code and the harness: it reads a
+// hook's stdin payload tolerantly and renders a decision as exactly the output
+// Claude Code expects for the event. Claude Code fails open on a crash, a
+// stray line or malformed JSON, so this package never panics, never prints
+// more than one JSON object, and turns anything unexpected into a safe
+// decision.
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// Events, as Claude Code names them in hook_event_name and hookEventName.
+const (
+	SessionStart = "SessionStart"
+	PreToolUse   = "PreToolUse"
+	Stop         = "Stop"
+	SubagentStop = "SubagentStop"
+	TeammateIdle = "TeammateIdle"
+	SessionEnd   = "SessionEnd"
+)
+
+// Payload is a hook's input. Every accessor is safe on malformed input.
+type Payload struct {
+	Raw       []byte
+	Malformed bool // stdin was not a JSON object
+	doc       gjson.Result
+}
+
+// maxPayload bounds what is read from stdin (tool inputs carry whole files).
+const maxPayload = 64 << 20
+
+// stdinWait bounds how long a hook waits for stdin to close, so a hook run by
+// hand or by a misbehaving parent cannot hang.
+const stdinWait = 10 * time.Second
+
+// Read reads and parses a payload from r.
+func Read(r io.Reader) Payload {
+	done := make(chan []byte, 1)
+	go func() {
+		data, _ := io.ReadAll(io.LimitReader(r, maxPayload))
+		done <- data
+	}()
+	var data []byte
+	select {
+	case data = <-done:
+	case <-time.After(stdinWait):
+	}
+	return Parse(data)
+}
+
+// Parse parses a payload from bytes.
+func Parse(data []byte) Payload {
+	p := Payload{Raw: data}
+	trimmed := bytes.TrimSpace(data)
+	if !gjson.ValidBytes(trimmed) || len(trimmed) == 0 || trimmed[0] != '{' {
+		p.Malformed = true
+		return p
+	}
+	p.doc = gjson.ParseBytes(trimmed)
+	return p
+}
+
+// Get looks up a gjson path in the payload.
+func (p Payload) Get(path string) gjson.Result { return p.doc.Get(path) }
+
+// Str returns a string field, or "" when it is absent or not a string.
+func (p Payload) Str(path string) string {
+	if r := p.doc.Get(path); r.Type == gjson.String {
+		return r.Str
+	}
+	return ""
+}
+
+// Bool returns a boolean field, false unless it is exactly true.
+func (p Payload) Bool(path string) bool { return p.doc.Get(path).Type == gjson.True }
+
+// Common fields.
+func (p Payload) SessionID() string { return p.Str("session_id") }
+func (p Payload) Cwd() string       { return p.Str("cwd") }
+func (p Payload) Event() string     { return p.Str("hook_event_name") }
+func (p Payload) ToolName() string  { return p.Str("tool_name") }
+
+// Kind is what a decision does.
+type Kind int
+
+const (
+	Silent  Kind = iota // no output, exit 0: the harness has nothing to say
+	Allow               // proceed, optionally with context or a warning
+	Deny                // PreToolUse: the tool call does not run
+	Block               // Stop/SubagentStop: the turn continues with Reason
+	Refuse              // exit 2 with Reason on stderr (TeammateIdle keeps working)
+)
+
+// Decision is what a hook decided, independent of how Claude Code wants it
+// spelled.
+type Decision struct {
+	Kind    Kind
+	Reason  string // shown to the model when denying or blocking
+	Context string // additionalContext for the model
+	Warning string // one line for the user (systemMessage) and stderr
+}
+
+// Render writes d for event to stdout/stderr and returns the exit code.
+func Render(event string, d Decision, stdout, stderr io.Writer) int {
+	if d.Warning != "" {
+		fmt.Fprintln(stderr, d.Warning)
+	}
+	out := map[string]any{}
+	specific := map[string]any{}
+	switch d.Kind {
+	case Silent:
+		return 0
+	case Refuse:
+		fmt.Fprintln(stderr, d.Reason)
+		return 2
+	case Deny:
+		specific["permissionDecision"] = "deny"
+		specific["permissionDecisionReason"] = d.Reason
+	case Block:
+		out["decision"] = "block"
+		out["reason"] = d.Reason
+	}
+	if d.Context != "" && event != Stop && event != SubagentStop && event != SessionEnd && event != TeammateIdle {
+		specific["additionalContext"] = d.Context
+	}
+	if len(specific) > 0 {
+		specific["hookEventName"] = event
+		out["hookSpecificOutput"] = specific
+	}
+	if d.Warning != "" {
+		out["systemMessage"] = d.Warning
+	}
+	if len(out) == 0 {
+		return 0
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return 0
+	}
+	stdout.Write(buf.Bytes())
+	return 0
+}
+
+// Main runs a hook: reads the payload from stdin, decides with fn, renders the
+// decision. A panic inside fn becomes a Silent decision plus one stderr line,
+// so a harness bug can never print garbage into Claude Code.
+func Main(event string, fn func(Payload) Decision) int {
+	start := time.Now()
+	p := Read(os.Stdin)
+	d := decide(fn, p)
+	code := Render(event, d, os.Stdout, os.Stderr)
+	debugLog(event, p, d, code, time.Since(start))
+	return code
+}
+
+func decide(fn func(Payload) Decision, p Payload) (d Decision) {
+	defer func() {
+		if r := recover(); r != nil {
+			d = Decision{Kind: Silent, Warning: fmt.Sprintf("harness: internal error (ignored, the action proceeds): %v", r)}
+		}
+	}()
+	return fn(p)
+}
+
+// debugLog appends one JSON line per invocation to $HARNESS_HOOK_LOG.
+func debugLog(event string, p Payload, d Decision, code int, took time.Duration) {
+	path := os.Getenv("HARNESS_HOOK_LOG")
+	if path == "" {
+		return
+	}
+	kinds := [...]string{"silent", "allow", "deny", "block", "refuse"}
+	line, err := json.Marshal(map[string]any{
+		"time": time.Now().UTC().Format(time.RFC3339Nano), "event": event, "pid": os.Getpid(),
+		"session_id": p.SessionID(), "tool": p.ToolName(), "malformed": p.Malformed,
+		"decision": kinds[d.Kind], "reason": d.Reason, "context": d.Context, "warning": d.Warning,
+		"exit": code, "micros": took.Microseconds(),
+	})
+	if err != nil {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	f.Write(append(line, '\n'))
+	f.Close()
+}

@@ -1,0 +1,234 @@
+// Package lock implements the two locks of the protocol for one state root.
+//
+// The session lock is the seed's portable mkdir lock, byte-compatible with its
+// shell snippet: a directory /tmp/harness-<first 16 hex of sha256(root)>.lock
+// holding a "pid" file. In exclusive mode one Claude Code session holds it for
+// its whole life; the holder is the Claude Code process (CLAUDE_PID), and a
+// "session" file beside "pid" names its session id, so any process of the
+// same session (a hook, the agent's harness command) is recognised as the
+// owner. A holder whose pid is dead is stale and is reclaimed atomically by
+// renaming the directory away before removing it, exactly as the snippet does.
+//
+// The transaction lock serialises every read-modify-write of the state files,
+// from any process, in every mode. It is an flock on a file beside the session
+// lock: the kernel releases it when its holder dies, so a crashed writer can
+// never wedge the others.
+package lock
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Dir is where lock files live. The seed's snippet hard-codes /tmp; keep it
+// so shell agents and the harness see the same lock. HARNESS_LOCK_DIR changes
+// it (tests, read-only /tmp).
+func Dir() string {
+	if d := os.Getenv("HARNESS_LOCK_DIR"); d != "" {
+		return d
+	}
+	return "/tmp"
+}
+
+// Hash is the first 16 hex digits of sha256(root), the seed's PWD_HASH.
+func Hash(root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+// SessionPath returns the session lock directory for root.
+func SessionPath(root string) string {
+	return filepath.Join(Dir(), "harness-"+Hash(root)+".lock")
+}
+
+// Holder identifies who holds the session lock.
+type Holder struct {
+	PID       int    // the holding process; for a Claude Code session, CLAUDE_PID
+	SessionID string // CLAUDE_CODE_SESSION_ID, empty for shell holders
+}
+
+func (h Holder) String() string {
+	if h.SessionID != "" {
+		return fmt.Sprintf("pid=%d session=%s", h.PID, h.SessionID)
+	}
+	return fmt.Sprintf("pid=%d", h.PID)
+}
+
+// Same reports whether h and o are the same session: same session id when both
+// have one, else the same pid.
+func (h Holder) Same(o Holder) bool {
+	if h.SessionID != "" && o.SessionID != "" {
+		return h.SessionID == o.SessionID
+	}
+	return h.PID != 0 && h.PID == o.PID
+}
+
+// Self returns the holder identity of the calling process: the Claude Code
+// session it runs in when CLAUDE_PID is set, else the process itself.
+func Self() Holder {
+	h := Holder{SessionID: os.Getenv("CLAUDE_CODE_SESSION_ID")}
+	if pid, err := strconv.Atoi(os.Getenv("CLAUDE_PID")); err == nil && pid > 0 {
+		h.PID = pid
+	} else {
+		h.PID = os.Getpid()
+	}
+	return h
+}
+
+// Outcome says how Acquire went.
+type Outcome int
+
+const (
+	Acquired    Outcome = iota // the lock was free and is now ours
+	AlreadyOurs                // we (this session) held it already
+	Reclaimed                  // a dead holder's lock was taken over
+	Busy                       // another live holder has it
+)
+
+// Result is what Acquire found and did.
+type Result struct {
+	Outcome Outcome
+	Holder  Holder // the current holder: us, or the live other one when Busy
+	Stale   Holder // the dead holder that was reclaimed, when Reclaimed
+}
+
+// ErrContention is returned when another process raced us for the lock.
+var ErrContention = errors.New("lock contention: another process took the session lock at the same moment")
+
+// Acquire takes the session lock of root for self.
+func Acquire(root string, self Holder) (Result, error) {
+	dir := SessionPath(root)
+	if err := os.Mkdir(dir, 0o755); err == nil {
+		return Result{Outcome: Acquired, Holder: self}, writeHolder(dir, self)
+	} else if !os.IsExist(err) {
+		return Result{}, err
+	}
+	cur, readable := ReadHolder(dir)
+	if readable && cur.Same(self) {
+		return Result{Outcome: AlreadyOurs, Holder: cur}, nil
+	}
+	if readable && Alive(cur.PID) {
+		return Result{Outcome: Busy, Holder: cur}, nil
+	}
+	if !readable && young(dir) {
+		// Just created by someone who has not written its pid yet.
+		return Result{Outcome: Busy, Holder: cur}, nil
+	}
+	stale := fmt.Sprintf("%s.stale.%d", dir, os.Getpid())
+	if err := os.Rename(dir, stale); err != nil {
+		return Result{}, ErrContention
+	}
+	os.RemoveAll(stale)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return Result{}, ErrContention
+	}
+	return Result{Outcome: Reclaimed, Holder: self, Stale: cur}, writeHolder(dir, self)
+}
+
+// Release removes the session lock of root if self holds it. It reports
+// whether a lock was released.
+func Release(root string, self Holder) bool {
+	dir := SessionPath(root)
+	cur, ok := ReadHolder(dir)
+	if !ok || !cur.Same(self) {
+		return false
+	}
+	return os.RemoveAll(dir) == nil
+}
+
+// Owner returns the current holder of root's session lock and whether it is
+// alive. ok is false when nobody holds it.
+func Owner(root string) (h Holder, alive, ok bool) {
+	h, ok = ReadHolder(SessionPath(root))
+	if !ok {
+		return h, false, false
+	}
+	return h, Alive(h.PID), true
+}
+
+// ReadHolder reads the pid (and session id, when present) in a lock directory.
+func ReadHolder(dir string) (Holder, bool) {
+	data, err := os.ReadFile(filepath.Join(dir, "pid"))
+	if err != nil {
+		return Holder{}, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 {
+		return Holder{}, false
+	}
+	h := Holder{PID: pid}
+	if sid, err := os.ReadFile(filepath.Join(dir, "session")); err == nil {
+		h.SessionID = strings.TrimSpace(string(sid))
+	}
+	return h, true
+}
+
+func writeHolder(dir string, h Holder) error {
+	if h.SessionID != "" {
+		if err := os.WriteFile(filepath.Join(dir, "session"), []byte(h.SessionID+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(dir, "pid"), []byte(strconv.Itoa(h.PID)+"\n"), 0o644)
+}
+
+// young reports whether dir was created in the last few seconds, which makes a
+// missing pid file a race rather than a crash.
+func young(dir string) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && time.Since(fi.ModTime()) < 5*time.Second
+}
+
+// Alive reports whether a process with this pid exists (kill -0 semantics:
+// EPERM means it exists but is not ours).
+func Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// TxTimeout bounds how long a transaction waits for another one to finish.
+var TxTimeout = 30 * time.Second
+
+// Tx takes root's transaction lock, waiting up to TxTimeout, and returns the
+// function that releases it.
+func Tx(root string) (unlock func(), err error) {
+	path := filepath.Join(Dir(), "harness-"+Hash(root)+".tx")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(TxTimeout)
+	wait := time.Millisecond
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() {
+				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				f.Close()
+			}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("transaction lock %s still held after %s", path, TxTimeout)
+		}
+		time.Sleep(wait)
+		if wait < 20*time.Millisecond {
+			wait *= 2
+		}
+	}
+}

@@ -1,0 +1,166 @@
+// Package progress writes and reads harness-progress.txt, the append-only log
+// that carries the story of a long job across sessions. Every entry is one
+// grep-able line:
+//
+//	[2025-07-01T10:00:00Z] [SESSION-1] TYPE [task-id]? [CATEGORY]? message
+//
+// Appends are single O_APPEND writes, so concurrent writers never interleave
+// within a line, and Tail reads backwards from the end, so its cost does not
+// grow with the log.
+package progress
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// FileName is the log's name inside the state root.
+const FileName = "harness-progress.txt"
+
+// The entry types of the protocol.
+const (
+	Init       = "INIT"
+	Starting   = "Starting"
+	Completed  = "Completed"
+	Error      = "ERROR"
+	Checkpoint = "CHECKPOINT"
+	Rollback   = "ROLLBACK"
+	Recovery   = "RECOVERY"
+	Stats      = "STATS"
+	Lock       = "LOCK"
+	Warn       = "WARN"
+)
+
+// Entry is one log line.
+type Entry struct {
+	Time     time.Time // zero means now
+	Session  int
+	Type     string
+	TaskID   string // optional
+	Category string // optional
+	Message  string
+}
+
+// String renders the entry in the protocol's format, always on one line.
+func (e Entry) String() string {
+	t := e.Time
+	if t.IsZero() {
+		t = time.Now()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%s] [SESSION-%d] %s", t.UTC().Format(time.RFC3339), e.Session, e.Type)
+	if e.TaskID != "" {
+		fmt.Fprintf(&b, " [%s]", e.TaskID)
+	}
+	if e.Category != "" {
+		fmt.Fprintf(&b, " [%s]", e.Category)
+	}
+	if e.Message != "" {
+		b.WriteByte(' ')
+		b.WriteString(OneLine(e.Message))
+	}
+	return b.String()
+}
+
+// OneLine folds s onto a single line so it cannot forge or split log entries.
+func OneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.Join(strings.Fields(strings.NewReplacer("\r", " ", "\n", " ").Replace(s)), " ")
+}
+
+// Path returns the log's path in the state root dir.
+func Path(dir string) string { return filepath.Join(dir, FileName) }
+
+// Append writes entries to the log in dir with one write call.
+func Append(dir string, entries ...Entry) error {
+	var buf bytes.Buffer
+	for _, e := range entries {
+		buf.WriteString(e.String())
+		buf.WriteByte('\n')
+	}
+	f, err := os.OpenFile(Path(dir), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Tail returns up to n last lines of the log in dir, oldest first. A missing
+// log has no lines.
+func Tail(dir string, n int) ([]string, error) {
+	f, err := os.Open(Path(dir))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return TailReader(f, n)
+}
+
+// tailChunk is how much Tail reads per step backwards from the end.
+const tailChunk = 8 << 10
+
+// TailReader returns up to n last lines of r, oldest first.
+func TailReader(r io.ReadSeeker, n int) ([]string, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	end, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, err
+	}
+	var data []byte
+	pos := end
+	for pos > 0 && bytes.Count(data, []byte{'\n'}) <= n {
+		step := int64(tailChunk)
+		if step > pos {
+			step = pos
+		}
+		pos -= step
+		chunk := make([]byte, step)
+		if _, err := r.Seek(pos, io.SeekStart); err != nil {
+			return nil, err
+		}
+		if _, err := io.ReadFull(r, chunk); err != nil {
+			return nil, err
+		}
+		data = append(chunk, data...)
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if pos > 0 && len(lines) > 0 {
+		lines = lines[1:] // the first line may be cut in half
+	}
+	if len(lines) == 1 && lines[0] == "" {
+		return nil, nil
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines, nil
+}
+
+// LastMatching returns the last line among the final scan lines of the log in
+// dir that contains " "+typ+" ", or "" when none does.
+func LastMatching(dir, typ string, scan int) string {
+	lines, _ := Tail(dir, scan)
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], "] "+typ+" ") || strings.HasSuffix(lines[i], "] "+typ) {
+			return lines[i]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,216 @@
+package state
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/google/renameio/v2"
+
+	"github.com/harness-agent/harness/internal/failure"
+)
+
+// AddTask appends t to the state; it is written on save with every field of
+// the protocol's schema.
+func (s *State) AddTask(t Task) { s.Tasks = append(s.Tasks, t) }
+
+// Changed reports whether the state differs from what was read.
+func (s *State) Changed() bool {
+	edited, err := s.apply()
+	return err == nil && string(edited) != string(s.raw)
+}
+
+// save writes the changes made to s since it was read, if any.
+func (s *State) save() error {
+	edited, err := s.apply()
+	if err != nil {
+		return failure.New(failure.EnvSetup, "cannot edit %s: %v", Path(s.Dir), err)
+	}
+	if string(edited) == string(s.raw) {
+		return nil
+	}
+	if _, err := Parse(edited, Path(s.Dir)); err != nil {
+		// Never write a file the harness itself could not read back.
+		return failure.New(failure.EnvSetup, "refusing to write an invalid %s: %v", FileName, err)
+	}
+	mode := fileMode(Path(s.Dir))
+	if err := renameio.WriteFile(BackupPath(s.Dir), s.raw, mode); err != nil {
+		return failure.New(failure.EnvSetup, "cannot write %s: %v", BackupPath(s.Dir), err)
+	}
+	if err := renameio.WriteFile(Path(s.Dir), edited, mode); err != nil {
+		return failure.New(failure.EnvSetup, "cannot write %s: %v", Path(s.Dir), err)
+	}
+	s.raw = edited
+	s.snapshot()
+	return nil
+}
+
+// apply returns the file text with every change to s since it was read.
+func (s *State) apply() ([]byte, error) {
+	doc := s.raw
+	var err error
+	if s.SessionCount != s.origCount {
+		if doc, err = set(doc, "session_count", s.SessionCount); err != nil {
+			return nil, err
+		}
+	}
+	if s.LastSession != s.origLast {
+		if doc, err = set(doc, "last_session", nullable(s.LastSession)); err != nil {
+			return nil, err
+		}
+	}
+	if len(s.Tasks) < len(s.origTasks) {
+		return nil, fmt.Errorf("tasks cannot be removed by the harness")
+	}
+	for i := range s.origTasks {
+		if doc, err = editTask(doc, i, &s.origTasks[i], &s.Tasks[i]); err != nil {
+			return nil, err
+		}
+	}
+	for i := len(s.origTasks); i < len(s.Tasks); i++ {
+		if doc, err = set(doc, "tasks.-1", newTaskJSON(&s.Tasks[i])); err != nil {
+			return nil, err
+		}
+	}
+	return doc, nil
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// field is one task field the harness writes: its path inside the task and
+// how to read it from a Task.
+type field struct {
+	path string
+	get  func(*Task) any
+}
+
+// taskFields lists the written fields in the schema's order, which is also
+// the order a new task's JSON uses.
+var taskFields = []field{
+	{"id", func(t *Task) any { return t.ID }},
+	{"title", func(t *Task) any { return t.Title }},
+	{"status", func(t *Task) any { return t.Status }},
+	{"priority", func(t *Task) any { return t.Priority }},
+	{"depends_on", func(t *Task) any { return orEmpty(t.DependsOn) }},
+	{"attempts", func(t *Task) any { return t.Attempts }},
+	{"max_attempts", func(t *Task) any { return t.MaxAttempts }},
+	{"started_at_commit", func(t *Task) any { return nullable(t.StartedAtCommit) }},
+	{"validation.command", func(t *Task) any { return nullable(t.Command) }},
+	{"validation.timeout_seconds", func(t *Task) any { return t.timeoutField() }},
+	{"on_failure.cleanup", func(t *Task) any { return nullable(t.Cleanup) }},
+	{"error_log", func(t *Task) any { return orEmpty(t.ErrorLog) }},
+	{"checkpoints", func(t *Task) any { return checkpointsOrEmpty(t.Checkpoints) }},
+	{"completed_at", func(t *Task) any { return nullable(t.CompletedAt) }},
+	{"failed_at", func(t *Task) any { return nullable(t.FailedAt) }},
+	{"claimed_by", func(t *Task) any { return nullable(t.ClaimedBy) }},
+	{"claimed_at", func(t *Task) any { return nullable(t.ClaimedAt) }},
+	{"lease_expires_at", func(t *Task) any { return nullable(t.LeaseExpiresAt) }},
+	{"allowed_paths", func(t *Task) any { return t.AllowedPaths }},
+}
+
+func (t *Task) timeoutField() any {
+	if t.TimeoutSeconds == 0 {
+		return DefaultTimeoutSeconds
+	}
+	return t.TimeoutSeconds
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func checkpointsOrEmpty(c []Checkpoint) []Checkpoint {
+	if c == nil {
+		return []Checkpoint{}
+	}
+	return c
+}
+
+// editTask writes the fields of task i that differ between before and after.
+// Lists that only grew get their new entries appended, so the existing ones
+// keep their bytes.
+func editTask(doc []byte, i int, before, after *Task) ([]byte, error) {
+	var err error
+	base := fmt.Sprintf("tasks.%d.", i)
+	for _, f := range taskFields {
+		switch f.path {
+		case "validation.timeout_seconds":
+			if before.TimeoutSeconds == after.TimeoutSeconds {
+				continue
+			}
+		case "error_log":
+			if grown(before.ErrorLog, after.ErrorLog) {
+				for _, e := range after.ErrorLog[len(before.ErrorLog):] {
+					if doc, err = set(doc, base+"error_log.-1", e); err != nil {
+						return nil, err
+					}
+				}
+				continue
+			}
+		case "checkpoints":
+			if grown(before.Checkpoints, after.Checkpoints) {
+				for _, c := range after.Checkpoints[len(before.Checkpoints):] {
+					if doc, err = set(doc, base+"checkpoints.-1", c); err != nil {
+						return nil, err
+					}
+				}
+				continue
+			}
+		}
+		if equalJSON(f.get(before), f.get(after)) {
+			continue
+		}
+		if doc, err = set(doc, base+f.path, f.get(after)); err != nil {
+			return nil, err
+		}
+	}
+	return doc, nil
+}
+
+// grown reports whether after is before with entries appended.
+func grown[E comparable](before, after []E) bool {
+	return len(after) > len(before) && slices.Equal(before, after[:len(before)])
+}
+
+func equalJSON(a, b any) bool {
+	x, err1 := render(a, "", "")
+	y, err2 := render(b, "", "")
+	return err1 == nil && err2 == nil && x == y
+}
+
+
+// newTaskJSON builds the object written for a task the harness adds.
+func newTaskJSON(t *Task) any {
+	m := newOrderedMap()
+	for _, f := range taskFields {
+		v := f.get(t)
+		switch f.path {
+		case "validation.command":
+			m.set("validation", newOrderedMap().set("command", v).set("timeout_seconds", t.timeoutField()))
+			continue
+		case "validation.timeout_seconds":
+			continue
+		case "on_failure.cleanup":
+			m.set("on_failure", newOrderedMap().set("cleanup", v))
+			continue
+		case "failed_at", "claimed_by", "claimed_at", "lease_expires_at":
+			if v == nil {
+				continue // harness extensions appear only once used
+			}
+		case "allowed_paths":
+			if t.AllowedPaths == nil {
+				continue
+			}
+		}
+		m.set(f.path, v)
+	}
+	return m
+}
+

@@ -1,0 +1,566 @@
+// Package state reads and writes harness-tasks.json, the structured state of a
+// long job.
+//
+// Reads are tolerant and precise: a field of the wrong type or a missing
+// required field is a CONFIG error naming the file and the field, never a
+// panic and never a guess. Writes change only what changed: fields the harness
+// does not know (a user's own keys, a future schema) survive byte for byte,
+// and so does the layout. Every write is atomic (temporary file, fsync,
+// rename), made under the transaction lock, after the previous good file has
+// been copied to harness-tasks.json.bak, so a reader never sees a partial file
+// and a corrupt file can always be restored from the backup.
+package state
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/renameio/v2"
+	"github.com/tidwall/gjson"
+
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/progress"
+)
+
+// File names inside the state root.
+const (
+	FileName   = "harness-tasks.json"
+	BackupName = FileName + ".bak"
+)
+
+// Task statuses.
+const (
+	Pending    = "pending"
+	InProgress = "in_progress"
+	Completed  = "completed"
+	Failed     = "failed"
+)
+
+// Concurrency modes.
+const (
+	Exclusive  = "exclusive"
+	Concurrent = "concurrent"
+)
+
+// Defaults applied when a field is absent.
+const (
+	DefaultMaxAttempts    = 3
+	DefaultTimeoutSeconds = 300
+	DefaultReflect        = 3
+)
+
+// Checkpoint is one recorded step of a task.
+type Checkpoint struct {
+	Step        int    `json:"step"`
+	Total       int    `json:"total"`
+	Description string `json:"description"`
+	Timestamp   string `json:"timestamp"`
+}
+
+// Task is one entry of tasks[]. Empty strings stand for JSON null.
+type Task struct {
+	ID              string
+	Title           string
+	Status          string
+	Priority        string
+	DependsOn       []string
+	Attempts        int
+	MaxAttempts     int
+	StartedAtCommit string
+	Command         string // validation.command
+	TimeoutSeconds  int    // validation.timeout_seconds
+	Cleanup         string // on_failure.cleanup
+	ErrorLog        []string
+	Checkpoints     []Checkpoint
+	CompletedAt     string
+	FailedAt        string // when the task last failed: orders retries
+	ClaimedBy       string
+	ClaimedAt       string
+	LeaseExpiresAt  string
+	AllowedPaths    []string // scope lock globs, relative to the root
+}
+
+// Config is session_config.
+type Config struct {
+	ConcurrencyMode      string
+	MaxTasksPerSession   int // 0: no limit
+	MaxSessions          int // 0: no limit
+	VerifyOnStop         bool
+	MaxReflectIterations int
+	AllowedCommands      []string // nil: no command policy
+}
+
+// State is a parsed harness-tasks.json together with its text.
+type State struct {
+	Dir          string // the state root
+	Version      int
+	Created      string
+	Config       Config
+	Tasks        []Task
+	SessionCount int
+	LastSession  string
+	// FromBackup is set when the file was corrupt and this state was read
+	// from harness-tasks.json.bak instead (read-only loads only).
+	FromBackup bool
+
+	raw       []byte
+	origTasks []Task
+	origCount int
+	origLast  string
+}
+
+// Path returns the tasks file path in dir.
+func Path(dir string) string { return filepath.Join(dir, FileName) }
+
+// BackupPath returns the backup path in dir.
+func BackupPath(dir string) string { return filepath.Join(dir, BackupName) }
+
+// Raw returns the JSON text the state was parsed from, with any saved edits.
+func (s *State) Raw() []byte { return s.raw }
+
+// Index returns the position of the task with this id, or -1.
+func (s *State) Index(id string) int {
+	for i := range s.Tasks {
+		if s.Tasks[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// Task returns the task with this id, or nil.
+func (s *State) Task(id string) *Task {
+	if i := s.Index(id); i >= 0 {
+		return &s.Tasks[i]
+	}
+	return nil
+}
+
+// Concurrent reports whether the state is in concurrent mode.
+func (s *State) Concurrent() bool { return s.Config.ConcurrencyMode == Concurrent }
+
+// Corrupt is the error for a tasks file that is not valid JSON.
+type Corrupt struct{ Path string }
+
+func (c *Corrupt) Error() string { return c.Path + " is not valid JSON" }
+
+// ErrNotFound is returned when dir holds no tasks file.
+var ErrNotFound = failure.New(failure.Config, "no %s here", FileName).
+	WithHint("run `harness init` in the project root")
+
+// Parse parses the text of a tasks file. path is used in error messages.
+func Parse(raw []byte, path string) (*State, error) {
+	if !gjson.ValidBytes(raw) {
+		return nil, &Corrupt{Path: path}
+	}
+	doc := gjson.ParseBytes(raw)
+	if !doc.IsObject() {
+		return nil, configErr(path, "", "the document must be a JSON object")
+	}
+	p := parser{path: path}
+	s := &State{raw: raw}
+	s.Version = p.int(doc, "version", 0)
+	s.Created = p.str(doc, "created")
+	s.SessionCount = p.int(doc, "session_count", 0)
+	s.LastSession = p.str(doc, "last_session")
+	s.Config = p.config(doc.Get("session_config"))
+	tasks := doc.Get("tasks")
+	switch {
+	case !tasks.Exists():
+		p.fail("tasks", "is missing (it must be a list, [] when empty)")
+	case !tasks.IsArray():
+		p.fail("tasks", "must be a list, got %s", kind(tasks))
+	default:
+		seen := map[string]int{}
+		i := 0
+		tasks.ForEach(func(_, v gjson.Result) bool {
+			t := p.task(v, i)
+			if prev, dup := seen[t.ID]; dup && t.ID != "" {
+				p.fail(fmt.Sprintf("tasks[%d].id", i), "duplicates tasks[%d].id %q", prev, t.ID)
+			}
+			seen[t.ID] = i
+			s.Tasks = append(s.Tasks, t)
+			i++
+			return p.err == nil
+		})
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+	s.snapshot()
+	return s, nil
+}
+
+func (s *State) snapshot() {
+	s.origTasks = make([]Task, len(s.Tasks))
+	for i, t := range s.Tasks {
+		s.origTasks[i] = t.clone()
+	}
+	s.origCount, s.origLast = s.SessionCount, s.LastSession
+}
+
+func (t Task) clone() Task {
+	c := t
+	c.DependsOn = append([]string(nil), t.DependsOn...)
+	c.ErrorLog = append([]string(nil), t.ErrorLog...)
+	c.Checkpoints = append([]Checkpoint(nil), t.Checkpoints...)
+	c.AllowedPaths = append([]string(nil), t.AllowedPaths...)
+	return c
+}
+
+func configErr(path, field, format string, args ...any) *failure.Error {
+	where := path
+	if field != "" {
+		where += ": " + field
+	}
+	return failure.New(failure.Config, "%s %s", where, fmt.Sprintf(format, args...)).
+		WithHint("fix the field by hand in %s (the harness does not guess task metadata), then re-run", filepath.Base(path))
+}
+
+// parser collects the first schema error while reading.
+type parser struct {
+	path string
+	err  *failure.Error
+}
+
+func (p *parser) fail(field, format string, args ...any) {
+	if p.err == nil {
+		p.err = configErr(p.path, field, format, args...)
+	}
+}
+
+func kind(r gjson.Result) string {
+	switch r.Type {
+	case gjson.String:
+		return "string " + strconv.Quote(truncate(r.Str, 40))
+	case gjson.Number:
+		return "number " + r.Raw
+	case gjson.True, gjson.False:
+		return "boolean " + r.Raw
+	case gjson.Null:
+		return "null"
+	}
+	if r.IsArray() {
+		return "a list"
+	}
+	return "an object"
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func (p *parser) str(obj gjson.Result, field string) string {
+	return p.strAt(obj.Get(field), field)
+}
+
+func (p *parser) strAt(v gjson.Result, field string) string {
+	switch v.Type {
+	case gjson.String:
+		return v.Str
+	case gjson.Null:
+		return ""
+	}
+	if v.Exists() {
+		p.fail(field, "must be a string, got %s", kind(v))
+	}
+	return ""
+}
+
+func (p *parser) int(obj gjson.Result, field string, def int) int {
+	return p.intAt(obj.Get(field), field, def)
+}
+
+func (p *parser) intAt(v gjson.Result, field string, def int) int {
+	if !v.Exists() || v.Type == gjson.Null {
+		return def
+	}
+	if v.Type != gjson.Number || v.Num != float64(int64(v.Num)) || v.Num < 0 {
+		p.fail(field, "must be a whole number ≥ 0, got %s", kind(v))
+		return def
+	}
+	return int(v.Num)
+}
+
+func (p *parser) strings(v gjson.Result, field string) []string {
+	if !v.Exists() || v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsArray() {
+		p.fail(field, "must be a list of strings, got %s", kind(v))
+		return nil
+	}
+	var out []string
+	for i, e := range v.Array() {
+		if e.Type != gjson.String {
+			p.fail(fmt.Sprintf("%s[%d]", field, i), "must be a string, got %s", kind(e))
+			return nil
+		}
+		out = append(out, e.Str)
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+func (p *parser) config(c gjson.Result) Config {
+	cfg := Config{ConcurrencyMode: Exclusive, VerifyOnStop: true, MaxReflectIterations: DefaultReflect}
+	if !c.Exists() || c.Type == gjson.Null {
+		return cfg
+	}
+	if !c.IsObject() {
+		p.fail("session_config", "must be an object, got %s", kind(c))
+		return cfg
+	}
+	f := func(name string) string { return "session_config." + name }
+	if m := p.strAt(c.Get("concurrency_mode"), f("concurrency_mode")); m != "" {
+		if m != Exclusive && m != Concurrent {
+			p.fail(f("concurrency_mode"), "must be %q or %q, got %q", Exclusive, Concurrent, m)
+		}
+		cfg.ConcurrencyMode = m
+	}
+	cfg.MaxTasksPerSession = p.intAt(c.Get("max_tasks_per_session"), f("max_tasks_per_session"), 0)
+	cfg.MaxSessions = p.intAt(c.Get("max_sessions"), f("max_sessions"), 0)
+	cfg.MaxReflectIterations = p.intAt(c.Get("max_reflect_iterations"), f("max_reflect_iterations"), DefaultReflect)
+	if v := c.Get("verify_on_stop"); v.Exists() && v.Type != gjson.Null {
+		if v.Type != gjson.True && v.Type != gjson.False {
+			p.fail(f("verify_on_stop"), "must be true or false, got %s", kind(v))
+		}
+		cfg.VerifyOnStop = v.Type == gjson.True
+	}
+	cfg.AllowedCommands = p.strings(c.Get("allowed_commands"), f("allowed_commands"))
+	return cfg
+}
+
+func (p *parser) task(v gjson.Result, i int) Task {
+	var t Task
+	if !v.IsObject() {
+		p.fail(fmt.Sprintf("tasks[%d]", i), "must be an object, got %s", kind(v))
+		return t
+	}
+	name := func(field string) string { return fmt.Sprintf("tasks[%d].%s", i, field) }
+	t.ID = p.str(v, "id")
+	if t.ID == "" && p.err == nil {
+		p.fail(name("id"), "is missing or empty (every task needs a unique id)")
+	}
+	if t.ID != "" {
+		name = func(field string) string { return fmt.Sprintf("tasks[%d].%s (%s)", i, field, t.ID) }
+	}
+	t.Title = p.strAt(v.Get("title"), name("title"))
+	t.Status = p.strAt(v.Get("status"), name("status"))
+	switch t.Status {
+	case Pending, InProgress, Completed, Failed:
+	case "":
+		p.fail(name("status"), "is missing (one of pending, in_progress, completed, failed)")
+	default:
+		p.fail(name("status"), "must be one of pending, in_progress, completed, failed; got %q", t.Status)
+	}
+	t.Priority = p.strAt(v.Get("priority"), name("priority"))
+	t.DependsOn = p.strings(v.Get("depends_on"), name("depends_on"))
+	t.Attempts = p.intAt(v.Get("attempts"), name("attempts"), 0)
+	t.MaxAttempts = p.intAt(v.Get("max_attempts"), name("max_attempts"), DefaultMaxAttempts)
+	t.StartedAtCommit = p.strAt(v.Get("started_at_commit"), name("started_at_commit"))
+	if val := v.Get("validation"); val.Exists() && val.Type != gjson.Null && !val.IsObject() {
+		p.fail(name("validation"), "must be an object {\"command\": …, \"timeout_seconds\": …}, got %s", kind(val))
+	}
+	t.Command = p.strAt(v.Get("validation.command"), name("validation.command"))
+	t.TimeoutSeconds = p.intAt(v.Get("validation.timeout_seconds"), name("validation.timeout_seconds"), 0)
+	if of := v.Get("on_failure"); of.Exists() && of.Type != gjson.Null && !of.IsObject() {
+		p.fail(name("on_failure"), "must be an object {\"cleanup\": …}, got %s", kind(of))
+	}
+	t.Cleanup = p.strAt(v.Get("on_failure.cleanup"), name("on_failure.cleanup"))
+	t.ErrorLog = p.strings(v.Get("error_log"), name("error_log"))
+	if cps := v.Get("checkpoints"); cps.Exists() && cps.Type != gjson.Null {
+		if !cps.IsArray() {
+			p.fail(name("checkpoints"), "must be a list, got %s", kind(cps))
+		} else {
+			for j, c := range cps.Array() {
+				f := func(field string) string { return fmt.Sprintf("%s[%d].%s", name("checkpoints"), j, field) }
+				if !c.IsObject() {
+					p.fail(fmt.Sprintf("%s[%d]", name("checkpoints"), j), "must be an object, got %s", kind(c))
+					break
+				}
+				t.Checkpoints = append(t.Checkpoints, Checkpoint{
+					Step:        p.intAt(c.Get("step"), f("step"), 0),
+					Total:       p.intAt(c.Get("total"), f("total"), 0),
+					Description: p.strAt(c.Get("description"), f("description")),
+					Timestamp:   p.strAt(c.Get("timestamp"), f("timestamp")),
+				})
+			}
+		}
+	}
+	t.CompletedAt = p.strAt(v.Get("completed_at"), name("completed_at"))
+	t.FailedAt = p.strAt(v.Get("failed_at"), name("failed_at"))
+	t.ClaimedBy = p.strAt(v.Get("claimed_by"), name("claimed_by"))
+	t.ClaimedAt = p.strAt(v.Get("claimed_at"), name("claimed_at"))
+	t.LeaseExpiresAt = p.strAt(v.Get("lease_expires_at"), name("lease_expires_at"))
+	t.AllowedPaths = p.strings(v.Get("allowed_paths"), name("allowed_paths"))
+	return t
+}
+
+// Timeout returns the validation timeout of t, with the default applied.
+func (t *Task) Timeout() time.Duration {
+	if t.TimeoutSeconds <= 0 {
+		return DefaultTimeoutSeconds * time.Second
+	}
+	return time.Duration(t.TimeoutSeconds) * time.Second
+}
+
+// LeaseExpired reports whether t has a lease that ended before now.
+func (t *Task) LeaseExpired(now time.Time) bool {
+	if t.LeaseExpiresAt == "" {
+		return false
+	}
+	exp, err := time.Parse(time.RFC3339, t.LeaseExpiresAt)
+	return err == nil && now.After(exp)
+}
+
+// PermanentlyFailed reports whether t is failed and will never be retried.
+func (t *Task) PermanentlyFailed() bool {
+	if t.Status != Failed {
+		return false
+	}
+	return t.Attempts >= t.MaxAttempts || t.HasDependencyError()
+}
+
+// HasDependencyError reports whether t's error log holds a [DEPENDENCY] entry.
+func (t *Task) HasDependencyError() bool {
+	for _, e := range t.ErrorLog {
+		if strings.HasPrefix(e, "["+failure.Dependency+"]") {
+			return true
+		}
+	}
+	return false
+}
+
+// Load reads and parses the tasks file in dir without taking any lock. When
+// the file is corrupt and the backup is valid, it returns the backup's state
+// with FromBackup set (restoring the file is a write, left to Update).
+func Load(dir string) (*State, error) {
+	raw, err := os.ReadFile(Path(dir))
+	if os.IsNotExist(err) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, failure.New(failure.EnvSetup, "cannot read %s: %v", Path(dir), err)
+	}
+	s, err := Parse(raw, Path(dir))
+	if _, corrupt := err.(*Corrupt); corrupt {
+		b, berr := loadBackup(dir)
+		if berr != nil {
+			return nil, berr
+		}
+		b.FromBackup = true
+		return b, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.Dir = dir
+	return s, nil
+}
+
+// Unrecoverable is the error for a corrupt tasks file without a valid backup.
+func Unrecoverable(dir string) *failure.Error {
+	return failure.New(failure.EnvSetup, "harness-tasks.json corrupted and unrecoverable").
+		WithHint("%s is not valid JSON and %s is missing or invalid; restore it from git or by hand (task metadata cannot be rebuilt from the log)", Path(dir), BackupName)
+}
+
+func loadBackup(dir string) (*State, error) {
+	raw, err := os.ReadFile(BackupPath(dir))
+	if err != nil {
+		return nil, Unrecoverable(dir)
+	}
+	s, err := Parse(raw, BackupPath(dir))
+	if err != nil {
+		return nil, Unrecoverable(dir)
+	}
+	s.Dir = dir
+	return s, nil
+}
+
+// Update runs fn on the current state under the transaction lock and saves
+// what fn changed. A corrupt file is first restored from a valid backup (the
+// corrupt copy is kept beside it and a RECOVERY line is logged). When fn
+// returns an error nothing is saved.
+func Update(dir string, fn func(*State) error) (*State, error) {
+	unlock, err := lock.Tx(dir)
+	if err != nil {
+		return nil, failure.New(failure.EnvSetup, "%v", err)
+	}
+	defer unlock()
+	s, err := loadLocked(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := fn(s); err != nil {
+		return s, err
+	}
+	return s, s.save()
+}
+
+func loadLocked(dir string) (*State, error) {
+	s, err := Load(dir)
+	if err != nil || !s.FromBackup {
+		return s, err
+	}
+	corrupt, _ := os.ReadFile(Path(dir))
+	keep := fmt.Sprintf("%s.corrupt-%s", Path(dir), time.Now().UTC().Format("20060102T150405Z"))
+	if err := renameio.WriteFile(keep, corrupt, 0o644); err != nil {
+		return nil, failure.New(failure.EnvSetup, "cannot keep the corrupt file as %s: %v", keep, err)
+	}
+	if err := renameio.WriteFile(Path(dir), s.raw, fileMode(BackupPath(dir))); err != nil {
+		return nil, failure.New(failure.EnvSetup, "cannot restore %s from backup: %v", Path(dir), err)
+	}
+	s.FromBackup = false
+	progress.Append(dir, progress.Entry{Session: s.SessionCount, Type: progress.Recovery,
+		Message: fmt.Sprintf(`action="restored %s from %s" reason="not valid JSON; corrupt copy kept as %s"`, FileName, BackupName, filepath.Base(keep))})
+	return s, nil
+}
+
+func fileMode(path string) os.FileMode {
+	if fi, err := os.Stat(path); err == nil {
+		return fi.Mode().Perm()
+	}
+	return 0o644
+}
+
+// Create writes a new tasks file with no tasks and the default session config.
+// It fails if one exists already.
+func Create(dir string, now time.Time) error {
+	doc := fmt.Sprintf(`{
+  "version": 2,
+  "created": %q,
+  "session_config": {
+    "concurrency_mode": "exclusive",
+    "max_tasks_per_session": 20,
+    "max_sessions": 50
+  },
+  "tasks": [],
+  "session_count": 0,
+  "last_session": null
+}
+`, now.UTC().Format(time.RFC3339))
+	f, err := os.OpenFile(Path(dir), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(doc); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
