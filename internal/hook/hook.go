@@ -92,11 +92,11 @@ func (p Payload) ToolName() string  { return p.Str("tool_name") }
 type Kind int
 
 const (
-	Silent  Kind = iota // no output, exit 0: the harness has nothing to say
-	Allow               // proceed, optionally with context or a warning
-	Deny                // PreToolUse: the tool call does not run
-	Block               // Stop/SubagentStop: the turn continues with Reason
-	Refuse              // exit 2 with Reason on stderr (TeammateIdle keeps working)
+	Silent Kind = iota // no output, exit 0: the harness has nothing to say
+	Allow              // proceed, optionally with context or a warning
+	Deny               // PreToolUse: the tool call does not run
+	Block              // Stop/SubagentStop: the turn continues with Reason
+	Refuse             // exit 2 with Reason on stderr (TeammateIdle keeps working)
 )
 
 // Decision is what a hook decided, independent of how Claude Code wants it

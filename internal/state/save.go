@@ -185,7 +185,6 @@ func equalJSON(a, b any) bool {
 	return err1 == nil && err2 == nil && x == y
 }
 
-
 // newTaskJSON builds the object written for a task the harness adds.
 func newTaskJSON(t *Task) any {
 	m := newOrderedMap()
@@ -213,4 +212,3 @@ func newTaskJSON(t *Task) any {
 	}
 	return m
 }
-
