@@ -6,6 +6,7 @@ package root
 import (
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // TasksFile is the name of the structured state file that marks a state root.
@@ -82,4 +83,25 @@ func resolve(dir string) string {
 func hasTasks(dir string) bool {
 	fi, err := os.Stat(filepath.Join(dir, TasksFile))
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// harnessNames are the files the harness owns in a state root. Git rollbacks
+// never revert or delete them, and they never make a tree "dirty".
+var harnessNames = []string{TasksFile, TasksFile + ".bak", TasksFile + ".tmp", "harness-progress.txt", "harness-init.sh"}
+
+// IsHarnessFile reports whether name (a path relative to the state root) is
+// one of the harness's own files: the state files, their backups and
+// temporaries, the progress log, harness-init.sh and any .harness-* marker.
+func IsHarnessFile(name string) bool {
+	name = filepath.ToSlash(filepath.Clean(name))
+	if strings.Contains(name, "/") {
+		return false
+	}
+	for _, n := range harnessNames {
+		if name == n {
+			return true
+		}
+	}
+	return strings.HasPrefix(name, ".harness-") || strings.HasPrefix(name, TasksFile+".corrupt-") ||
+		strings.HasPrefix(name, "."+TasksFile) // renameio's temporaries
 }

@@ -1,0 +1,155 @@
+// Package git answers the few questions the harness asks of a work tree (its
+// HEAD, whether it is dirty, which commits name a task) by running the git
+// command. The harness's own files never count as changes.
+package git
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/root"
+)
+
+// Timeout bounds every git call so a wedged repository cannot hang a hook.
+var Timeout = 30 * time.Second
+
+// Run runs git in dir and returns its trimmed stdout; stderr goes into the error.
+func Run(dir string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+	}
+	return strings.TrimRight(out.String(), "\n"), nil
+}
+
+// Available reports whether the git command exists.
+func Available() bool {
+	_, err := exec.LookPath("git")
+	return err == nil
+}
+
+// Toplevel returns the top of the work tree holding dir, or an ENV_SETUP error
+// when dir is not in a git repository.
+func Toplevel(dir string) (string, error) {
+	if !Available() {
+		return "", failure.New(failure.EnvSetup, "git is not installed").WithHint("install git: the harness uses it as its checkpoint store")
+	}
+	top, err := Run(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", failure.New(failure.EnvSetup, "%s is not inside a git repository", dir).
+			WithHint("run `git init && git add -A && git commit -m baseline` in the project first")
+	}
+	return top, nil
+}
+
+// Head returns the full hash of HEAD, or "" in a repository without commits.
+func Head(dir string) string {
+	h, err := Run(dir, "rev-parse", "--verify", "-q", "HEAD")
+	if err != nil {
+		return ""
+	}
+	return h
+}
+
+// Short abbreviates a commit hash for log lines.
+func Short(hash string) string {
+	if len(hash) > 7 {
+		return hash[:7]
+	}
+	return hash
+}
+
+// CommitExists reports whether hash names a commit (`git cat-file -t`).
+func CommitExists(dir, hash string) bool {
+	if hash == "" {
+		return false
+	}
+	t, err := Run(dir, "cat-file", "-t", hash)
+	return err == nil && t == "commit"
+}
+
+// Changes lists the paths (relative to the work tree top) that differ from
+// HEAD, untracked ones included and ignored ones not, leaving out the
+// harness's own files in the state root stateRoot.
+func Changes(dir, stateRoot string) ([]string, error) {
+	out, err := Run(dir, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	if err != nil {
+		return nil, err
+	}
+	top, _ := Run(dir, "rev-parse", "--show-toplevel")
+	var changes []string
+	entries := strings.Split(out, "\x00")
+	for i := 0; i < len(entries); i++ {
+		e := entries[i]
+		if len(e) < 4 {
+			continue
+		}
+		path := e[3:]
+		if e[0] == 'R' || e[0] == 'C' {
+			i++ // the rename's source follows
+		}
+		if ownedByHarness(top, path, stateRoot) {
+			continue
+		}
+		changes = append(changes, path)
+	}
+	return changes, nil
+}
+
+// ownedByHarness reports whether path (relative to top) is a harness file of
+// stateRoot.
+func ownedByHarness(top, path, stateRoot string) bool {
+	if top == "" || stateRoot == "" {
+		return root.IsHarnessFile(path)
+	}
+	rel, err := filepath.Rel(stateRoot, filepath.Join(top, path))
+	return err == nil && root.IsHarnessFile(rel)
+}
+
+// Commit is one commit: hash and subject.
+type Commit struct {
+	Hash, Subject string
+}
+
+// CommitsNaming returns the commits in base..HEAD whose message names taskID
+// as a whole word, newest first.
+func CommitsNaming(dir, base, taskID string) ([]Commit, error) {
+	if base == "" || taskID == "" {
+		return nil, nil
+	}
+	out, err := Run(dir, "log", "--format=%H%x00%s%x00%b%x1e", base+"..HEAD")
+	if err != nil {
+		return nil, err
+	}
+	word := regexp.MustCompile(`(^|[^A-Za-z0-9_-])` + regexp.QuoteMeta(taskID) + `($|[^A-Za-z0-9_-])`)
+	var commits []Commit
+	for _, rec := range strings.Split(out, "\x1e") {
+		parts := strings.SplitN(strings.TrimLeft(rec, "\n"), "\x00", 3)
+		if len(parts) < 2 {
+			continue
+		}
+		msg := parts[1]
+		if len(parts) == 3 {
+			msg += "\n" + parts[2]
+		}
+		if word.MatchString(msg) {
+			commits = append(commits, Commit{Hash: parts[0], Subject: parts[1]})
+		}
+	}
+	return commits, nil
+}
