@@ -1,10 +1,10 @@
-// Command harness runs the protocol's steps: see `harness help`.
+// Command harness: see internal/programs for what it runs.
 package main
 
 import (
 	"os"
 
-	"github.com/harness-agent/harness/internal/cli"
+	"github.com/harness-agent/harness/internal/programs"
 )
 
-func main() { os.Exit(cli.Main(os.Args[1:])) }
+func main() { os.Exit(programs.Run("harness")) }

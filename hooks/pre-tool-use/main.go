@@ -1,13 +1,10 @@
-// Command harness-pre-tool-use is Claude Code's PreToolUse hook. Until its policy lands it
-// is a silent pass-through: it reads the payload and allows everything.
+// Command harness-pre-tool-use: see internal/programs for what it runs.
 package main
 
 import (
 	"os"
 
-	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/programs"
 )
 
-func main() {
-	os.Exit(hook.Main(hook.PreToolUse, func(hook.Payload) hook.Decision { return hook.Decision{} }))
-}
+func main() { os.Exit(programs.Run("harness-pre-tool-use")) }

@@ -1,13 +1,10 @@
-// Command harness-session-end is Claude Code's SessionEnd hook. Until its policy lands it
-// is a silent pass-through: it reads the payload and allows everything.
+// Command harness-session-end: see internal/programs for what it runs.
 package main
 
 import (
 	"os"
 
-	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/programs"
 )
 
-func main() {
-	os.Exit(hook.Main(hook.SessionEnd, func(hook.Payload) hook.Decision { return hook.Decision{} }))
-}
+func main() { os.Exit(programs.Run("harness-session-end")) }

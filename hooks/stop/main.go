@@ -1,13 +1,10 @@
-// Command harness-stop is Claude Code's Stop hook. Until its policy lands it
-// is a silent pass-through: it reads the payload and allows everything.
+// Command harness-stop: see internal/programs for what it runs.
 package main
 
 import (
 	"os"
 
-	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/programs"
 )
 
-func main() {
-	os.Exit(hook.Main(hook.Stop, func(hook.Payload) hook.Decision { return hook.Decision{} }))
-}
+func main() { os.Exit(programs.Run("harness-stop")) }

@@ -1,13 +1,10 @@
-// Command harness-subagent-stop is Claude Code's SubagentStop hook. Until its policy lands it
-// is a silent pass-through: it reads the payload and allows everything.
+// Command harness-subagent-stop: see internal/programs for what it runs.
 package main
 
 import (
 	"os"
 
-	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/programs"
 )
 
-func main() {
-	os.Exit(hook.Main(hook.SubagentStop, func(hook.Payload) hook.Decision { return hook.Decision{} }))
-}
+func main() { os.Exit(programs.Run("harness-subagent-stop")) }

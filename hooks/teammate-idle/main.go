@@ -1,13 +1,10 @@
-// Command harness-teammate-idle is Claude Code's TeammateIdle hook. Until its policy lands it
-// is a silent pass-through: it reads the payload and allows everything.
+// Command harness-teammate-idle: see internal/programs for what it runs.
 package main
 
 import (
 	"os"
 
-	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/programs"
 )
 
-func main() {
-	os.Exit(hook.Main(hook.TeammateIdle, func(hook.Payload) hook.Decision { return hook.Decision{} }))
-}
+func main() { os.Exit(programs.Run("harness-teammate-idle")) }

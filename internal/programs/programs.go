@@ -1,0 +1,28 @@
+// Package programs maps every harness executable's name to its entry point.
+// The thin mains under hooks/ call Run, and the process-level test scenarios
+// register the same table, so a scenario runs exactly what a user runs.
+package programs
+
+import (
+	"os"
+
+	"github.com/harness-agent/harness/internal/cli"
+	"github.com/harness-agent/harness/internal/hook"
+)
+
+// Mains maps executable names to entry points returning the exit code.
+var Mains = map[string]func() int{
+	"harness":               func() int { return cli.Main(os.Args[1:]) },
+	"harness-session-start": func() int { return hook.Main(hook.SessionStart, silent) },
+	"harness-pre-tool-use":  func() int { return hook.Main(hook.PreToolUse, silent) },
+	"harness-stop":          func() int { return hook.Main(hook.Stop, silent) },
+	"harness-subagent-stop": func() int { return hook.Main(hook.SubagentStop, silent) },
+	"harness-teammate-idle": func() int { return hook.Main(hook.TeammateIdle, silent) },
+	"harness-session-end":   func() int { return hook.Main(hook.SessionEnd, silent) },
+}
+
+// silent is the decision of a hook whose policy has not landed yet.
+func silent(hook.Payload) hook.Decision { return hook.Decision{} }
+
+// Run runs the named program and returns its exit code.
+func Run(name string) int { return Mains[name]() }

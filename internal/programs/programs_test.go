@@ -1,0 +1,51 @@
+package programs
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	cmds := map[string]func(){}
+	for name, main := range Mains {
+		cmds[name] = func() { os.Exit(main()) }
+	}
+	testscript.Main(m, cmds)
+}
+
+// TestScenarios runs every testdata/*.txtar: one behaviour of a harness
+// executable each, with its state files embedded.
+func TestScenarios(t *testing.T) {
+	testscript.Run(t, Params())
+}
+
+// Params is the shared setup: a private lock directory, a home, and a git
+// identity, so scenarios never touch the machine's /tmp locks or config.
+func Params() testscript.Params {
+	return testscript.Params{
+		Dir:                 "testdata",
+		RequireExplicitExec: false,
+		Setup: func(env *testscript.Env) error {
+			work := env.Getenv("WORK")
+			for k, v := range map[string]string{
+				"HARNESS_LOCK_DIR":    filepath.Join(work, ".locks"),
+				"HOME":                filepath.Join(work, ".home"),
+				"GIT_CONFIG_NOSYSTEM": "1",
+				"GIT_AUTHOR_NAME":     "test", "GIT_AUTHOR_EMAIL": "test@example.com",
+				"GIT_COMMITTER_NAME": "test", "GIT_COMMITTER_EMAIL": "test@example.com",
+				"TZ": "UTC",
+			} {
+				env.Setenv(k, v)
+			}
+			for _, d := range []string{".locks", ".home"} {
+				if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+}
