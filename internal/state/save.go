@@ -46,6 +46,9 @@ func (s *State) save() error {
 
 // apply returns the file text with every change to s since it was read.
 func (s *State) apply() ([]byte, error) {
+	if !s.snapped {
+		return nil, fmt.Errorf("state was loaded read-only; change it through state.Update")
+	}
 	doc := s.raw
 	var err error
 	if s.SessionCount != s.origCount {

@@ -112,6 +112,7 @@ type State struct {
 	origTasks []Task
 	origCount int
 	origLast  string
+	snapped   bool // origTasks holds what was read: only states being updated need it
 }
 
 // Path returns the tasks file path in dir.
@@ -192,7 +193,6 @@ func Parse(raw []byte, path string) (*State, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
-	s.snapshot()
 	return s, nil
 }
 
@@ -202,6 +202,7 @@ func (s *State) snapshot() {
 		s.origTasks[i] = t.clone()
 	}
 	s.origCount, s.origLast = s.SessionCount, s.LastSession
+	s.snapped = true
 }
 
 func (t Task) clone() Task {
@@ -218,19 +219,26 @@ func configErr(path, field, format string, args ...any) *failure.Error {
 	if field != "" {
 		where += ": " + field
 	}
+	if field == "" {
+		where += ":"
+	}
 	return failure.New(failure.Config, "%s %s", where, fmt.Sprintf(format, args...)).
 		WithHint("fix the field by hand in %s (the harness does not guess task metadata), then re-run", filepath.Base(path))
 }
 
 // parser collects the first schema error while reading.
 type parser struct {
-	path string
-	err  *failure.Error
+	path  string
+	err   *failure.Error
+	field string // the field the error names, qualified later by task()
+	task0 bool   // the error was raised inside a task and still needs its prefix
 }
 
 func (p *parser) fail(field, format string, args ...any) {
 	if p.err == nil {
 		p.err = configErr(p.path, field, format, args...)
+		p.field = field
+		p.task0 = field != "" && !strings.HasPrefix(field, "tasks[") && !strings.HasPrefix(field, "session_config")
 	}
 }
 
@@ -283,7 +291,7 @@ func (p *parser) intAt(v gjson.Result, field string, def int) int {
 	if !v.Exists() || v.Type == gjson.Null {
 		return def
 	}
-	if v.Type != gjson.Number || v.Num != float64(int64(v.Num)) || v.Num < 0 {
+	if v.Type != gjson.Number || v.Num != float64(int64(v.Num)) || v.Num < 0 || v.Num > 1e9 {
 		p.fail(field, "must be a whole number ≥ 0, got %s", kind(v))
 		return def
 	}
@@ -298,16 +306,17 @@ func (p *parser) strings(v gjson.Result, field string) []string {
 		p.fail(field, "must be a list of strings, got %s", kind(v))
 		return nil
 	}
-	var out []string
-	for i, e := range v.Array() {
+	out := []string{}
+	v.ForEach(func(_, e gjson.Result) bool {
 		if e.Type != gjson.String {
-			p.fail(fmt.Sprintf("%s[%d]", field, i), "must be a string, got %s", kind(e))
-			return nil
+			p.fail(fmt.Sprintf("%s[%d]", field, len(out)), "must be a string, got %s", kind(e))
+			return false
 		}
 		out = append(out, e.Str)
-	}
-	if out == nil {
-		out = []string{}
+		return true
+	})
+	if p.err != nil {
+		return nil
 	}
 	return out
 }
@@ -347,16 +356,67 @@ func (p *parser) task(v gjson.Result, i int) Task {
 		p.fail(fmt.Sprintf("tasks[%d]", i), "must be an object, got %s", kind(v))
 		return t
 	}
-	name := func(field string) string { return fmt.Sprintf("tasks[%d].%s", i, field) }
-	t.ID = p.str(v, "id")
+	// One pass over the task's members: a Get per field would rescan the
+	// object twenty times, which matters at 10,000 tasks.
+	var status, validation, onFailure, checkpoints gjson.Result
+	t.MaxAttempts = DefaultMaxAttempts
+	p.field, p.task0 = "", false
+	v.ForEach(func(k, val gjson.Result) bool {
+		switch key := k.Str; key {
+		case "id":
+			t.ID = p.strAt(val, "id")
+		case "status":
+			status = val
+		case "validation":
+			validation = val
+		case "on_failure":
+			onFailure = val
+		case "checkpoints":
+			checkpoints = val
+		case "title":
+			t.Title = p.strAt(val, key)
+		case "priority":
+			t.Priority = p.strAt(val, key)
+		case "depends_on":
+			t.DependsOn = p.strings(val, key)
+		case "attempts":
+			t.Attempts = p.intAt(val, key, 0)
+		case "max_attempts":
+			t.MaxAttempts = p.intAt(val, key, DefaultMaxAttempts)
+		case "started_at_commit":
+			t.StartedAtCommit = p.strAt(val, key)
+		case "error_log":
+			t.ErrorLog = p.strings(val, key)
+		case "completed_at":
+			t.CompletedAt = p.strAt(val, key)
+		case "failed_at":
+			t.FailedAt = p.strAt(val, key)
+		case "claimed_by":
+			t.ClaimedBy = p.strAt(val, key)
+		case "claimed_at":
+			t.ClaimedAt = p.strAt(val, key)
+		case "lease_expires_at":
+			t.LeaseExpiresAt = p.strAt(val, key)
+		case "allowed_paths":
+			t.AllowedPaths = p.strings(val, key)
+		}
+		return p.err == nil
+	})
+	if p.err != nil && p.field == "id" {
+		p.err.Message = strings.Replace(p.err.Message, ": id ", fmt.Sprintf(": tasks[%d].id ", i), 1)
+		return t
+	}
 	if t.ID == "" && p.err == nil {
-		p.fail(name("id"), "is missing or empty (every task needs a unique id)")
+		p.fail(fmt.Sprintf("tasks[%d].id", i), "is missing or empty (every task needs a unique id)")
 	}
-	if t.ID != "" {
-		name = func(field string) string { return fmt.Sprintf("tasks[%d].%s (%s)", i, field, t.ID) }
+	name := func(field string) string { return fmt.Sprintf("tasks[%d].%s (%s)", i, field, t.ID) }
+	if p.err != nil {
+		if p.task0 {
+			p.err.Message = strings.Replace(p.err.Message, ": "+p.field+" ", ": "+name(p.field)+" ", 1)
+		}
+		return t
 	}
-	t.Title = p.strAt(v.Get("title"), name("title"))
-	t.Status = p.strAt(v.Get("status"), name("status"))
+	t.Status = p.strAt(status, "status")
 	switch t.Status {
 	case Pending, InProgress, Completed, Failed:
 	case "":
@@ -364,46 +424,46 @@ func (p *parser) task(v gjson.Result, i int) Task {
 	default:
 		p.fail(name("status"), "must be one of pending, in_progress, completed, failed; got %q", t.Status)
 	}
-	t.Priority = p.strAt(v.Get("priority"), name("priority"))
-	t.DependsOn = p.strings(v.Get("depends_on"), name("depends_on"))
-	t.Attempts = p.intAt(v.Get("attempts"), name("attempts"), 0)
-	t.MaxAttempts = p.intAt(v.Get("max_attempts"), name("max_attempts"), DefaultMaxAttempts)
-	t.StartedAtCommit = p.strAt(v.Get("started_at_commit"), name("started_at_commit"))
-	if val := v.Get("validation"); val.Exists() && val.Type != gjson.Null && !val.IsObject() {
-		p.fail(name("validation"), "must be an object {\"command\": …, \"timeout_seconds\": …}, got %s", kind(val))
-	}
-	t.Command = p.strAt(v.Get("validation.command"), name("validation.command"))
-	t.TimeoutSeconds = p.intAt(v.Get("validation.timeout_seconds"), name("validation.timeout_seconds"), 0)
-	if of := v.Get("on_failure"); of.Exists() && of.Type != gjson.Null && !of.IsObject() {
-		p.fail(name("on_failure"), "must be an object {\"cleanup\": …}, got %s", kind(of))
-	}
-	t.Cleanup = p.strAt(v.Get("on_failure.cleanup"), name("on_failure.cleanup"))
-	t.ErrorLog = p.strings(v.Get("error_log"), name("error_log"))
-	if cps := v.Get("checkpoints"); cps.Exists() && cps.Type != gjson.Null {
-		if !cps.IsArray() {
-			p.fail(name("checkpoints"), "must be a list, got %s", kind(cps))
+	if validation.Exists() && validation.Type != gjson.Null {
+		if !validation.IsObject() {
+			p.fail("validation", "must be an object {\"command\": …, \"timeout_seconds\": …}, got %s", kind(validation))
 		} else {
-			for j, c := range cps.Array() {
-				f := func(field string) string { return fmt.Sprintf("%s[%d].%s", name("checkpoints"), j, field) }
-				if !c.IsObject() {
-					p.fail(fmt.Sprintf("%s[%d]", name("checkpoints"), j), "must be an object, got %s", kind(c))
-					break
-				}
-				t.Checkpoints = append(t.Checkpoints, Checkpoint{
-					Step:        p.intAt(c.Get("step"), f("step"), 0),
-					Total:       p.intAt(c.Get("total"), f("total"), 0),
-					Description: p.strAt(c.Get("description"), f("description")),
-					Timestamp:   p.strAt(c.Get("timestamp"), f("timestamp")),
-				})
-			}
+			t.Command = p.strAt(validation.Get("command"), "validation.command")
+			t.TimeoutSeconds = p.intAt(validation.Get("timeout_seconds"), "validation.timeout_seconds", 0)
 		}
 	}
-	t.CompletedAt = p.strAt(v.Get("completed_at"), name("completed_at"))
-	t.FailedAt = p.strAt(v.Get("failed_at"), name("failed_at"))
-	t.ClaimedBy = p.strAt(v.Get("claimed_by"), name("claimed_by"))
-	t.ClaimedAt = p.strAt(v.Get("claimed_at"), name("claimed_at"))
-	t.LeaseExpiresAt = p.strAt(v.Get("lease_expires_at"), name("lease_expires_at"))
-	t.AllowedPaths = p.strings(v.Get("allowed_paths"), name("allowed_paths"))
+	if onFailure.Exists() && onFailure.Type != gjson.Null {
+		if !onFailure.IsObject() {
+			p.fail("on_failure", "must be an object {\"cleanup\": …}, got %s", kind(onFailure))
+		} else {
+			t.Cleanup = p.strAt(onFailure.Get("cleanup"), "on_failure.cleanup")
+		}
+	}
+	if checkpoints.Exists() && checkpoints.Type != gjson.Null {
+		if !checkpoints.IsArray() {
+			p.fail("checkpoints", "must be a list, got %s", kind(checkpoints))
+		} else {
+			j := 0
+			checkpoints.ForEach(func(_, c gjson.Result) bool {
+				f := fmt.Sprintf("checkpoints[%d]", j)
+				if !c.IsObject() {
+					p.fail(f, "must be an object, got %s", kind(c))
+					return false
+				}
+				t.Checkpoints = append(t.Checkpoints, Checkpoint{
+					Step:        p.intAt(c.Get("step"), f+".step", 0),
+					Total:       p.intAt(c.Get("total"), f+".total", 0),
+					Description: p.strAt(c.Get("description"), f+".description"),
+					Timestamp:   p.strAt(c.Get("timestamp"), f+".timestamp"),
+				})
+				j++
+				return p.err == nil
+			})
+		}
+	}
+	if p.err != nil && p.task0 {
+		p.err.Message = strings.Replace(p.err.Message, ": "+p.field+" ", ": "+name(p.field)+" ", 1)
+	}
 	return t
 }
 
@@ -502,6 +562,7 @@ func Update(dir string, fn func(*State) error) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.snapshot()
 	if err := fn(s); err != nil {
 		return s, err
 	}

@@ -1,0 +1,252 @@
+package state
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/failure"
+)
+
+const sample = `{
+  "version": 2,
+  "created": "2025-07-01T10:00:00Z",
+  "x-team": {"owner": "ana",   "tags": ["a","b"]},
+  "session_config": {
+    "concurrency_mode": "exclusive",
+    "max_tasks_per_session": 20,
+    "max_sessions": 50,
+    "my_setting": true
+  },
+  "tasks": [
+    {
+      "id": "task-001",
+      "title": "Implement user authentication",
+      "status": "pending",
+      "priority": "P0",
+      "depends_on": [],
+      "attempts": 0,
+      "max_attempts": 3,
+      "started_at_commit": null,
+      "validation": {"command": "npm test", "timeout_seconds": 300},
+      "on_failure": {"cleanup": null},
+      "error_log": [],
+      "checkpoints": [],
+      "completed_at": null,
+      "owner_note":   "keep   this   spacing"
+    }
+  ],
+  "session_count": 1,
+  "last_session": "2025-07-01T10:20:02Z"
+}
+`
+
+func writeState(t *testing.T, content string) string {
+	t.Helper()
+	t.Setenv("HARNESS_LOCK_DIR", t.TempDir())
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(Path(dir), []byte(content), 0o644))
+	return dir
+}
+
+func TestUnknownFieldsSurviveWrites(t *testing.T) {
+	dir := writeState(t, sample)
+	_, err := Update(dir, func(s *State) error {
+		tk := s.Task("task-001")
+		tk.Status = InProgress
+		tk.Attempts = 1
+		tk.ErrorLog = append(tk.ErrorLog, "[TEST_FAIL] boom")
+		tk.Checkpoints = append(tk.Checkpoints, Checkpoint{Step: 1, Total: 2, Description: "half", Timestamp: "2025-07-01T10:05:00Z"})
+		s.SessionCount = 2
+		s.AddTask(Task{ID: "task-002", Title: "Next", Status: Pending, Priority: "P1", MaxAttempts: 3})
+		return nil
+	})
+	require.NoError(t, err)
+	out, err := os.ReadFile(Path(dir))
+	require.NoError(t, err)
+	text := string(out)
+	for _, keep := range []string{
+		`"x-team": {"owner": "ana",   "tags": ["a","b"]},`,
+		`"my_setting": true`,
+		`"owner_note":   "keep   this   spacing"`,
+		`"validation": {"command": "npm test", "timeout_seconds": 300},`,
+	} {
+		assert.Contains(t, text, keep, "untouched bytes must survive")
+	}
+	s, err := Load(dir)
+	require.NoError(t, err)
+	require.Len(t, s.Tasks, 2)
+	assert.Equal(t, InProgress, s.Tasks[0].Status)
+	assert.Equal(t, []string{"[TEST_FAIL] boom"}, s.Tasks[0].ErrorLog)
+	assert.Equal(t, 2, s.SessionCount)
+	assert.Equal(t, "task-002", s.Tasks[1].ID)
+	assert.Equal(t, 3, s.Tasks[1].MaxAttempts)
+
+	bak, err := os.ReadFile(BackupPath(dir))
+	require.NoError(t, err)
+	assert.Equal(t, sample, string(bak), "the backup is the previous good file")
+}
+
+func TestNoChangeNoWrite(t *testing.T) {
+	dir := writeState(t, sample)
+	_, err := Update(dir, func(s *State) error { return nil })
+	require.NoError(t, err)
+	_, err = os.Stat(BackupPath(dir))
+	assert.True(t, os.IsNotExist(err), "an unchanged state is not rewritten")
+}
+
+func TestSchemaErrors(t *testing.T) {
+	task := func(extra string) string {
+		return `{"tasks":[{"id":"task-001","title":"t","status":"pending"` + extra + `}]}`
+	}
+	tests := []struct {
+		name, doc, want string
+	}{
+		{"attempts as string", task(`,"attempts":"3"`), `tasks[0].attempts (task-001) must be a whole number ≥ 0, got string "3"`},
+		{"tasks not a list", `{"tasks":{"a":1}}`, "tasks must be a list, got an object"},
+		{"tasks missing", `{"version":2}`, "tasks is missing"},
+		{"id missing", `{"tasks":[{"title":"t","status":"pending"}]}`, "tasks[0].id is missing or empty"},
+		{"id a number", `{"tasks":[{"id":7,"status":"pending"}]}`, "tasks[0].id must be a string, got number 7"},
+		{"status unknown", `{"tasks":[{"id":"a","status":"done"}]}`, `tasks[0].status (a) must be one of pending, in_progress, completed, failed; got "done"`},
+		{"status missing", `{"tasks":[{"id":"a"}]}`, "tasks[0].status (a) is missing"},
+		{"depends_on wrong", task(`,"depends_on":"task-000"`), "tasks[0].depends_on (task-001) must be a list of strings"},
+		{"depends_on element", task(`,"depends_on":[1]`), "tasks[0].depends_on[0] (task-001) must be a string, got number 1"},
+		{"negative max", task(`,"max_attempts":-1`), "tasks[0].max_attempts (task-001) must be a whole number ≥ 0"},
+		{"validation string", task(`,"validation":"npm test"`), "tasks[0].validation (task-001) must be an object"},
+		{"config mode", `{"session_config":{"concurrency_mode":"both"},"tasks":[]}`, `session_config.concurrency_mode must be "exclusive" or "concurrent", got "both"`},
+		{"duplicate id", `{"tasks":[{"id":"a","status":"pending"},{"id":"a","status":"pending"}]}`, `tasks[1].id duplicates tasks[0].id "a"`},
+		{"not an object", `[1,2]`, "the document must be a JSON object"},
+		{"checkpoint step", task(`,"checkpoints":[{"step":"1"}]`), "tasks[0].checkpoints[0].step (task-001) must be a whole number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.doc), "/p/harness-tasks.json")
+			require.Error(t, err)
+			assert.True(t, failure.Is(err, failure.Config), "CONFIG error, got %v", err)
+			assert.Contains(t, err.Error(), "/p/harness-tasks.json: ")
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	s, err := Parse([]byte(`{"tasks":[{"id":"a","title":"t","status":"pending"}]}`), "x")
+	require.NoError(t, err)
+	tk := s.Tasks[0]
+	assert.Equal(t, DefaultMaxAttempts, tk.MaxAttempts)
+	assert.Equal(t, DefaultTimeoutSeconds*time.Second, tk.Timeout())
+	assert.Equal(t, Exclusive, s.Config.ConcurrencyMode)
+	assert.True(t, s.Config.VerifyOnStop)
+	assert.Equal(t, DefaultReflect, s.Config.MaxReflectIterations)
+}
+
+func TestCorruptRestoredFromBackup(t *testing.T) {
+	dir := writeState(t, sample)
+	require.NoError(t, os.WriteFile(BackupPath(dir), []byte(sample), 0o644))
+	require.NoError(t, os.WriteFile(Path(dir), []byte(`{"tasks": [ {"id": "task-0`), 0o644))
+
+	s, err := Load(dir)
+	require.NoError(t, err)
+	assert.True(t, s.FromBackup, "a read-only load reads the backup without writing")
+
+	s, err = Update(dir, func(s *State) error { return nil })
+	require.NoError(t, err)
+	assert.False(t, s.FromBackup)
+	restored, _ := os.ReadFile(Path(dir))
+	assert.Equal(t, sample, string(restored))
+	kept, _ := filepath.Glob(Path(dir) + ".corrupt-*")
+	assert.Len(t, kept, 1, "the corrupt file is kept for inspection")
+	log, _ := os.ReadFile(filepath.Join(dir, "harness-progress.txt"))
+	assert.Regexp(t, `\[SESSION-1\] RECOVERY action="restored harness-tasks.json from harness-tasks.json.bak"`, string(log))
+}
+
+func TestCorruptWithoutBackupRefused(t *testing.T) {
+	for name, bak := range map[string]*string{"no backup": nil, "bad backup": ptr("nope")} {
+		t.Run(name, func(t *testing.T) {
+			dir := writeState(t, "{broken")
+			if bak != nil {
+				require.NoError(t, os.WriteFile(BackupPath(dir), []byte(*bak), 0o644))
+			}
+			_, err := Update(dir, func(s *State) error { t.Fatal("must not run"); return nil })
+			require.Error(t, err)
+			assert.Equal(t, "ERROR [ENV_SETUP] harness-tasks.json corrupted and unrecoverable", err.Error())
+			left, _ := os.ReadFile(Path(dir))
+			assert.Equal(t, "{broken", string(left), "never silently replaced")
+		})
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+func TestNotFound(t *testing.T) {
+	_, err := Load(t.TempDir())
+	assert.ErrorIs(t, err, ErrNotFound)
+}
+
+func TestCreateIsExclusive(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, Create(dir, time.Now()))
+	assert.True(t, os.IsExist(Create(dir, time.Now())))
+	s, err := Load(dir)
+	require.NoError(t, err)
+	assert.Empty(t, s.Tasks)
+	assert.Equal(t, 50, s.Config.MaxSessions)
+}
+
+// bigState renders n tasks, each depending on its predecessor.
+func bigState(n int) []byte {
+	var b strings.Builder
+	b.WriteString("{\n  \"version\": 2,\n  \"session_config\": {\"concurrency_mode\": \"exclusive\"},\n  \"tasks\": [\n")
+	for i := 1; i <= n; i++ {
+		dep := ""
+		if i > 1 {
+			dep = fmt.Sprintf(`"task-%05d"`, i-1)
+		}
+		status := Pending
+		if i <= n/2 {
+			status = Completed
+		}
+		fmt.Fprintf(&b, `    {"id": "task-%05d", "title": "Task number %d", "status": %q, "priority": "P%d", "depends_on": [%s], "attempts": 1, "max_attempts": 3, "started_at_commit": null, "validation": {"command": "go test ./pkg%d/...", "timeout_seconds": 120}, "on_failure": {"cleanup": null}, "error_log": [], "checkpoints": [{"step": 1, "total": 2, "description": "half way", "timestamp": "2025-07-01T10:05:00Z"}], "completed_at": null}`,
+			i, i, status, i%3, dep, i)
+		if i < n {
+			b.WriteString(",")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("  ],\n  \"session_count\": 3,\n  \"last_session\": null\n}\n")
+	return []byte(b.String())
+}
+
+func TestTenThousandTasks(t *testing.T) {
+	dir := writeState(t, string(bigState(10000)))
+	s, err := Update(dir, func(s *State) error {
+		s.Tasks[9999].Status = InProgress
+		return nil
+	})
+	require.NoError(t, err)
+	require.Len(t, s.Tasks, 10000)
+	s, err = Load(dir)
+	require.NoError(t, err)
+	assert.Equal(t, InProgress, s.Tasks[9999].Status)
+	assert.Equal(t, Completed, s.Tasks[0].Status)
+}
+
+func BenchmarkLoad(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		raw := bigState(n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for i := 0; i < b.N; i++ {
+				if _, err := Parse(raw, "x"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
