@@ -91,11 +91,14 @@ var harnessNames = []string{TasksFile, TasksFile + ".bak", TasksFile + ".tmp", "
 
 // IsHarnessFile reports whether name (a path relative to the state root) is
 // one of the harness's own files: the state files, their backups and
-// temporaries, the progress log, harness-init.sh and any .harness-* marker.
+// temporaries, the progress log, harness-init.sh, and any .harness-* marker
+// or directory with everything in it.
 func IsHarnessFile(name string) bool {
 	name = filepath.ToSlash(filepath.Clean(name))
-	if strings.Contains(name, "/") {
-		return false
+	if first, _, nested := strings.Cut(name, "/"); nested {
+		// Only harness directories (.harness-runtime/ and the like) own
+		// nested paths.
+		return strings.HasPrefix(first, ".harness-")
 	}
 	for _, n := range harnessNames {
 		if name == n {

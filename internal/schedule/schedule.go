@@ -37,8 +37,9 @@ func Validate(tasks []state.Task) []Mark {
 		t := &tasks[i]
 		return !marked[i] && (t.Status == state.Pending || t.Status == state.Failed && !t.PermanentlyFailed())
 	}
+	onCycle := cyclic(tasks, byID)
 	for i := range tasks {
-		if !open(i) {
+		if !open(i) || !onCycle[i] {
 			continue
 		}
 		if cycle := findCycle(tasks, byID, i); cycle != nil {
@@ -75,39 +76,104 @@ func Validate(tasks []state.Task) []Mark {
 	return marks
 }
 
-// findCycle returns the dependency chain from task start back to itself
-// ("a -> b -> a"), or nil when start is not on a cycle.
-func findCycle(tasks []state.Task, byID map[string]int, start int) []string {
-	const (
-		unseen = iota
-		onPath
-		done
-	)
-	color := map[int]int{}
-	var path []string
-	var walk func(i int) bool
-	walk = func(i int) bool {
-		color[i] = onPath
-		path = append(path, tasks[i].ID)
-		for _, dep := range tasks[i].DependsOn {
-			j, ok := byID[dep]
-			if !ok || tasks[j].Status == state.Completed {
-				continue
-			}
-			if j == start {
-				path = append(path, tasks[j].ID)
-				return true
-			}
-			if color[j] == unseen && walk(j) {
-				return true
+// deps returns the dependencies of task i that can take part in a cycle:
+// known and not completed.
+func deps(tasks []state.Task, byID map[string]int, i int) []int {
+	var out []int
+	for _, dep := range tasks[i].DependsOn {
+		if j, ok := byID[dep]; ok && tasks[j].Status != state.Completed {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// cyclic marks the tasks that lie on a dependency cycle, in linear time
+// (Tarjan's strongly connected components).
+func cyclic(tasks []state.Task, byID map[string]int) []bool {
+	n := len(tasks)
+	index := make([]int, n)
+	low := make([]int, n)
+	onStack := make([]bool, n)
+	on := make([]bool, n)
+	for i := range index {
+		index[i] = -1
+	}
+	var stack []int
+	next := 0
+	var connect func(v int)
+	connect = func(v int) {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		onStack[v] = true
+		for _, w := range deps(tasks, byID, v) {
+			if index[w] < 0 {
+				connect(w)
+				low[v] = min(low[v], low[w])
+			} else if onStack[w] {
+				low[v] = min(low[v], index[w])
 			}
 		}
-		path = path[:len(path)-1]
-		color[i] = done
-		return false
+		if low[v] != index[v] {
+			return
+		}
+		var scc []int
+		for {
+			w := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			onStack[w] = false
+			scc = append(scc, w)
+			if w == v {
+				break
+			}
+		}
+		if len(scc) > 1 {
+			for _, w := range scc {
+				on[w] = true
+			}
+		} else {
+			for _, d := range deps(tasks, byID, v) {
+				on[v] = on[v] || d == v
+			}
+		}
 	}
-	if walk(start) {
-		return path
+	for i := range tasks {
+		if index[i] < 0 && tasks[i].Status != state.Completed {
+			connect(i)
+		}
+	}
+	return on
+}
+
+// findCycle returns the shortest dependency chain from task start back to
+// itself ("a -> b -> a"), or nil when there is none.
+func findCycle(tasks []state.Task, byID map[string]int, start int) []string {
+	prev := map[int]int{}
+	queue := []int{start}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, w := range deps(tasks, byID, v) {
+			if w == start {
+				path := []string{tasks[start].ID}
+				for u := v; u != start; u = prev[u] {
+					path = append(path, tasks[u].ID)
+				}
+				if v != start || len(path) == 1 {
+					// path holds start then the chain backwards: reverse the chain part.
+					chain := path[1:]
+					for a, b := 0, len(chain)-1; a < b; a, b = a+1, b-1 {
+						chain[a], chain[b] = chain[b], chain[a]
+					}
+				}
+				return append(path, tasks[start].ID)
+			}
+			if _, seen := prev[w]; !seen && w != start {
+				prev[w] = v
+				queue = append(queue, w)
+			}
+		}
 	}
 	return nil
 }

@@ -1,0 +1,174 @@
+package lock
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// seedSnippet is the protocol's own shell lock, verbatim but for the final
+// wait, so the test can hold it while the Go side looks.
+const seedSnippet = `
+ROOT="$PWD"
+PWD_HASH="$(printf '%s' "$ROOT" | (shasum -a 256 2>/dev/null || sha256sum 2>/dev/null) | awk '{print $1}' | cut -c1-16)"
+LOCKDIR="/tmp/harness-${PWD_HASH:-unknown}.lock"
+if ! mkdir "$LOCKDIR" 2>/dev/null; then
+  LOCK_PID=$(cat "$LOCKDIR/pid" 2>/dev/null)
+  if [ -n "$LOCK_PID" ] && kill -0 "$LOCK_PID" 2>/dev/null; then
+    echo "ERROR: Another harness session is active (pid=$LOCK_PID)"; exit 1
+  fi
+  STALE="$LOCKDIR.stale.$$"
+  if mv "$LOCKDIR" "$STALE" 2>/dev/null; then
+    rm -rf "$STALE"
+    mkdir "$LOCKDIR" || { echo "ERROR: Lock contention"; exit 1; }
+    echo "WARN: Removed stale lock${LOCK_PID:+ from pid=$LOCK_PID}"
+  else
+    echo "ERROR: Another agent reclaimed the lock"; exit 1
+  fi
+fi
+echo "$$" > "$LOCKDIR/pid"
+trap 'rm -rf "$LOCKDIR"' EXIT
+echo LOCKED
+[ -n "${HOLD:-}" ] && read -r _
+exit 0
+`
+
+func realRoot(t *testing.T) string {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	return dir
+}
+
+func TestHashMatchesSeed(t *testing.T) {
+	root := realRoot(t)
+	out, err := exec.Command("sh", "-c", `printf '%s' "$1" | sha256sum | cut -c1-16`, "sh", root).Output()
+	require.NoError(t, err)
+	assert.Equal(t, strings.TrimSpace(string(out)), Hash(root))
+	assert.Equal(t, "/tmp/harness-"+Hash(root)+".lock", SessionPath(root))
+}
+
+func TestInteropWithSeedSnippet(t *testing.T) {
+	t.Setenv("HARNESS_LOCK_DIR", "")
+	root := realRoot(t)
+	defer os.RemoveAll(SessionPath(root))
+
+	// Go holds it: the shell snippet refuses, naming our pid.
+	me := Holder{PID: os.Getpid(), SessionID: "s1"}
+	res, err := Acquire(root, me)
+	require.NoError(t, err)
+	require.Equal(t, Acquired, res.Outcome)
+	cmd := exec.Command("bash", "-c", seedSnippet)
+	cmd.Dir = root
+	out, _ := cmd.CombinedOutput()
+	assert.Contains(t, string(out), "ERROR: Another harness session is active (pid="+strconv.Itoa(os.Getpid())+")")
+	require.True(t, Release(root, me))
+
+	// The shell holds it: Go sees a live holder.
+	sh := exec.Command("bash", "-c", seedSnippet)
+	sh.Dir = root
+	sh.Env = append(os.Environ(), "HOLD=1")
+	stdin, _ := sh.StdinPipe()
+	stdout, _ := sh.StdoutPipe()
+	require.NoError(t, sh.Start())
+	buf := make([]byte, 7)
+	_, err = stdout.Read(buf)
+	require.NoError(t, err)
+	require.Equal(t, "LOCKED\n", string(buf))
+	res, err = Acquire(root, me)
+	require.NoError(t, err)
+	assert.Equal(t, Busy, res.Outcome)
+	assert.Equal(t, sh.Process.Pid, res.Holder.PID)
+	stdin.Close()
+	require.NoError(t, sh.Wait())
+	_, _, held := Owner(root)
+	assert.False(t, held, "the snippet's trap removed the lock")
+}
+
+func TestStaleHolderReclaimed(t *testing.T) {
+	t.Setenv("HARNESS_LOCK_DIR", t.TempDir())
+	root := realRoot(t)
+	dead := exec.Command("true")
+	require.NoError(t, dead.Run())
+	require.NoError(t, os.Mkdir(SessionPath(root), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(SessionPath(root), "pid"), []byte(strconv.Itoa(dead.Process.Pid)+"\n"), 0o644))
+
+	me := Holder{PID: os.Getpid()}
+	res, err := Acquire(root, me)
+	require.NoError(t, err)
+	assert.Equal(t, Reclaimed, res.Outcome)
+	assert.Equal(t, dead.Process.Pid, res.Stale.PID)
+	h, alive, ok := Owner(root)
+	assert.True(t, ok && alive)
+	assert.Equal(t, os.Getpid(), h.PID)
+	leftovers, _ := filepath.Glob(SessionPath(root) + ".stale.*")
+	assert.Empty(t, leftovers)
+}
+
+func TestSameSessionIsRecognised(t *testing.T) {
+	t.Setenv("HARNESS_LOCK_DIR", t.TempDir())
+	root := realRoot(t)
+	owner := Holder{PID: os.Getpid(), SessionID: "abc"}
+	_, err := Acquire(root, owner)
+	require.NoError(t, err)
+	tests := []struct {
+		name string
+		who  Holder
+		want Outcome
+	}{
+		{"same session id", Holder{PID: os.Getpid(), SessionID: "abc"}, AlreadyOurs},
+		{"another session of a live pid", Holder{PID: os.Getpid(), SessionID: "other"}, Busy},
+		{"no session id, same pid", Holder{PID: os.Getpid()}, AlreadyOurs},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Acquire(root, tt.who)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, res.Outcome)
+		})
+	}
+	assert.False(t, Release(root, Holder{PID: 1, SessionID: "other"}), "only the owner releases")
+	assert.True(t, Release(root, owner))
+}
+
+func TestSelfPrefersClaudePID(t *testing.T) {
+	t.Setenv("CLAUDE_PID", "4242")
+	t.Setenv("CLAUDE_CODE_SESSION_ID", "sess")
+	assert.Equal(t, Holder{PID: 4242, SessionID: "sess"}, Self())
+	t.Setenv("CLAUDE_PID", "junk")
+	assert.Equal(t, os.Getpid(), Self().PID)
+}
+
+func TestTxSerialises(t *testing.T) {
+	t.Setenv("HARNESS_LOCK_DIR", t.TempDir())
+	root := realRoot(t)
+	var mu sync.Mutex
+	inside, maxInside := 0, 0
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			unlock, err := Tx(root)
+			require.NoError(t, err)
+			mu.Lock()
+			inside++
+			maxInside = max(maxInside, inside)
+			mu.Unlock()
+			time.Sleep(2 * time.Millisecond)
+			mu.Lock()
+			inside--
+			mu.Unlock()
+			unlock()
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, 1, maxInside)
+}

@@ -1,0 +1,113 @@
+package progress
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var at = time.Date(2025, 7, 1, 10, 0, 0, 0, time.UTC)
+
+func TestEntryFormat(t *testing.T) {
+	tests := []struct {
+		e    Entry
+		want string
+	}{
+		{Entry{Time: at, Session: 1, Type: Init, Message: "Harness initialized for project /p"},
+			"[2025-07-01T10:00:00Z] [SESSION-1] INIT Harness initialized for project /p"},
+		{Entry{Time: at, Session: 1, Type: Error, TaskID: "task-002", Category: "TASK_EXEC", Message: "Redis connection refused"},
+			"[2025-07-01T10:00:00Z] [SESSION-1] ERROR [task-002] [TASK_EXEC] Redis connection refused"},
+		{Entry{Time: at, Session: 3, Type: Checkpoint, TaskID: "task-001", Message: `step=2/4 "auth routes"`},
+			`[2025-07-01T10:00:00Z] [SESSION-3] CHECKPOINT [task-001] step=2/4 "auth routes"`},
+		{Entry{Time: at.In(time.FixedZone("X", 3600)), Session: 2, Type: Lock, Message: "released"},
+			"[2025-07-01T10:00:00Z] [SESSION-2] LOCK released"},
+		{Entry{Time: at, Session: 1, Type: Warn, Message: "two\nlines\r\nhere  "},
+			"[2025-07-01T10:00:00Z] [SESSION-1] WARN two lines here"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, tt.e.String())
+	}
+}
+
+func TestTail(t *testing.T) {
+	dir := t.TempDir()
+	lines, err := Tail(dir, 5)
+	require.NoError(t, err)
+	assert.Empty(t, lines, "a missing log has no lines")
+
+	var all []string
+	for i := 0; i < 3000; i++ {
+		e := Entry{Time: at, Session: 1, Type: Stats, Message: fmt.Sprintf("n=%d %s", i, strings.Repeat("x", i%50))}
+		all = append(all, e.String())
+		require.NoError(t, Append(dir, e))
+	}
+	for _, n := range []int{1, 5, 200, 3000, 5000} {
+		got, err := Tail(dir, n)
+		require.NoError(t, err)
+		want := all[max(0, len(all)-n):]
+		assert.Equal(t, want, got, "n=%d", n)
+	}
+	assert.Contains(t, LastMatching(dir, Stats, 10), "n=2999")
+	assert.Equal(t, "", LastMatching(dir, Rollback, 10))
+}
+
+func TestTailWithoutFinalNewline(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(Path(dir), []byte("a\nb\nc"), 0o644))
+	got, err := Tail(dir, 2)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b", "c"}, got)
+}
+
+func TestConcurrentAppendsNeverInterleave(t *testing.T) {
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 100; i++ {
+				Append(dir, Entry{Time: at, Session: w, Type: Checkpoint, TaskID: "t", Message: strings.Repeat("y", 500)})
+			}
+		}(w)
+	}
+	wg.Wait()
+	data, err := os.ReadFile(filepath.Join(dir, FileName))
+	require.NoError(t, err)
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	require.Len(t, lines, 1600)
+	for _, l := range lines {
+		assert.Regexp(t, `^\[2025-07-01T10:00:00Z\] \[SESSION-\d+\] CHECKPOINT \[t\] y{500}$`, string(l))
+	}
+}
+
+// bigLog writes a log of about size bytes.
+func bigLog(b *testing.B, size int) string {
+	dir := b.TempDir()
+	line := Entry{Time: at, Session: 1, Type: Checkpoint, TaskID: "task-001", Message: strings.Repeat("z", 100)}.String() + "\n"
+	data := bytes.Repeat([]byte(line), size/len(line)+1)
+	require.NoError(b, os.WriteFile(Path(dir), data, 0o644))
+	return dir
+}
+
+// BenchmarkTail shows the tail read stays flat as the log grows.
+func BenchmarkTail(b *testing.B) {
+	for _, mb := range []int{1, 50} {
+		dir := bigLog(b, mb<<20)
+		b.Run(fmt.Sprintf("%dMB", mb), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if lines, err := Tail(dir, 20); err != nil || len(lines) != 20 {
+					b.Fatal(err, len(lines))
+				}
+			}
+		})
+	}
+}

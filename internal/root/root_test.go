@@ -1,0 +1,70 @@
+package root
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func mkroot(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, TasksFile), []byte(`{"tasks":[]}`), 0o644))
+	return dir
+}
+
+func TestFind(t *testing.T) {
+	a, b := mkroot(t), mkroot(t)
+	deep := filepath.Join(a, "x", "y", "z")
+	require.NoError(t, os.MkdirAll(deep, 0o755))
+	link := filepath.Join(t.TempDir(), "link")
+	require.NoError(t, os.Symlink(deep, link))
+	nowhere, _ := filepath.EvalSymlinks(t.TempDir())
+
+	tests := []struct {
+		name                  string
+		stateRoot, projectDir string
+		cwd, want             string
+	}{
+		{"cwd itself", "", "", a, a},
+		{"cwd parents", "", "", deep, a},
+		{"symlinked cwd resolved", "", "", link, a},
+		{"project dir wins over cwd", "", b, deep, b},
+		{"project dir parents", "", deep, b, a},
+		{"project dir without state falls back to cwd", "", nowhere, deep, a},
+		{"HARNESS_STATE_ROOT wins", b, a, a, b},
+		{"HARNESS_STATE_ROOT without a tasks file is ignored", nowhere, "", deep, a},
+		{"nothing anywhere", "", "", nowhere, ""},
+		{"missing cwd", "", "", filepath.Join(nowhere, "gone"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("HARNESS_STATE_ROOT", tt.stateRoot)
+			t.Setenv("CLAUDE_PROJECT_DIR", tt.projectDir)
+			assert.Equal(t, tt.want, Find(tt.cwd))
+		})
+	}
+}
+
+func TestActive(t *testing.T) {
+	dir := mkroot(t)
+	assert.False(t, Active(dir))
+	assert.False(t, Active(""))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ActiveMarker), nil, 0o644))
+	assert.True(t, Active(dir))
+}
+
+func TestIsHarnessFile(t *testing.T) {
+	for name, want := range map[string]bool{
+		"harness-tasks.json": true, "harness-tasks.json.bak": true, "harness-progress.txt": true,
+		".harness-active": true, ".harness-runtime/x": true, "a/.harness-runtime/x": false, "harness-init.sh": true,
+		"harness-tasks.json.corrupt-20250101T000000Z": true, "./harness-tasks.json": true,
+		"sub/harness-tasks.json": false, "main.go": false, "harness-tasks.jsonx": false,
+	} {
+		assert.Equal(t, want, IsHarnessFile(name), name)
+	}
+}
