@@ -3,7 +3,7 @@
 # scenarios, fuzz seed corpora, and the end-to-end scenarios against the real
 # Claude Code CLI. The tools those need (a pinned @anthropic-ai/claude-code,
 # node 22 for `npx skills`) are installed into .ci/ on first use; without
-# network access they are skipped with a message, unless HARNESS_REQUIRE_E2E=1
+# network access they are skipped with a message, unless HARNESS_E2E_REQUIRED=1
 # (CI) makes their absence a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 for tool in .ci/install-claude.sh .ci/install-node22.sh; do
   if [ -x "$tool" ]; then
     if ! "$tool" >/dev/null; then
-      [ "${HARNESS_REQUIRE_E2E:-}" = 1 ] && { echo "test: $tool failed" >&2; exit 1; }
+      [ "${HARNESS_E2E_REQUIRED:-}" = 1 ] && { echo "test: $tool failed" >&2; exit 1; }
       echo "test: WARN $tool failed; the tests that need it will be skipped" >&2
     fi
   fi
