@@ -1,0 +1,201 @@
+package git
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/root"
+)
+
+// repo makes a git repository with one commit holding the given files.
+func repo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("HOME", t.TempDir())
+	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"} {
+		t.Setenv(k, v)
+	}
+	sh(t, dir, "git init -q")
+	write(t, dir, files)
+	sh(t, dir, "git add -A && git commit -q --allow-empty -m base")
+	return dir
+}
+
+func write(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+}
+
+func sh(t *testing.T, dir, script string) string {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s: %s", script, out)
+	return strings.TrimSpace(string(out))
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(data)
+}
+
+// The pathspecs and clean patterns must cover exactly root.IsHarnessFile.
+func TestHarnessPatternsMatchIsHarnessFile(t *testing.T) {
+	names := []string{"harness-tasks.json", "harness-tasks.json.bak", "harness-tasks.json.tmp",
+		"harness-progress.txt", "harness-init.sh", ".harness-active", ".harness-tasks.json123",
+		"harness-tasks.json.corrupt-20250101T000000Z", "harness-tasks.jsonx", "main.go", "harness-notes.md", ".harnessrc"}
+	dir := repo(t, map[string]string{"keep.txt": "k"})
+	for _, n := range names {
+		write(t, dir, map[string]string{n: "x"})
+	}
+	p := protect(dir, dir)
+	args := append([]string{"ls-files", "-o", "--", "."}, p.excludes()...)
+	out, err := Run(dir, args...)
+	require.NoError(t, err)
+	listed := map[string]bool{}
+	for _, l := range strings.Split(out, "\n") {
+		listed[l] = true
+	}
+	for _, n := range names {
+		assert.Equal(t, !root.IsHarnessFile(n), listed[n], "%s: excluded by pathspecs iff a harness file", n)
+	}
+}
+
+func TestRollbackKeepsHarnessFilesAndSnapshotRestores(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		stateSub    string // state root inside the repo
+		trackHarnes bool
+	}{
+		{"state root at the top, harness files untracked", "", false},
+		{"state root at the top, harness files tracked", "", true},
+		{"state root in an untracked subdirectory", "state dir", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := repo(t, map[string]string{"a.txt": "a\n", "gone.txt": "gone\n", "keep/k.txt": "k\n", ".gitignore": "*.log\n"})
+			stateRoot := filepath.Join(dir, tc.stateSub)
+			harness := map[string]string{
+				filepath.Join(tc.stateSub, "harness-tasks.json"):   `{"v":1}`,
+				filepath.Join(tc.stateSub, "harness-progress.txt"): "log 1\n",
+				filepath.Join(tc.stateSub, ".harness-active"):      "",
+			}
+			write(t, dir, harness)
+			if tc.trackHarnes {
+				sh(t, dir, "git add -A && git commit -q -m 'track harness files'")
+			}
+			base := Head(dir)
+			// The attempt: a commit, edits, a deletion, new files, an ignored file.
+			write(t, dir, map[string]string{"a.txt": "a\nattempt\n", "new/n.txt": "new\n"})
+			sh(t, dir, "git add -A && git commit -q -m 'task-001: half'")
+			write(t, dir, map[string]string{"a.txt": "a\nattempt\nmore\n", "untracked.txt": "u\n", "build.log": "ignored\n"})
+			sh(t, dir, "rm gone.txt")
+			// The outcome recorded just before the rollback.
+			write(t, dir, map[string]string{
+				filepath.Join(tc.stateSub, "harness-tasks.json"):   `{"v":2}`,
+				filepath.Join(tc.stateSub, "harness-progress.txt"): "log 1\nlog 2\n",
+			})
+
+			ref, commit, err := Snapshot(dir, stateRoot, SnapshotRef("task-001", 1), "snapshot")
+			require.NoError(t, err)
+			assert.Equal(t, "refs/harness/snapshots/task-001/1", ref)
+			require.NoError(t, Rollback(dir, stateRoot, base))
+
+			assert.Equal(t, base, Head(dir))
+			assert.Equal(t, "a\n", read(t, filepath.Join(dir, "a.txt")))
+			assert.Equal(t, "gone\n", read(t, filepath.Join(dir, "gone.txt")))
+			assert.NoFileExists(t, filepath.Join(dir, "untracked.txt"))
+			assert.NoDirExists(t, filepath.Join(dir, "new"))
+			assert.FileExists(t, filepath.Join(dir, "build.log"), "ignored files stay, as with git clean -fd")
+			assert.Equal(t, `{"v":2}`, read(t, filepath.Join(stateRoot, "harness-tasks.json")))
+			assert.Equal(t, "log 1\nlog 2\n", read(t, filepath.Join(stateRoot, "harness-progress.txt")))
+			assert.FileExists(t, filepath.Join(stateRoot, ".harness-active"))
+			changes, err := Changes(dir, stateRoot)
+			require.NoError(t, err)
+			assert.Empty(t, changes, "clean apart from harness and ignored files")
+
+			// The snapshot holds the attempt, commits and files, without harness files.
+			files := sh(t, dir, "git ls-tree -r --name-only "+commit)
+			assert.Contains(t, files, "untracked.txt")
+			assert.Contains(t, files, "new/n.txt")
+			assert.NotContains(t, files, "harness-tasks.json")
+			assert.NotContains(t, files, "build.log")
+
+			// The printed restore command brings the attempt back and leaves the state alone.
+			sh(t, dir, RestoreCommand(dir, ref))
+			assert.Equal(t, "a\nattempt\nmore\n", read(t, filepath.Join(dir, "a.txt")))
+			assert.Equal(t, "u\n", read(t, filepath.Join(dir, "untracked.txt")))
+			assert.Equal(t, "new\n", read(t, filepath.Join(dir, "new/n.txt")))
+			assert.Equal(t, `{"v":2}`, read(t, filepath.Join(stateRoot, "harness-tasks.json")))
+
+			// A second snapshot of the same attempt gets its own ref.
+			ref2, _, err := Snapshot(dir, stateRoot, SnapshotRef("task-001", 1), "again")
+			require.NoError(t, err)
+			assert.Equal(t, "refs/harness/snapshots/task-001/1-2", ref2)
+			snaps, err := Snapshots(dir, "task-001")
+			require.NoError(t, err)
+			require.Len(t, snaps, 2)
+			assert.Equal(t, "1", snaps[0].Attempt)
+			assert.Equal(t, "1-2", snaps[1].Attempt)
+			assert.Equal(t, "snapshot", snaps[0].Subject)
+			assert.False(t, snaps[0].Date.IsZero())
+		})
+	}
+}
+
+func TestCommitAllLeavesHarnessFilesOut(t *testing.T) {
+	dir := repo(t, map[string]string{"a.txt": "a\n"})
+	write(t, dir, map[string]string{"harness-tasks.json": "{}", "harness-progress.txt": "x\n", "b.txt": "b\n"})
+	sh(t, dir, "git add harness-tasks.json") // the agent staged it by mistake
+	hash, committed, err := CommitAll(dir, dir, "task-001: add b")
+	require.NoError(t, err)
+	assert.True(t, committed)
+	assert.Equal(t, Head(dir), hash)
+	assert.Equal(t, "b.txt", sh(t, dir, "git show --name-only --format= HEAD"))
+	assert.Equal(t, "task-001: add b", sh(t, dir, "git log -1 --format=%s"))
+
+	again, committed, err := CommitAll(dir, dir, "task-001: nothing")
+	require.NoError(t, err)
+	assert.False(t, committed)
+	assert.Equal(t, hash, again)
+}
+
+func TestCommitWithoutConfiguredIdentity(t *testing.T) {
+	dir := repo(t, map[string]string{"a.txt": "a\n"})
+	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	t.Setenv("EMAIL", "")
+	os.Unsetenv("EMAIL")
+	sh(t, dir, "git config user.useConfigOnly true")
+	write(t, dir, map[string]string{"b.txt": "b\n"})
+	_, committed, err := CommitAll(dir, dir, "task-002: b")
+	require.NoError(t, err)
+	assert.True(t, committed)
+	_, _, err = Snapshot(dir, dir, SnapshotRef("task-002", 1), "s")
+	require.NoError(t, err)
+}
+
+func TestRollbackToEmptyBaseTree(t *testing.T) {
+	dir := repo(t, nil)
+	base := Head(dir)
+	write(t, dir, map[string]string{"harness-tasks.json": "{}", "x.txt": "x"})
+	require.NoError(t, Rollback(dir, dir, base))
+	assert.NoFileExists(t, filepath.Join(dir, "x.txt"))
+	assert.FileExists(t, filepath.Join(dir, "harness-tasks.json"))
+}
