@@ -1,0 +1,98 @@
+package settings
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+
+	"github.com/google/renameio/v2"
+
+	"github.com/harness-agent/harness/internal/failure"
+)
+
+// BackupSuffix names the copy of a settings file taken before we change it:
+// settings.json.harness.bak holds the file as it was before the last change.
+const BackupSuffix = ".harness.bak"
+
+// Result is what Install or Uninstall did, or would do in a dry run.
+type Result struct {
+	Path    string // the file edited (a symlink's target)
+	Created bool   // the file did not exist before
+	Changes []Change
+	Backup  string // the backup written; "" when none was (new file, no change, dry run)
+	Before  []byte // nil when the file did not exist
+	After   []byte
+}
+
+// Changed reports whether the file's content changes.
+func (r *Result) Changed() bool { return len(r.Changes) > 0 }
+
+// Install registers every hook of Hooks, running from binDir, in the
+// settings file at path, creating the file and its directory if needed.
+// With dryRun nothing is written.
+func Install(path, binDir string, dryRun bool) (*Result, error) {
+	return edit(path, dryRun, func(doc []byte, path string) ([]byte, []Change, error) {
+		return Register(doc, binDir, path)
+	})
+}
+
+// Uninstall removes all our entries from the settings file at path. A
+// missing file stays missing. With dryRun nothing is written.
+func Uninstall(path string, dryRun bool) (*Result, error) {
+	return edit(path, dryRun, Unregister)
+}
+
+// Read returns the content of the settings file at path; a missing file
+// reads as empty.
+func Read(path string) ([]byte, error) {
+	doc, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, failure.New(failure.EnvSetup, "cannot read %s: %v", path, err)
+	}
+	return doc, nil
+}
+
+// edit applies fn to the file at path. A changed file is written atomically
+// (temporary file, fsync, rename: a reader sees the old file or the new one,
+// never a mix) after its old content was saved as the backup. A symlinked
+// settings file, as dotfile managers make, is edited where it points.
+func edit(path string, dryRun bool, fn func([]byte, string) ([]byte, []Change, error)) (*Result, error) {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
+	before, err := os.ReadFile(path)
+	created := os.IsNotExist(err)
+	if err != nil && !created {
+		return nil, failure.New(failure.EnvSetup, "cannot read %s: %v", path, err)
+	}
+	after, changes, err := fn(before, path)
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{Path: path, Created: created, Changes: changes, Before: before, After: after}
+	if bytes.Equal(before, after) || (created && len(changes) == 0) || dryRun {
+		return r, nil
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, failure.New(failure.EnvSetup, "cannot create %s: %v", filepath.Dir(path), err)
+	}
+	if !created {
+		r.Backup = path + BackupSuffix
+		if err := renameio.WriteFile(r.Backup, before, mode); err != nil {
+			return nil, failure.New(failure.EnvSetup, "cannot write the backup %s: %v", r.Backup, err).
+				WithHint("%s was left as it was", path)
+		}
+	}
+	if err := renameio.WriteFile(path, after, mode); err != nil {
+		return nil, failure.New(failure.EnvSetup, "cannot write %s: %v", path, err).
+			WithHint("it was left as it was")
+	}
+	return r, nil
+}
