@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/harness-agent/harness/internal/cli"
+	"github.com/harness-agent/harness/internal/guard"
 	"github.com/harness-agent/harness/internal/hook"
 )
 
@@ -14,7 +15,7 @@ import (
 var Mains = map[string]func() int{
 	"harness":               func() int { return cli.Main(os.Args[1:]) },
 	"harness-session-start": func() int { return hook.Main(hook.SessionStart, silent) },
-	"harness-pre-tool-use":  func() int { return hook.Main(hook.PreToolUse, silent) },
+	"harness-pre-tool-use":  func() int { return hook.Main(hook.PreToolUse, guard.Check) },
 	"harness-stop":          func() int { return hook.Main(hook.Stop, silent) },
 	"harness-subagent-stop": func() int { return hook.Main(hook.SubagentStop, silent) },
 	"harness-teammate-idle": func() int { return hook.Main(hook.TeammateIdle, silent) },

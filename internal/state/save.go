@@ -113,6 +113,7 @@ var taskFields = []field{
 	{"claimed_at", func(t *Task) any { return nullable(t.ClaimedAt) }},
 	{"lease_expires_at", func(t *Task) any { return nullable(t.LeaseExpiresAt) }},
 	{"allowed_paths", func(t *Task) any { return t.AllowedPaths }},
+	{"worktree", func(t *Task) any { return nullable(t.Worktree) }},
 }
 
 func (t *Task) timeoutField() any {
@@ -202,7 +203,7 @@ func newTaskJSON(t *Task) any {
 		case "on_failure.cleanup":
 			m.set("on_failure", newOrderedMap().set("cleanup", v))
 			continue
-		case "failed_at", "claimed_by", "claimed_at", "lease_expires_at":
+		case "failed_at", "claimed_by", "claimed_at", "lease_expires_at", "worktree":
 			if v == nil {
 				continue // harness extensions appear only once used
 			}

@@ -83,6 +83,7 @@ type Task struct {
 	ClaimedAt       string
 	LeaseExpiresAt  string
 	AllowedPaths    []string // scope lock globs, relative to the root
+	Worktree        string   // the git work tree the claim works in
 }
 
 // Config is session_config.
@@ -399,6 +400,8 @@ func (p *parser) task(v gjson.Result, i int) Task {
 			t.LeaseExpiresAt = p.strAt(val, key)
 		case "allowed_paths":
 			t.AllowedPaths = p.strings(val, key)
+		case "worktree":
+			t.Worktree = p.strAt(val, key)
 		}
 		return p.err == nil
 	})

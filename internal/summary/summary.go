@@ -37,6 +37,7 @@ type Claim struct {
 	LeaseExpiresAt string   `json:"lease_expires_at,omitempty"`
 	AllowedPaths   []string `json:"allowed_paths,omitempty"`
 	Command        string   `json:"command,omitempty"`
+	Worktree       string   `json:"worktree,omitempty"`
 }
 
 // Summary is the digest of a state.
@@ -106,7 +107,7 @@ func Of(st *state.State) *Summary {
 		t := &st.Tasks[i]
 		if t.Status == state.InProgress {
 			s.InProgress = append(s.InProgress, Claim{Brief: Brief{ID: t.ID, Title: t.Title}, ClaimedBy: t.ClaimedBy,
-				LeaseExpiresAt: t.LeaseExpiresAt, AllowedPaths: t.AllowedPaths, Command: t.Command})
+				LeaseExpiresAt: t.LeaseExpiresAt, AllowedPaths: t.AllowedPaths, Command: t.Command, Worktree: t.Worktree})
 		}
 	}
 	s.Fingerprint = fmt.Sprintf("completed=%d attempts=%d checkpoints=%d", s.Stats.Completed, s.Stats.Attempts, s.Stats.Checkpoints)

@@ -1,0 +1,147 @@
+package guard
+
+import (
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/summary"
+)
+
+const ruleLoop = "doom-loop"
+
+// The doom-loop window: the last calls remembered, and the counts of one
+// identical call that earn a nudge and a denial.
+const (
+	loopWindow = 20
+	loopNudge  = 3
+	loopDeny   = 5
+	resetMark  = "-"
+)
+
+// doomLoop records this call's fingerprint in the session's ring and judges
+// the repetition. A new, never-seen edit is progress: it resets the counts,
+// so re-running the same test between different fixes is not a loop.
+func (c *call) doomLoop() (hook.Decision, bool) {
+	session := c.p.SessionID()
+	if session == "" {
+		session = os.Getenv("CLAUDE_CODE_SESSION_ID")
+	}
+	if session == "" || c.tool == "" {
+		return hook.Decision{}, false
+	}
+	path := filepath.Join(c.dir, summary.RuntimeDir, "calls-"+safeName(session))
+	ring := readRing(path)
+	fp := fingerprint(c.tool, c.p.Get("tool_input").Raw)
+	if isEdit(c.tool) && !contains(ring, fp) {
+		ring = append(ring, resetMark)
+	}
+	ring = append(ring, fp)
+	if len(ring) > loopWindow {
+		ring = ring[len(ring)-loopWindow:]
+	}
+	writeRing(path, ring)
+
+	since := ring
+	for i := len(ring) - 1; i >= 0; i-- {
+		if ring[i] == resetMark {
+			since = ring[i+1:]
+			break
+		}
+	}
+	n := count(since, fp)
+	switch {
+	case n >= loopDeny:
+		return deny(ruleLoop, fmt.Sprintf("this exact %s call is the %s in your last %d calls with no new edit in between; it is not run again.", c.tool, ordinal(n), loopWindow),
+			"step back: re-read the failing output, question the assumption behind the approach, and try something different (or record the blocker with `harness fail ID --category TASK_EXEC \"…\"`)."), true
+	case n >= loopNudge:
+		c.notes = append(c.notes, fmt.Sprintf("harness [%s]: you are repeating yourself (this exact %s call %d times recently). Step back, re-read the failing output, try something different; the %s identical call will be denied.",
+			ruleLoop, c.tool, n, ordinal(loopDeny)))
+	case alternating(since):
+		c.notes = append(c.notes, fmt.Sprintf("harness [%s]: your last 6 calls alternate between the same two actions. Step back and try something different.", ruleLoop))
+	}
+	return hook.Decision{}, false
+}
+
+func isEdit(tool string) bool {
+	return tool == "Write" || tool == "Edit" || tool == "MultiEdit" || tool == "NotebookEdit"
+}
+
+// alternating reports strict A/B alternation over the last 6 calls.
+func alternating(ring []string) bool {
+	if len(ring) < 6 {
+		return false
+	}
+	last := ring[len(ring)-6:]
+	a, b := last[0], last[1]
+	if a == b {
+		return false
+	}
+	for i, fp := range last {
+		if (i%2 == 0 && fp != a) || (i%2 == 1 && fp != b) {
+			return false
+		}
+	}
+	return true
+}
+
+func fingerprint(tool, input string) string {
+	h := fnv.New64a()
+	h.Write([]byte(tool))
+	h.Write([]byte{0})
+	h.Write([]byte(strings.Join(strings.Fields(input), " ")))
+	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+func readRing(path string) []string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(data))
+}
+
+func writeRing(path string, ring []string) {
+	data := []byte(strings.Join(ring, "\n") + "\n")
+	if err := os.WriteFile(path, data, 0o644); os.IsNotExist(err) {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, data, 0o644)
+	}
+}
+
+func contains(ring []string, fp string) bool { return count(ring, fp) > 0 }
+
+func count(ring []string, fp string) int {
+	n := 0
+	for _, x := range ring {
+		if x == fp {
+			n++
+		}
+	}
+	return n
+}
+
+func ordinal(n int) string {
+	switch n {
+	case 1:
+		return "1st"
+	case 2:
+		return "2nd"
+	case 3:
+		return "3rd"
+	}
+	return fmt.Sprintf("%dth", n)
+}
+
+// safeName keeps a session id usable as a file name.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, s)
+}

@@ -1,0 +1,142 @@
+package guard
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/shellscan"
+	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/summary"
+)
+
+const ruleLock = "session-lock"
+
+// otherOwner returns the live holder of the session lock when it is not this
+// session and the project is in exclusive mode.
+func (c *call) otherOwner() (lock.Holder, bool) {
+	h, alive, held := lock.Owner(c.dir)
+	if !held || !alive || h.Same(lock.Self()) {
+		return h, false
+	}
+	if sum, err := c.summary(); err == nil && sum.Concurrent {
+		return h, false
+	}
+	return h, true
+}
+
+// lockCheck denies a harness mutation (op) from a session that does not own
+// the project's harness.
+func (c *call) lockCheck(op string) (hook.Decision, bool) {
+	h, other := c.otherOwner()
+	if !other {
+		return hook.Decision{}, false
+	}
+	return deny(ruleLock, fmt.Sprintf("another harness session owns this project (pid=%d); `%s` would change its state.", h.PID, op),
+		"do not work on harness tasks in this session; wait for the other session to end, or, if it is gone, start a new session (a dead owner's lock is reclaimed at session start)."), true
+}
+
+// sessionWarning tells the model, on any call, that another session owns the
+// harness.
+func (c *call) sessionWarning() {
+	if h, other := c.otherOwner(); other {
+		c.notes = append(c.notes, fmt.Sprintf("harness [%s]: WARN another harness session is active (pid=%d): do not work on harness tasks here.", ruleLock, h.PID))
+	}
+}
+
+// heartbeatEvery throttles lease renewal checks.
+const heartbeatEvery = time.Minute
+
+// leaseLength is the lease a claim gets (HARNESS_LEASE_SECONDS, default 1800).
+func leaseLength() time.Duration {
+	if s, err := strconv.Atoi(os.Getenv("HARNESS_LEASE_SECONDS")); err == nil && s > 0 {
+		return time.Duration(s) * time.Second
+	}
+	return 1800 * time.Second
+}
+
+// heartbeat renews this worker's claims in concurrent mode when less than
+// half of their lease remains. It looks at most once a minute, and writes
+// only when a renewal is due.
+func (c *call) heartbeat() {
+	mark := filepath.Join(c.dir, summary.RuntimeDir, "heartbeat-"+safeName(WorkerID()))
+	if fi, err := os.Stat(mark); err == nil && time.Since(fi.ModTime()) < heartbeatEvery {
+		return
+	}
+	sum, err := c.summary()
+	if err != nil || !sum.Concurrent {
+		return
+	}
+	os.MkdirAll(filepath.Dir(mark), 0o755)
+	os.WriteFile(mark, nil, 0o644)
+	now := time.Now()
+	lease := leaseLength()
+	due := false
+	for _, cl := range myClaims(sum) {
+		exp, err := time.Parse(time.RFC3339, cl.LeaseExpiresAt)
+		if err != nil || exp.Sub(now) < lease/2 {
+			due = true
+		}
+	}
+	if due {
+		renewLeases(c.dir, WorkerID(), now, lease)
+	}
+}
+
+// renewLeases pushes this worker's in-progress leases forward.
+func renewLeases(dir, worker string, now time.Time, lease time.Duration) {
+	state.Update(dir, func(s *state.State) error {
+		for i := range s.Tasks {
+			t := &s.Tasks[i]
+			if t.Status == state.InProgress && t.ClaimedBy == worker {
+				t.LeaseExpiresAt = now.Add(lease).UTC().Format(time.RFC3339)
+			}
+		}
+		return nil
+	})
+}
+
+// sharedGit denies destructive git commands in a work tree where another
+// worker holds a live claim (concurrent mode): a rollback there would destroy
+// that worker's work.
+func (c *call) sharedGit(rep shellscan.Report) (hook.Decision, bool) {
+	var destructive string
+	for _, p := range rep.Programs {
+		if ok, what := shellscan.IsDestructiveGit(p); ok {
+			destructive = what
+			break
+		}
+	}
+	if destructive == "" {
+		return hook.Decision{}, false
+	}
+	sum, err := c.summary()
+	if err != nil || !sum.Concurrent {
+		return hook.Decision{}, false
+	}
+	here := worktreeTop(c.cwd)
+	stateTree := worktreeTop(c.dir)
+	me := WorkerID()
+	now := time.Now()
+	for _, cl := range sum.InProgress {
+		if cl.ClaimedBy == me {
+			continue
+		}
+		if exp, err := time.Parse(time.RFC3339, cl.LeaseExpiresAt); err == nil && now.After(exp) {
+			continue
+		}
+		tree := cl.Worktree
+		if tree == "" {
+			tree = stateTree
+		}
+		if tree != "" && tree == here {
+			return deny(ruleGit, fmt.Sprintf("`%s` in %s would destroy the work of %s, which holds a live claim on %s in this work tree.", destructive, here, cl.ClaimedBy, cl.ID),
+				"work in your own git worktree (`git worktree add ../w2`, then HARNESS_STATE_ROOT pointing at the shared state); roll back your own task with `harness fail ID --category TASK_EXEC \"…\"`."), true
+		}
+	}
+	return hook.Decision{}, false
+}

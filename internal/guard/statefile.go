@@ -1,0 +1,189 @@
+package guard
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+const (
+	ruleState    = "state-files"
+	ruleProgress = "append-only-log"
+	ruleGate     = "completion-gate"
+)
+
+// fileWrite decides a Write/Edit/MultiEdit/NotebookEdit of target.
+func (c *call) fileWrite(path string) hook.Decision {
+	target := c.abs(path)
+	if target == "" {
+		return hook.Decision{}
+	}
+	name := c.harnessName(target)
+	if name == "" {
+		return c.scopeCheck([]string{target}, c.tool+" "+path)
+	}
+	if d, denied := c.lockCheck(c.tool + " " + name); denied {
+		return d
+	}
+	switch {
+	case name == state.FileName:
+		return c.tasksWrite(target)
+	case name == "harness-progress.txt":
+		return c.progressWrite(target)
+	case name == root.ActiveMarker || name == "harness-init.sh":
+		return hook.Decision{} // activating the harness, or the user's init script
+	}
+	return deny(ruleState, fmt.Sprintf("%s is managed by the harness itself (%s on %s).", name, c.tool, path),
+		"leave harness files alone; `harness status` shows the state and `harness help` lists the commands that change it.")
+}
+
+// proposed computes the file content the tool call would leave, and whether
+// the call could be understood.
+func (c *call) proposed(current string) (string, bool) {
+	in := c.p.Get("tool_input")
+	switch c.tool {
+	case "Write":
+		return in.Get("content").String(), in.Get("content").Exists()
+	case "Edit":
+		return applyEdit(current, in)
+	case "MultiEdit":
+		out := current
+		ok := true
+		in.Get("edits").ForEach(func(_, e gjson.Result) bool {
+			out, ok = applyEdit(out, e)
+			return ok
+		})
+		return out, ok
+	}
+	return "", false
+}
+
+// applyEdit applies one Edit (old_string → new_string, optionally all).
+func applyEdit(s string, e gjson.Result) (string, bool) {
+	old, repl := e.Get("old_string").String(), e.Get("new_string").String()
+	if old == "" || !strings.Contains(s, old) {
+		return s, false
+	}
+	if e.Get("replace_all").Bool() {
+		return strings.ReplaceAll(s, old, repl), true
+	}
+	return strings.Replace(s, old, repl, 1), true
+}
+
+// tasksWrite is the invariant check on a hand edit of harness-tasks.json.
+func (c *call) tasksWrite(target string) hook.Decision {
+	if c.tool == "NotebookEdit" {
+		return deny(ruleState, "harness-tasks.json is not a notebook.", "use the harness command.")
+	}
+	currentRaw, err := os.ReadFile(target)
+	if err != nil {
+		return deny(ruleState, fmt.Sprintf("cannot read harness-tasks.json to check the %s: %v.", c.tool, err), "use the harness command.")
+	}
+	next, ok := c.proposed(string(currentRaw))
+	if !ok {
+		return deny(ruleState, fmt.Sprintf("could not apply the %s to harness-tasks.json (old_string not found or malformed input).", c.tool),
+			"change the state with the harness command (`harness help`).")
+	}
+	if !gjson.Valid(next) {
+		return deny(ruleState, "the edit leaves harness-tasks.json as invalid JSON.", "change the state with the harness command (`harness help`).")
+	}
+	after, err := state.Parse([]byte(next), target)
+	if err != nil {
+		return deny(ruleState, "the edit breaks the state schema: "+err.Error(), "change the state with the harness command (`harness help`).")
+	}
+	before, err := state.Parse(currentRaw, target)
+	if err != nil {
+		// The current file is already broken: let the protocol repair it.
+		return deny(ruleState, "harness-tasks.json is currently unreadable ("+err.Error()+"); hand edits are not the way to repair it.",
+			"run `harness status` (a corrupt file is restored from harness-tasks.json.bak by any state-changing command) or ask the user.")
+	}
+	if why := brokenInvariant(before, after); why != "" {
+		return deny(ruleState, why, "use the harness command: `harness claim`, `harness checkpoint`, `harness validate ID`, `harness fail ID --category C MSG`, `harness add`.")
+	}
+	var newlyCompleted []*state.Task
+	for i := range after.Tasks {
+		t := &after.Tasks[i]
+		if old := before.Task(t.ID); old != nil && old.Status != state.Completed && t.Status == state.Completed {
+			newlyCompleted = append(newlyCompleted, t)
+		}
+	}
+	for _, t := range newlyCompleted {
+		if d, denied := c.completionGate(t); denied {
+			return d
+		}
+	}
+	if len(newlyCompleted) > 0 {
+		c.notes = append(c.notes, fmt.Sprintf("harness: the validation of %s passes, so this edit is allowed; next time use `harness validate %s`, which also commits the work and logs it.",
+			newlyCompleted[0].ID, newlyCompleted[0].ID))
+	}
+	return hook.Decision{}
+}
+
+// brokenInvariant names the first protocol invariant the edit breaks, or "".
+func brokenInvariant(before, after *state.State) string {
+	if after.SessionCount < before.SessionCount {
+		return fmt.Sprintf("session_count may not go down (%d → %d).", before.SessionCount, after.SessionCount)
+	}
+	for i := range before.Tasks {
+		b := &before.Tasks[i]
+		a := after.Task(b.ID)
+		if a == nil {
+			return fmt.Sprintf("task %s would be removed; tasks are never deleted.", b.ID)
+		}
+		switch {
+		case a.Title != b.Title:
+			return fmt.Sprintf("the title of %s may not change.", b.ID)
+		case a.Command != b.Command || a.TimeoutSeconds != b.TimeoutSeconds:
+			return fmt.Sprintf("the validation of %s may not change (it is the objective check of the task).", b.ID)
+		case strings.Join(a.DependsOn, ",") != strings.Join(b.DependsOn, ","):
+			return fmt.Sprintf("depends_on of %s may not change.", b.ID)
+		case a.MaxAttempts != b.MaxAttempts:
+			return fmt.Sprintf("max_attempts of %s may not change.", b.ID)
+		case a.Attempts < b.Attempts:
+			return fmt.Sprintf("attempts of %s may not go down (%d → %d).", b.ID, b.Attempts, a.Attempts)
+		case len(a.ErrorLog) < len(b.ErrorLog):
+			return fmt.Sprintf("error_log of %s may not be shortened.", b.ID)
+		case len(a.Checkpoints) < len(b.Checkpoints):
+			return fmt.Sprintf("checkpoints of %s may not be shortened.", b.ID)
+		}
+	}
+	return ""
+}
+
+// completionGate allows a hand-made completion only if the task's validation
+// passes right now.
+func (c *call) completionGate(t *state.Task) (hook.Decision, bool) {
+	if t.Command == "" {
+		return deny(ruleGate, fmt.Sprintf("%s has no validation.command, so it cannot be marked completed.", t.ID),
+			"ask the user for an objective check; a task is completed only by `harness validate "+t.ID+"`."), true
+	}
+	res := runValidation(c.dir, t.Command, t.Timeout())
+	if res.pass {
+		return hook.Decision{}, false
+	}
+	return deny(ruleGate, fmt.Sprintf("%s cannot be marked completed: its validation `%s` %s.\n%s", t.ID, t.Command, res.outcome, res.tail),
+		fmt.Sprintf("fix the work until the check passes, then run `harness validate %s`.", t.ID)), true
+}
+
+// progressWrite keeps harness-progress.txt append-only.
+func (c *call) progressWrite(target string) hook.Decision {
+	if c.tool != "Write" {
+		return deny(ruleProgress, fmt.Sprintf("harness-progress.txt is append-only; %s would rewrite existing lines.", c.tool),
+			"append with Bash: `echo \"…\" >> harness-progress.txt` (the harness command logs its own steps).")
+	}
+	current, err := os.ReadFile(target)
+	if err != nil && !os.IsNotExist(err) {
+		return deny(ruleProgress, "cannot read harness-progress.txt to check the write.", "append with `>>`.")
+	}
+	if !strings.HasPrefix(c.p.Str("tool_input.content"), string(current)) {
+		return deny(ruleProgress, "harness-progress.txt is append-only; this Write does not keep the existing content.",
+			"append with Bash: `echo \"…\" >> harness-progress.txt`.")
+	}
+	return hook.Decision{}
+}
