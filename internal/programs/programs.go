@@ -9,17 +9,18 @@ import (
 	"github.com/harness-agent/harness/internal/cli"
 	"github.com/harness-agent/harness/internal/guard"
 	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/lifecycle"
 )
 
 // Mains maps executable names to entry points returning the exit code.
 var Mains = map[string]func() int{
 	"harness":               func() int { return cli.Main(os.Args[1:]) },
-	"harness-session-start": func() int { return hook.Main(hook.SessionStart, silent) },
+	"harness-session-start": func() int { return hook.Main(hook.SessionStart, lifecycle.SessionStart) },
 	"harness-pre-tool-use":  func() int { return hook.Main(hook.PreToolUse, guard.Check) },
-	"harness-stop":          func() int { return hook.Main(hook.Stop, silent) },
-	"harness-subagent-stop": func() int { return hook.Main(hook.SubagentStop, silent) },
-	"harness-teammate-idle": func() int { return hook.Main(hook.TeammateIdle, silent) },
-	"harness-session-end":   func() int { return hook.Main(hook.SessionEnd, silent) },
+	"harness-stop":          func() int { return hook.Main(hook.Stop, lifecycle.Stop) },
+	"harness-subagent-stop": func() int { return hook.Main(hook.SubagentStop, lifecycle.SubagentStop) },
+	"harness-teammate-idle": func() int { return hook.Main(hook.TeammateIdle, lifecycle.TeammateIdle) },
+	"harness-session-end":   func() int { return hook.Main(hook.SessionEnd, lifecycle.SessionEnd) },
 }
 
 // silent is the decision of a hook whose policy has not landed yet.

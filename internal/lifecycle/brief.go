@@ -1,0 +1,118 @@
+package lifecycle
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/harness-agent/harness/internal/git"
+	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/schedule"
+	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/summary"
+)
+
+// recentLines is how many log lines the session context quotes; statsScan is
+// how far back it looks for the last STATS line.
+const (
+	recentLines = 5
+	statsScan   = 200
+)
+
+// startContext is the block of text SessionStart gives the model: where the
+// job stands and the one thing to do next, readable in seconds. Never the
+// whole state.
+func startContext(c *call, s *state.State, source string, o opening, env string, restored bool, held lock.Result) string {
+	var b strings.Builder
+	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	mode := "exclusive"
+	if s.Concurrent() {
+		mode = "concurrent"
+		if c.worker != "" {
+			mode += ", worker " + c.worker
+		}
+	}
+	line("HARNESS SESSION-%d (%s; %s) state root %s", o.n, source, mode, c.root)
+	if held.Outcome == lock.Reclaimed {
+		line("WARN: Removed stale lock from pid=%d", held.Stale.PID)
+	}
+	if s.Concurrent() && c.worker == "" {
+		line("WARN: concurrent mode without HARNESS_WORKER_ID: set a stable id per worker, claims are recorded under it.")
+	}
+	if restored {
+		line("WARN: harness-tasks.json was corrupt and has been restored from harness-tasks.json.bak (the corrupt copy is kept beside it); check that recent work is recorded.")
+	}
+	st := schedule.Count(s.Tasks)
+	line("tasks: %s", st.Counts())
+	if o.overLimit {
+		line("STOP: session_config.max_sessions=%d is reached (this is session %d). Start no harness work; tell the user. To go on, raise max_sessions in harness-tasks.json.", s.Config.MaxSessions, o.n)
+		return b.String()
+	}
+	w := remaining(summary.Of(s), c.now, c.ids()...)
+	if w.next != nil {
+		line("next=%s", describe(w.next.ID, w.next.Title))
+	} else {
+		line("next=none (%s)", schedule.Explain(s.Tasks))
+	}
+	for _, r := range o.recovered {
+		line("recovery: %s", r)
+	}
+	for _, m := range o.blocked {
+		line("dependency: %s failed [DEPENDENCY] %s", m.ID, m.Message)
+	}
+	for _, r := range o.toRecover {
+		line("RECOVER FIRST: %s", r)
+	}
+	if len(o.toRecover) == 0 {
+		if todo := nextStep(w, details(s)); todo != "" {
+			line("do now: %s", todo)
+		} else {
+			line("nothing eligible for this session: when nothing is in progress either, the run is over.")
+		}
+	}
+	if env != "" {
+		line("%s", env)
+	}
+	line("%s", gitLine(c.workTree(), c.root))
+	recent, _ := progress.Tail(c.root, statsScan)
+	for i := len(recent) - 1; i >= 0; i-- {
+		if strings.Contains(recent[i], "] "+progress.Stats+" ") {
+			line("last STATS: %s", clip(recent[i], 240))
+			break
+		}
+	}
+	if len(recent) > recentLines {
+		recent = recent[len(recent)-recentLines:]
+	}
+	if len(recent) > 0 {
+		line("recent log:")
+		for _, l := range recent {
+			line("  %s", clip(l, 200))
+		}
+	}
+	b.WriteString(cycle)
+	return b.String()
+}
+
+// gitLine is HEAD and whether the tree is dirty, in one line.
+func gitLine(dir, stateRoot string) string {
+	head, err := git.Run(dir, "log", "-1", "--format=%h %s")
+	if err != nil {
+		if !git.Available() {
+			return "git: not installed (the harness needs git as its checkpoint store)"
+		}
+		if _, terr := git.Run(dir, "rev-parse", "--git-dir"); terr != nil {
+			return "git: not a repository (run `git init` and commit a baseline: the harness rolls back to commits)"
+		}
+		return "git: no commits yet (commit a baseline first)"
+	}
+	changes, err := git.Changes(dir, stateRoot)
+	tree := "clean"
+	switch {
+	case err != nil:
+		tree = "unknown"
+	case len(changes) > 0:
+		tree = fmt.Sprintf("dirty (%d changed: %s)", len(changes), clip(strings.Join(changes, " "), 120))
+	}
+	return fmt.Sprintf("git: HEAD %s; tree %s", clip(head, 100), tree)
+}

@@ -1,0 +1,181 @@
+// Package lifecycle decides what the harness's session hooks do: SessionStart
+// opens a session (lock, session count, recovery, context for the model),
+// Stop keeps the agent working while work it may do remains, SubagentStop and
+// TeammateIdle do the same for helpers, SessionEnd closes the session.
+//
+// Every hook is a no-op (a Silent decision) unless the state root holds
+// .harness-active, with one exception: the session that finished the run and
+// removed the marker still gets its self-reflection rounds at Stop, which it
+// recognises from its runtime file. A finished run left over from an earlier
+// session never triggers anything.
+//
+// The hooks run at every turn end, so they read only what they need: the tasks
+// file through state.Load, the tail of the progress log (or the part this
+// session wrote), a few small files. They never read the whole log.
+package lifecycle
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/schedule"
+	"github.com/harness-agent/harness/internal/summary"
+)
+
+// now is the clock; tests move it.
+var now = time.Now
+
+// call is one hook invocation: its payload, the state root it acts on and the
+// identity of the session and worker that called it.
+type call struct {
+	p       hook.Payload
+	root    string
+	session string // Claude Code's session id ("" when unknown)
+	worker  string // HARNESS_WORKER_ID ("" when unset)
+	now     time.Time
+}
+
+// locate finds the state root for p. ok is false when there is none.
+func locate(p hook.Payload) (c *call, ok bool) {
+	dir := root.Find(p.Cwd())
+	if dir == "" {
+		return nil, false
+	}
+	sid := p.SessionID()
+	if sid == "" {
+		sid = os.Getenv("CLAUDE_CODE_SESSION_ID")
+	}
+	return &call{p: p, root: dir, session: sid, worker: os.Getenv("HARNESS_WORKER_ID"), now: now()}, true
+}
+
+// active is locate for hooks that do nothing unless the harness is switched on.
+func active(p hook.Payload) (*call, bool) {
+	c, ok := locate(p)
+	if !ok || !root.Active(c.root) {
+		return nil, false
+	}
+	return c, true
+}
+
+// workTree is where the project's commands run and git is asked: the state
+// root, unless the state root is pinned elsewhere (concurrent workers in
+// their own worktrees), then the session's project directory.
+func (c *call) workTree() string {
+	if os.Getenv("HARNESS_STATE_ROOT") != "" {
+		for _, d := range []string{os.Getenv("CLAUDE_PROJECT_DIR"), c.p.Cwd()} {
+			if fi, err := os.Stat(d); d != "" && err == nil && fi.IsDir() {
+				return d
+			}
+		}
+	}
+	return c.root
+}
+
+// otherSession returns the holder of the session lock when it is another live
+// session: in exclusive mode that session owns the state and this one must
+// leave it alone.
+func otherSession(c *call, concurrent bool) (lock.Holder, bool) {
+	if concurrent {
+		return lock.Holder{}, false
+	}
+	h, alive, held := lock.Owner(c.root)
+	if !held || !alive || h.Same(lock.Self()) {
+		return lock.Holder{}, false
+	}
+	return h, true
+}
+
+// ids returns the identities this call's claims are recorded under:
+// HARNESS_WORKER_ID, and "session:<id>", which the harness command uses when
+// no worker id is set.
+func (c *call) ids() []string {
+	ids := []string{c.worker}
+	if c.session != "" {
+		ids = append(ids, "session:"+c.session)
+	}
+	return ids
+}
+
+// owns reports whether a task in progress claimed by claimedBy belongs to the
+// session identified by ids: in exclusive mode every one does (the session
+// holds the lock), in concurrent mode the ones claimed under one of ids.
+func owns(concurrent bool, claimedBy string, ids ...string) bool {
+	if !concurrent {
+		return true
+	}
+	for _, id := range ids {
+		if id != "" && claimedBy == id {
+			return true
+		}
+	}
+	return false
+}
+
+// lapsed reports whether a claim's lease has ended, or was never given: such
+// work is anyone's to recover (concurrent mode).
+func lapsed(leaseExpiresAt string, at time.Time) bool {
+	if leaseExpiresAt == "" {
+		return true
+	}
+	exp, err := time.Parse(time.RFC3339, leaseExpiresAt)
+	return err == nil && at.After(exp)
+}
+
+// work is what a session may still do.
+type work struct {
+	own       []summary.Claim // in progress, this session's
+	abandoned []summary.Claim // in progress under an expired or missing lease
+	next      *summary.Brief  // the eligible task picked next
+}
+
+func (w work) empty() bool { return len(w.own)+len(w.abandoned) == 0 && w.next == nil }
+
+// remaining lists the work the session identified by ids may do now.
+func remaining(sum *summary.Summary, at time.Time, ids ...string) work {
+	w := work{next: sum.Next}
+	for _, cl := range sum.InProgress {
+		switch {
+		case owns(sum.Concurrent, cl.ClaimedBy, ids...):
+			w.own = append(w.own, cl)
+		case lapsed(cl.LeaseExpiresAt, at):
+			w.abandoned = append(w.abandoned, cl)
+		}
+	}
+	return w
+}
+
+// logStats appends the protocol's STATS line for session n.
+func logStats(dir string, n int, st schedule.Stats, at time.Time) {
+	progress.Append(dir, progress.Entry{Time: at, Session: n, Type: progress.Stats, Message: st.Line()})
+}
+
+// logWarn appends a WARN line for session n.
+func logWarn(dir string, n int, at time.Time, format string, args ...any) {
+	progress.Append(dir, progress.Entry{Time: at, Session: n, Type: progress.Warn, Message: fmt.Sprintf(format, args...)})
+}
+
+// logSize returns the size of the progress log, 0 when it is missing.
+func logSize(dir string) int64 {
+	fi, err := os.Stat(progress.Path(dir))
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// marker is the path of .harness-active.
+func marker(dir string) string { return filepath.Join(dir, root.ActiveMarker) }
+
+// describe renders a task for the model: "task-003: Add OAuth providers".
+func describe(id, title string) string {
+	if title == "" {
+		return id
+	}
+	return id + ": " + clip(title, 200)
+}

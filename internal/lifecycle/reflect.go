@@ -1,0 +1,183 @@
+package lifecycle
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/harness-agent/harness/internal/hook"
+)
+
+// ReflectDone is what the model writes on its own line to end the
+// self-reflection rounds early: a demand it can discharge, so an honest "all
+// good" costs one round, not all of them.
+const ReflectDone = "REFLECT-DONE"
+
+// reflectLimit returns the number of self-reflection rounds:
+// HARNESS_REFLECT_ITERATIONS, else REFLECT_MAX_ITERATIONS (the reference
+// hooks' name), else session_config.max_reflect_iterations; 0 disables. It
+// stays below Claude Code's own Stop block cap.
+func reflectLimit(configured int) int {
+	n := configured
+	for _, name := range []string{"HARNESS_REFLECT_ITERATIONS", "REFLECT_MAX_ITERATIONS"} {
+		if v, err := strconv.Atoi(strings.TrimSpace(os.Getenv(name))); err == nil {
+			n = v
+			break
+		}
+	}
+	if c := blockCap(); c > 0 && n > c-1 {
+		n = c - 1
+	}
+	return max(n, 0)
+}
+
+// reflection runs the self-reflection rounds of a session that finished the
+// run (rt.Finished): up to rt.ReflectLimit blocks with the reflection prompt,
+// then the stop is allowed. Anything else, a finished run from an earlier
+// session included, is Silent.
+func reflection(c *call, rt *Runtime) hook.Decision {
+	if rt == nil || !rt.Finished || rt.ReflectDone {
+		return hook.Decision{}
+	}
+	last := c.p.Str("last_assistant_message")
+	if rt.ReflectRounds >= rt.ReflectLimit || rt.ReflectRounds > 0 && saidDone(last) {
+		rt.ReflectDone = true
+		rt.save(c.root)
+		return hook.Decision{}
+	}
+	rt.ReflectRounds++
+	rt.save(c.root)
+	return hook.Decision{Kind: hook.Block, Reason: reflectPrompt(rt.ReflectRounds, rt.ReflectLimit, originalRequest(c.p.Str("transcript_path")), last)}
+}
+
+var doneLine = regexp.MustCompile(`(?m)^\W*` + ReflectDone + `\W*$`)
+
+func saidDone(msg string) bool { return doneLine.MatchString(msg) }
+
+// reflectPrompt is the text of reflection round i of n.
+func reflectPrompt(i, n int, request, last string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Self-reflect %d/%d: every harness task is done and the harness is deactivated. Before you finish, check the work against what was asked.\n", i, n)
+	switch {
+	case request != "":
+		fmt.Fprintf(&b, "Original request:\n%s\n", quote(clipText(request, 2000)))
+	case last != "":
+		fmt.Fprintf(&b, "Your closing message so far:\n%s\n", quote(clipText(last, 1500)))
+	}
+	b.WriteString(`Checklist:
+1. Each point of the request is done, and a test or a command you ran shows it (not your memory of it).
+2. Edge cases, error paths and hostile input are handled and tested.
+3. The change reads well: no duplicate, dead or debug code; formatters and linters are clean.
+4. Docs and README say what the code now does.
+5. Everything is committed; ` + "`git status`" + ` is clean.
+Found something? Fix it now, then this check comes back.
+Nothing left? Reply with a short summary of what was done and end it with the line ` + ReflectDone + `.`)
+	return b.String()
+}
+
+// quote prefixes each line with "> ".
+func quote(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i, l := range lines {
+		lines[i] = "> " + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// clipText shortens multi-line text to about n bytes, keeping lines.
+func clipText(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// Transcript reading bounds: the first user message is near the top.
+const (
+	transcriptBytes = 4 << 20
+	transcriptLines = 2000
+)
+
+var commandTag = regexp.MustCompile(`<command-(name|args)>([^<]*)</command-(name|args)>`)
+
+// originalRequest returns the first thing the user asked in the session's
+// transcript (JSON lines), "" when it cannot be found.
+func originalRequest(path string) string {
+	if path == "" {
+		return ""
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return "" // never open a FIFO or a device: it could hang the hook
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	r := bufio.NewReader(io.LimitReader(f, transcriptBytes))
+	for i := 0; i < transcriptLines; i++ {
+		line, err := r.ReadBytes('\n')
+		if text := userText(line); text != "" {
+			return text
+		}
+		if err != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
+// userText returns the text a human typed in one transcript entry, "" for
+// anything else (tool results, meta entries, other roles).
+func userText(line []byte) string {
+	if !gjson.ValidBytes(line) {
+		return ""
+	}
+	e := gjson.ParseBytes(line)
+	if e.Get("type").Str != "user" || e.Get("isMeta").Bool() || e.Get("isCompactSummary").Bool() {
+		return ""
+	}
+	content := e.Get("message.content")
+	var text string
+	switch {
+	case content.Type == gjson.String:
+		text = content.Str
+	case content.IsArray():
+		var parts []string
+		for _, block := range content.Array() {
+			switch block.Get("type").Str {
+			case "text":
+				parts = append(parts, block.Get("text").Str)
+			case "tool_result":
+				return ""
+			}
+		}
+		text = strings.Join(parts, "\n")
+	}
+	text = strings.TrimSpace(text)
+	if strings.HasPrefix(text, "<local-command") || strings.HasPrefix(text, "Caveat:") {
+		return ""
+	}
+	if m := commandTag.FindAllStringSubmatch(text, -1); m != nil {
+		var cmd []string
+		for _, g := range m {
+			if s := strings.TrimSpace(g[2]); s != "" {
+				cmd = append(cmd, s)
+			}
+		}
+		text = strings.Join(cmd, " ")
+	}
+	return text
+}

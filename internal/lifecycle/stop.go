@@ -1,0 +1,167 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/schedule"
+	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/summary"
+)
+
+// Stop decides whether the agent may end its turn. While work it may do
+// remains, it blocks with the exact next command; a safety valve lets the
+// stop through after a few blocks without progress. When the work is done it
+// re-runs the validation of the tasks completed in this session, deactivates
+// the harness and asks for a few rounds of self-reflection.
+//
+// It runs at every turn end, so the decision to block is made on the cached
+// summary of the state; the tasks file is parsed only once no work remains.
+func Stop(p hook.Payload) hook.Decision {
+	c, ok := locate(p)
+	if !ok {
+		return hook.Decision{}
+	}
+	if !root.Active(c.root) {
+		return reflection(c, ReadRuntime(c.root, c.session))
+	}
+	sum, err := summary.Load(c.root)
+	if err != nil {
+		return unreadable(c, err)
+	}
+	if _, other := otherSession(c, sum.Concurrent); other {
+		return hook.Decision{} // that session owns the harness; this one was told to stay out
+	}
+	rt := ReadRuntime(c.root, c.session)
+	n := sum.SessionCount
+	if rt != nil {
+		n = rt.Session
+	}
+	story := readSessionLog(c.root, rt, n, nil)
+	if rt == nil {
+		rt = &Runtime{SessionID: c.session, Session: n, Worker: c.worker, LogOffset: -1}
+	}
+
+	if max := sum.Config.MaxSessions; max > 0 && sum.SessionCount > max {
+		return allowStop(c, rt, n, sum.Stats, fmt.Sprintf("harness: session_config.max_sessions=%d reached; the session may stop", max))
+	}
+	if max := sum.Config.MaxTasksPerSession; max > 0 && story.outcomes >= max {
+		return allowStop(c, rt, n, sum.Stats, fmt.Sprintf("harness: session_config.max_tasks_per_session=%d reached (%d task outcomes in SESSION-%d); the session may stop, the next one continues", max, story.outcomes, n))
+	}
+	if w := remaining(sum, c.now, c.ids()...); !w.empty() {
+		return blockOrValve(c, rt, n, sum, workReason(sum, w))
+	}
+
+	// No work left for this session: from here on the full state is read.
+	s, err := state.Load(c.root)
+	if err != nil {
+		return unreadable(c, err)
+	}
+	if sum.Config.VerifyOnStop && rt.Verified != sum.Fingerprint {
+		if s.Concurrent() {
+			story = readSessionLog(c.root, rt, n, claimedBy(s, c.ids()...))
+		}
+		if d, blocked := verificationGate(c, s, rt, n, story.completed); blocked {
+			return d
+		}
+		rt.Verified = sum.Fingerprint
+	}
+	switch schedule.Explain(s.Tasks) {
+	case schedule.AllDone, schedule.Blocked:
+		return finish(c, s, rt, n)
+	}
+	return allowStop(c, rt, n, sum.Stats, "")
+}
+
+// blockOrValve blocks the stop with reason, unless the valve opens: then the
+// stop is allowed with a warning that says why and what to check.
+func blockOrValve(c *call, rt *Runtime, n int, sum *summary.Summary, reason string) hook.Decision {
+	limit := ValveLimit()
+	if rt.Stop.Block(sum.Fingerprint, limit) {
+		msg := fmt.Sprintf("harness stop valve opened: the stop was blocked %d times in a row without progress (%s unchanged), so it is allowed. Check the next task's validation command and dependencies (`harness status`), and whether the agent is stuck; a new session resumes the work.", limit, sum.Fingerprint)
+		logWarn(c.root, n, c.now, "%s", msg)
+		rt.save(c.root)
+		logStats(c.root, n, sum.Stats, c.now)
+		return hook.Decision{Kind: hook.Allow, Warning: "WARN: " + msg}
+	}
+	rt.save(c.root)
+	return hook.Decision{Kind: hook.Block, Reason: fmt.Sprintf("%s\n(stop blocked %d of %d times without progress; then the harness lets the session stop)", reason, rt.Stop.Blocks, limit)}
+}
+
+// workReason tells the model that work remains and what to do next.
+func workReason(sum *summary.Summary, w work) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "HARNESS: eligible work remains, do not stop yet. %s\n", sum.Stats.Counts())
+	if w.next != nil {
+		fmt.Fprintf(&b, "next=%s\n", describe(w.next.ID, w.next.Title))
+	}
+	fmt.Fprintf(&b, "do now: %s\n", nextStep(w, nil))
+	b.WriteString("Then keep going, task after task (claim -> checkpoint -> validate), until no eligible task remains.")
+	return b.String()
+}
+
+// claimedBy returns a test for task ids claimed by one of ids (concurrent
+// mode: another worker's log lines may carry another session number).
+func claimedBy(s *state.State, ids ...string) func(string) bool {
+	return func(id string) bool {
+		t := s.Task(id)
+		return t != nil && t.ClaimedBy != "" && owns(true, t.ClaimedBy, ids...)
+	}
+}
+
+// allowStop lets the stop through, with a STATS line, and starts the valve's
+// count afresh: the chain of blocks is over.
+func allowStop(c *call, rt *Runtime, n int, st schedule.Stats, note string) hook.Decision {
+	rt.Stop = Valve{}
+	rt.save(c.root)
+	logStats(c.root, n, st, c.now)
+	return hook.Decision{Kind: hook.Allow, Warning: note}
+}
+
+// finish ends the run: the harness is deactivated, the final STATS logged,
+// last_session set, the session lock released, and the self-reflection
+// rounds begin.
+func finish(c *call, s *state.State, rt *Runtime, n int) hook.Decision {
+	os.Remove(marker(c.root))
+	entries := []progress.Entry{{Time: c.now, Session: n, Type: progress.Stats, Message: schedule.Count(s.Tasks).Line()}}
+	if !s.Concurrent() && lock.Release(c.root, lock.Self()) {
+		entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Lock, Message: "released"})
+	}
+	progress.Append(c.root, entries...)
+	state.Update(c.root, func(s *state.State) error {
+		s.LastSession = c.now.UTC().Format(time.RFC3339)
+		return nil
+	})
+	rt.Stop = Valve{}
+	rt.Finished = true
+	rt.ReflectLimit = reflectLimit(s.Config.MaxReflectIterations)
+	return reflection(c, rt)
+}
+
+// unreadable is the Stop decision when the state cannot be read: block once
+// with the way to recover it, allow (with a warning) when the stop was
+// blocked already, so a file the harness cannot read never traps the agent.
+func unreadable(c *call, err error) hook.Decision {
+	var fe *failure.Error
+	if !errors.As(err, &fe) {
+		fe = failure.New(failure.EnvSetup, "%v", err)
+	}
+	text := fe.Error()
+	if fe.Hint != "" {
+		text += "\nhint: " + fe.Hint
+	}
+	if c.p.Bool("stop_hook_active") {
+		logWarn(c.root, lastSession(c.root), c.now, "stop allowed although the harness state cannot be read (%s); fix it before the next session", fe.Message)
+		return hook.Decision{Kind: hook.Allow, Warning: "WARN: harness state cannot be read and the stop was blocked once already: allowing it. " + fe.Error()}
+	}
+	return hook.Decision{Kind: hook.Block, Reason: "HARNESS: the state cannot be read, so the harness cannot tell whether work remains.\n" + text +
+		"\nRecover it before stopping: restore harness-tasks.json from git or by hand (a valid harness-tasks.json.bak is restored automatically). Never write a fresh file over the job's state; if it cannot be restored, stop and tell the user."}
+}

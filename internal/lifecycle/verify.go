@@ -1,0 +1,125 @@
+package lifecycle
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/summary"
+	"github.com/harness-agent/harness/internal/validation"
+)
+
+// maxParallelChecks bounds how many validation commands the verification
+// gate runs at once.
+const maxParallelChecks = 8
+
+// recheck is one validation command to re-run and the tasks that share it.
+type recheck struct {
+	command string
+	timeout time.Duration
+	tasks   []string
+	result  validation.Result
+}
+
+// verificationGate re-runs, in parallel, the validation commands of the tasks
+// completed in this session (ids) that are still completed. A task whose
+// command no longer passes is reopened (failed, [TEST_FAIL], attempts+1) and
+// the stop is blocked. It reports whether it blocked.
+func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string) (hook.Decision, bool) {
+	checks := checksFor(s, ids)
+	if len(checks) == 0 {
+		return hook.Decision{}, false
+	}
+	runChecks(c.workTree(), checks)
+	failed := map[string]*recheck{}
+	for _, ch := range checks {
+		if ch.result.Outcome != validation.Pass {
+			for _, id := range ch.tasks {
+				failed[id] = ch
+			}
+		}
+	}
+	if len(failed) == 0 {
+		return hook.Decision{}, false
+	}
+	var reopened []string
+	var entries []progress.Entry
+	s, err := state.Update(c.root, func(s *state.State) error {
+		reopened, entries = nil, nil
+		for i := range s.Tasks {
+			t := &s.Tasks[i]
+			ch := failed[t.ID]
+			if ch == nil || t.Status != state.Completed {
+				continue
+			}
+			t.Status = state.Failed
+			t.Attempts++
+			t.ErrorLog = append(t.ErrorLog, "["+failure.TestFail+"] "+regressionNote)
+			t.FailedAt = c.now.UTC().Format(time.RFC3339)
+			t.CompletedAt = ""
+			entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Error, TaskID: t.ID, Category: failure.TestFail,
+				Message: fmt.Sprintf("%s: `%s` %s", regressionNote, clip(ch.command, 120), verdict(ch.result))})
+			reopened = append(reopened, fmt.Sprintf("- %s: `%s` %s\n  reopened: failed [%s] %s (attempts %d/%d)",
+				describe(t.ID, t.Title), clip(ch.command, 120), verdict(ch.result), failure.TestFail, regressionNote, t.Attempts, t.MaxAttempts))
+		}
+		return nil
+	})
+	if err != nil || len(reopened) == 0 {
+		return hook.Decision{}, false
+	}
+	progress.Append(c.root, entries...)
+	sum := summary.Of(s)
+	var b strings.Builder
+	fmt.Fprintf(&b, "HARNESS: verification gate: %d task(s) completed in this session no longer pass their validation.\n", len(reopened))
+	b.WriteString(strings.Join(reopened, "\n"))
+	fmt.Fprintf(&b, "\n%s\n", sum.Stats.Counts())
+	if todo := nextStep(remaining(sum, c.now, c.ids()...), details(s)); todo != "" {
+		fmt.Fprintf(&b, "do now: %s (fix the regression forward: later work stays).", todo)
+	} else {
+		b.WriteString("No attempts are left for the reopened task(s): say what regressed and why in your final message.")
+	}
+	return blockOrValve(c, rt, n, sum, b.String()), true
+}
+
+// checksFor groups the validation commands of the still-completed tasks ids
+// (one run per distinct command, with the longest timeout among its tasks).
+func checksFor(s *state.State, ids []string) []*recheck {
+	var checks []*recheck
+	byCommand := map[string]*recheck{}
+	for _, id := range ids {
+		t := s.Task(id)
+		if t == nil || t.Status != state.Completed || strings.TrimSpace(t.Command) == "" {
+			continue
+		}
+		ch := byCommand[t.Command]
+		if ch == nil {
+			ch = &recheck{command: t.Command}
+			byCommand[t.Command] = ch
+			checks = append(checks, ch)
+		}
+		ch.tasks = append(ch.tasks, t.ID)
+		ch.timeout = max(ch.timeout, t.Timeout())
+	}
+	return checks
+}
+
+// runChecks runs the checks in dir, at most maxParallelChecks at a time.
+func runChecks(dir string, checks []*recheck) {
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, maxParallelChecks)
+	for _, ch := range checks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			ch.result = check(dir, ch.command, ch.timeout)
+		}()
+	}
+	wg.Wait()
+}
