@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/harness-agent/harness/internal/hook"
@@ -107,7 +108,7 @@ func (c *call) sharedGit(rep shellscan.Report) (hook.Decision, bool) {
 	var destructive string
 	for _, p := range rep.Programs {
 		if ok, what := shellscan.IsDestructiveGit(p); ok {
-			destructive = what
+			destructive = "`" + strings.Join(append([]string{p.Name}, p.Args...), " ") + "` (" + what + ")"
 			break
 		}
 	}
@@ -134,7 +135,7 @@ func (c *call) sharedGit(rep shellscan.Report) (hook.Decision, bool) {
 			tree = stateTree
 		}
 		if tree != "" && tree == here {
-			return deny(ruleGit, fmt.Sprintf("`%s` in %s would destroy the work of %s, which holds a live claim on %s in this work tree.", destructive, here, cl.ClaimedBy, cl.ID),
+			return deny(ruleGit, fmt.Sprintf("%s in %s would destroy the work of %s, which holds a live claim on %s in this work tree.", destructive, here, cl.ClaimedBy, cl.ID),
 				"work in your own git worktree (`git worktree add ../w2`, then HARNESS_STATE_ROOT pointing at the shared state); roll back your own task with `harness fail ID --category TASK_EXEC \"…\"`."), true
 		}
 	}
