@@ -94,7 +94,7 @@ func (p protected) join(name string) string {
 	return p.rel + "/" + name
 }
 
-// excludes are pathspecs leaving the harness files out of add and checkout.
+// excludes are pathspecs leaving the harness files out of a checkout.
 func (p protected) excludes() []string {
 	if p.rel == "" {
 		return nil
@@ -211,10 +211,12 @@ func Snapshot(dir, stateRoot, ref, message string) (usedRef, commit string, err 
 	}
 	env := []string{"GIT_INDEX_FILE=" + tmp.Name()}
 	p := protect(top, stateRoot)
-	if _, err := runIn(top, env, WorkTimeout, nil, append([]string{"add", "-A", "--", "."}, p.excludes()...)...); err != nil {
+	// No exclude pathspecs here: git add fails when one names an ignored
+	// file (harness init lists the harness files in .git/info/exclude).
+	if _, err := runIn(top, env, WorkTimeout, nil, "add", "-A"); err != nil {
 		return "", "", err
 	}
-	// Tracked harness files were copied in with the index: drop them, so
+	// Drop the harness files (tracked ones came with the copied index), so
 	// restoring a snapshot can never revert the state.
 	listed, err := runIn(top, env, Timeout, nil, "ls-files", "-z")
 	if err != nil {
@@ -296,11 +298,12 @@ func CommitAll(dir, stateRoot, message string) (hash string, committed bool, err
 		return "", false, err
 	}
 	p := protect(top, stateRoot)
-	if _, err := runIn(top, nil, WorkTimeout, nil, append([]string{"add", "-A", "--", "."}, p.excludes()...)...); err != nil {
+	if _, err := runIn(top, nil, WorkTimeout, nil, "add", "-A"); err != nil {
 		return "", false, err
 	}
-	// Someone (the agent's own `git add -A`) may have staged harness files
-	// already: unstage them.
+	// Unstage the harness files, whoever staged them (this add, or the
+	// agent's own `git add -A`). Exclude pathspecs on the add would not do:
+	// git add fails when one names an ignored file.
 	staged, err := Run(top, "diff", "--cached", "--name-only", "-z")
 	if err != nil {
 		return "", false, err

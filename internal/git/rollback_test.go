@@ -81,10 +81,13 @@ func TestRollbackKeepsHarnessFilesAndSnapshotRestores(t *testing.T) {
 		name        string
 		stateSub    string // state root inside the repo
 		trackHarnes bool
+		ignore      bool // listed in .git/info/exclude, as harness init does
 	}{
-		{"state root at the top, harness files untracked", "", false},
-		{"state root at the top, harness files tracked", "", true},
-		{"state root in an untracked subdirectory", "state dir", false},
+		{"state root at the top, harness files untracked", "", false, false},
+		{"state root at the top, harness files tracked", "", true, false},
+		{"state root at the top, harness files ignored", "", false, true},
+		{"state root in an untracked subdirectory", "state dir", false, false},
+		{"state root in a subdirectory, harness files ignored", "state", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := repo(t, map[string]string{"a.txt": "a\n", "gone.txt": "gone\n", "keep/k.txt": "k\n", ".gitignore": "*.log\n"})
@@ -95,6 +98,13 @@ func TestRollbackKeepsHarnessFilesAndSnapshotRestores(t *testing.T) {
 				filepath.Join(tc.stateSub, ".harness-active"):      "",
 			}
 			write(t, dir, harness)
+			if tc.ignore {
+				prefix := "/"
+				if tc.stateSub != "" {
+					prefix += tc.stateSub + "/"
+				}
+				write(t, dir, map[string]string{".git/info/exclude": prefix + "harness-tasks.json\n" + prefix + "harness-progress.txt\n" + prefix + ".harness-*\n"})
+			}
 			if tc.trackHarnes {
 				sh(t, dir, "git add -A && git commit -q -m 'track harness files'")
 			}
@@ -159,6 +169,7 @@ func TestRollbackKeepsHarnessFilesAndSnapshotRestores(t *testing.T) {
 
 func TestCommitAllLeavesHarnessFilesOut(t *testing.T) {
 	dir := repo(t, map[string]string{"a.txt": "a\n"})
+	write(t, dir, map[string]string{".git/info/exclude": "/harness-progress.txt\n"})
 	write(t, dir, map[string]string{"harness-tasks.json": "{}", "harness-progress.txt": "x\n", "b.txt": "b\n"})
 	sh(t, dir, "git add harness-tasks.json") // the agent staged it by mistake
 	hash, committed, err := CommitAll(dir, dir, "task-001: add b")
