@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/harness-agent/harness/internal/cycle"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/summary"
 )
@@ -20,7 +21,7 @@ func myClaims(sum *summary.Summary) []summary.Claim {
 	if !sum.Concurrent {
 		return sum.InProgress
 	}
-	me := WorkerID()
+	me := cycle.WorkerID()
 	var out []summary.Claim
 	for _, cl := range sum.InProgress {
 		if cl.ClaimedBy == me {
@@ -28,19 +29,6 @@ func myClaims(sum *summary.Summary) []summary.Claim {
 		}
 	}
 	return out
-}
-
-// WorkerID is how claims name this worker: HARNESS_WORKER_ID, else the
-// Claude Code session, else host:pid.
-func WorkerID() string {
-	if id := os.Getenv("HARNESS_WORKER_ID"); id != "" {
-		return id
-	}
-	if sid := os.Getenv("CLAUDE_CODE_SESSION_ID"); sid != "" {
-		return "session:" + sid
-	}
-	host, _ := os.Hostname()
-	return fmt.Sprintf("%s:%d", host, os.Getpid())
 }
 
 func (c *call) scopeCheck(targets []string, op string) hook.Decision {

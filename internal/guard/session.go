@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/internal/cycle"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/shellscan"
-	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/summary"
 )
 
@@ -52,19 +51,13 @@ func (c *call) sessionWarning() {
 // heartbeatEvery throttles lease renewal checks.
 const heartbeatEvery = time.Minute
 
-// leaseLength is the lease a claim gets (HARNESS_LEASE_SECONDS, default 1800).
-func leaseLength() time.Duration {
-	if s, err := strconv.Atoi(os.Getenv("HARNESS_LEASE_SECONDS")); err == nil && s > 0 {
-		return time.Duration(s) * time.Second
-	}
-	return 1800 * time.Second
-}
-
 // heartbeat renews this worker's claims in concurrent mode when less than
-// half of their lease remains. It looks at most once a minute, and writes
-// only when a renewal is due.
+// half of their lease remains. It looks at most once a minute (a marker
+// file's age), reads only the cached summary, and writes the state only when
+// a renewal is due.
 func (c *call) heartbeat() {
-	mark := filepath.Join(c.dir, summary.RuntimeDir, "heartbeat-"+safeName(WorkerID()))
+	me := cycle.WorkerID()
+	mark := filepath.Join(c.dir, summary.RuntimeDir, "heartbeat-"+safeName(me))
 	if fi, err := os.Stat(mark); err == nil && time.Since(fi.ModTime()) < heartbeatEvery {
 		return
 	}
@@ -75,30 +68,13 @@ func (c *call) heartbeat() {
 	os.MkdirAll(filepath.Dir(mark), 0o755)
 	os.WriteFile(mark, nil, 0o644)
 	now := time.Now()
-	lease := leaseLength()
-	due := false
+	lease := cycle.LeaseFromEnv()
 	for _, cl := range myClaims(sum) {
-		exp, err := time.Parse(time.RFC3339, cl.LeaseExpiresAt)
-		if err != nil || exp.Sub(now) < lease/2 {
-			due = true
+		if exp, err := time.Parse(time.RFC3339, cl.LeaseExpiresAt); err != nil || exp.Sub(now) < lease/2 {
+			cycle.New(c.dir, c.cwd).Heartbeat()
+			return
 		}
 	}
-	if due {
-		renewLeases(c.dir, WorkerID(), now, lease)
-	}
-}
-
-// renewLeases pushes this worker's in-progress leases forward.
-func renewLeases(dir, worker string, now time.Time, lease time.Duration) {
-	state.Update(dir, func(s *state.State) error {
-		for i := range s.Tasks {
-			t := &s.Tasks[i]
-			if t.Status == state.InProgress && t.ClaimedBy == worker {
-				t.LeaseExpiresAt = now.Add(lease).UTC().Format(time.RFC3339)
-			}
-		}
-		return nil
-	})
 }
 
 // sharedGit denies destructive git commands in a work tree where another
@@ -121,7 +97,7 @@ func (c *call) sharedGit(rep shellscan.Report) (hook.Decision, bool) {
 	}
 	here := worktreeTop(c.cwd)
 	stateTree := worktreeTop(c.dir)
-	me := WorkerID()
+	me := cycle.WorkerID()
 	now := time.Now()
 	for _, cl := range sum.InProgress {
 		if cl.ClaimedBy == me {
