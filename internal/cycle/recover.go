@@ -32,6 +32,7 @@ type RecoverOptions struct {
 // Recovered is what Recover found and did for one task.
 type Recovered struct {
 	TaskID, Title string
+	Assessed      bool // Facts and Row are set
 	Facts         recovery.Facts
 	Row           recovery.Row
 	Action        string   // as logged in the RECOVERY line; "" when nothing was done
@@ -115,7 +116,7 @@ func (w *Worker) recoverTask(ctx context.Context, s *state.State, t state.Task, 
 		rc.Left = "git could not be read"
 		return rc
 	}
-	rc.Facts, rc.Row = facts, recovery.Decide(facts)
+	rc.Assessed, rc.Facts, rc.Row = true, facts, recovery.Decide(facts)
 	resume := opts.Resume == t.ID
 	if resume && (facts.BaseMissing || rc.Row != recovery.CheckpointsOnly) {
 		rc.Err = failure.New(failure.Usage, "--resume %s: only for a task with checkpoints and no changes since its base; found %s (%s)", t.ID, rc.Row, facts.Summary())

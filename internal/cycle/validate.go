@@ -21,6 +21,7 @@ type Outcome struct {
 	Commit    string   // completed: the commit holding the work
 	NewCommit bool     // completed: Commit was made by the harness just now
 	Failure   *Failure // failed
+	Tree      Tree     // the work tree it was carried out in
 }
 
 // Failure is how a failed attempt was recorded and undone.
@@ -120,7 +121,7 @@ func (w *Worker) complete(t state.Task, tree Tree) (*Outcome, error) {
 			WithHint("fix what stopped the commit (a pre-commit hook? a git identity?), then run `harness validate %s` again: the task stays in_progress", t.ID)
 	}
 	now := w.Now()
-	o := &Outcome{Completed: true, Commit: hash, NewCommit: made}
+	o := &Outcome{Completed: true, Commit: hash, NewCommit: made, Tree: tree}
 	_, err = state.Update(w.Root, func(s *state.State) error {
 		cur := s.Task(t.ID)
 		if !sameClaim(cur, &t) {
@@ -179,7 +180,7 @@ func (w *Worker) fail(ctx context.Context, t state.Task, tree Tree, category, me
 	f := &Failure{Category: category, Message: message, Base: t.StartedAtCommit,
 		BaseMissing: !git.CommitExists(tree.Top, t.StartedAtCommit)}
 	now := w.Now()
-	o := &Outcome{Failure: f}
+	o := &Outcome{Failure: f, Tree: tree}
 	var session int
 	_, err := state.Update(w.Root, func(s *state.State) error {
 		cur := s.Task(t.ID)

@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/git"
+)
+
+func init() {
+	register(&command{name: "claim", args: "[ID] [--json]",
+		summary: "take the next eligible task (or ID) for this worker: in_progress, base commit and lease recorded",
+		run:     runClaim})
+}
+
+// claimJSON is the stable machine-readable shape of `claim --json`.
+type claimJSON struct {
+	Claimed  *claimedJSON      `json:"claimed"`
+	Why      string            `json:"why,omitempty"`
+	Stop     bool              `json:"stop,omitempty"`
+	Stats    string            `json:"stats,omitempty"`
+	Commands map[string]string `json:"commands,omitempty"`
+	Dirty    []string          `json:"uncommitted,omitempty"`
+}
+
+type claimedJSON struct {
+	ID             string `json:"id"`
+	Title          string `json:"title"`
+	Attempt        int    `json:"attempt"`
+	MaxAttempts    int    `json:"max_attempts"`
+	Base           string `json:"started_at_commit"`
+	ClaimedBy      string `json:"claimed_by"`
+	LeaseExpiresAt string `json:"lease_expires_at"`
+	Validation     string `json:"validation"`
+	TimeoutSeconds int    `json:"timeout_seconds"`
+}
+
+func runClaim(e *Env, args []string) int {
+	c := commands["claim"]
+	fs := e.flags(c)
+	asJSON := fs.Bool("json", false, "print JSON for machines")
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return e.fail(err)
+	}
+	if len(pos) > 1 {
+		return e.fail(usageErr(c, "expected at most one task ID"))
+	}
+	id := ""
+	if len(pos) == 1 {
+		id = pos[0]
+	}
+	dir, err := e.stateRoot()
+	if err != nil {
+		return e.fail(err)
+	}
+	cl, err := e.worker(dir).Claim(id)
+	if err != nil {
+		return e.failCycle(err)
+	}
+	t := &cl.Task
+	cmds := map[string]string{}
+	if cl.Claimed() {
+		cmds = map[string]string{
+			"checkpoint": fmt.Sprintf("harness checkpoint %s M/N \"what was done\"", t.ID),
+			"validate":   "harness validate " + t.ID,
+			"fail":       fmt.Sprintf("harness fail %s --category TASK_EXEC \"why\"", t.ID),
+		}
+	}
+	if *asJSON {
+		out := claimJSON{Why: cl.Why, Stop: cl.Stop, Dirty: cl.Dirty}
+		if cl.Stop {
+			out.Why = fmt.Sprintf("max_tasks_per_session reached (%d tasks started this session)", cl.Count)
+			out.Stats = cl.Stats.Line()
+		}
+		if cl.Claimed() {
+			out.Commands = cmds
+			out.Claimed = &claimedJSON{ID: t.ID, Title: t.Title, Attempt: t.Attempts + 1, MaxAttempts: t.MaxAttempts,
+				Base: t.StartedAtCommit, ClaimedBy: t.ClaimedBy, LeaseExpiresAt: t.LeaseExpiresAt,
+				Validation: t.Command, TimeoutSeconds: int(t.Timeout().Seconds())}
+		}
+		enc := json.NewEncoder(e.Stdout)
+		enc.SetEscapeHTML(false)
+		enc.Encode(out)
+	}
+	switch {
+	case cl.Stop:
+		if !*asJSON {
+			fmt.Fprintf(e.Stdout, "STOP max_tasks_per_session reached: this session started %d tasks\n%s\n", cl.Count, cl.Stats.Line())
+			fmt.Fprintln(e.Stdout, "hint: end this session; the next one continues with `harness claim`")
+		}
+		return ExitNegative
+	case !cl.Claimed():
+		if !*asJSON {
+			fmt.Fprintf(e.Stdout, "none: %s\n", cl.Why)
+		}
+		return ExitNegative
+	case *asJSON:
+		return ExitOK
+	}
+	w := e.Stdout
+	fmt.Fprintf(w, "Claimed %s: %s\n", t.ID, t.Title)
+	fmt.Fprintf(w, "  attempt %d/%d, base %s, claimed by %s, lease until %s\n", t.Attempts+1, t.MaxAttempts, git.Short(t.StartedAtCommit), t.ClaimedBy, t.LeaseExpiresAt)
+	if t.Command != "" {
+		fmt.Fprintf(w, "  validation: %s (timeout %ds)\n", t.Command, int(t.Timeout().Seconds()))
+	}
+	fmt.Fprintln(w, "next:")
+	fmt.Fprintf(w, "  %-52s after each significant step\n", cmds["checkpoint"])
+	fmt.Fprintf(w, "  %-52s runs the validation: the only way to complete it\n", cmds["validate"])
+	fmt.Fprintf(w, "  %-52s if it cannot be done\n", cmds["fail"])
+	if t.Command == "" {
+		fmt.Fprintf(e.Stderr, "WARN [%s] %s has no validation.command: it cannot be completed until a human sets one\n", failure.Config, t.ID)
+	}
+	if n := len(cl.Dirty); n > 0 {
+		fmt.Fprintf(e.Stderr, "WARN %d uncommitted change(s) in the work tree are now part of this attempt (a failed validation rolls them back; its snapshot keeps them)\n", n)
+	}
+	return ExitOK
+}

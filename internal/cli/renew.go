@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"fmt"
+)
+
+func init() {
+	register(&command{name: "renew", args: "[ID]",
+		summary: "push the lease of this worker's in-progress tasks (or ID) forward by HARNESS_LEASE_SECONDS",
+		run:     runRenew})
+}
+
+func runRenew(e *Env, args []string) int {
+	c := commands["renew"]
+	fs := e.flags(c)
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return e.fail(err)
+	}
+	if len(pos) > 1 {
+		return e.fail(usageErr(c, "expected at most one task ID"))
+	}
+	id := ""
+	if len(pos) == 1 {
+		id = pos[0]
+	}
+	dir, err := e.stateRoot()
+	if err != nil {
+		return e.fail(err)
+	}
+	w := e.worker(dir)
+	renewed, err := w.Renew(id)
+	if err != nil {
+		return e.failCycle(err)
+	}
+	if len(renewed) == 0 {
+		fmt.Fprintf(e.Stdout, "nothing to renew: no task in progress is claimed by %s\n", w.ID)
+		return ExitOK
+	}
+	for _, t := range renewed {
+		fmt.Fprintf(e.Stdout, "renewed %s until %s\n", t.ID, t.LeaseExpiresAt)
+	}
+	return ExitOK
+}

@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/harness-agent/harness/internal/git"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+func init() {
+	register(&command{name: "snapshots", args: "[ID]",
+		summary: "list the work trees saved before rollbacks (refs/harness/snapshots/<id>/<attempt>) and how to restore each",
+		run:     runSnapshots})
+}
+
+func runSnapshots(e *Env, args []string) int {
+	c := commands["snapshots"]
+	fs := e.flags(c)
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return e.fail(err)
+	}
+	if len(pos) > 1 {
+		return e.fail(usageErr(c, "expected at most one task ID"))
+	}
+	id := ""
+	if len(pos) == 1 {
+		id = pos[0]
+	}
+	dir, err := e.stateRoot()
+	if err != nil {
+		return e.fail(err)
+	}
+	s, err := state.Load(dir)
+	if err != nil {
+		return e.fail(err)
+	}
+	tree, err := e.worker(dir).Tree(s)
+	if err != nil {
+		return e.fail(err)
+	}
+	snaps, err := git.Snapshots(tree.Top, id)
+	if err != nil {
+		return e.fail(err)
+	}
+	if len(snaps) == 0 {
+		fmt.Fprintln(e.Stdout, "no snapshots")
+		return ExitOK
+	}
+	for _, sn := range snaps {
+		fmt.Fprintf(e.Stdout, "%s  %s  %s  %s\n", sn.Ref, stamp(sn.Date), git.Short(sn.Commit), sn.Subject)
+		fmt.Fprintf(e.Stdout, "  restore: %s\n", git.RestoreCommand(tree.Top, sn.Ref))
+	}
+	return ExitOK
+}

@@ -1,0 +1,33 @@
+package cli
+
+import (
+	"fmt"
+)
+
+func init() {
+	register(&command{name: "stats", args: "",
+		summary: "append the STATS line to the progress log, set last_session, and print it",
+		run:     runStats})
+}
+
+func runStats(e *Env, args []string) int {
+	c := commands["stats"]
+	fs := e.flags(c)
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return e.fail(err)
+	}
+	if len(pos) > 0 {
+		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
+	}
+	dir, err := e.stateRoot()
+	if err != nil {
+		return e.fail(err)
+	}
+	st, err := e.worker(dir).Stats()
+	if err != nil {
+		return e.fail(err)
+	}
+	fmt.Fprintln(e.Stdout, "STATS "+st.Line())
+	return ExitOK
+}

@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/harness-agent/harness/internal/git"
+)
+
+func init() {
+	register(&command{name: "validate", args: "ID",
+		summary: "run the task's validation.command: PASS commits and completes it, FAIL/TIMEOUT fails it and rolls back (exit 1)",
+		run:     runValidate})
+}
+
+func runValidate(e *Env, args []string) int {
+	c := commands["validate"]
+	fs := e.flags(c)
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return e.fail(err)
+	}
+	if len(pos) != 1 {
+		return e.fail(usageErr(c, "expected exactly one task ID"))
+	}
+	dir, err := e.stateRoot()
+	if err != nil {
+		return e.fail(err)
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	o, err := e.worker(dir).Validate(ctx, pos[0])
+	if err != nil {
+		return e.failCycle(err)
+	}
+	t := &o.Task
+	r := o.Check
+	if o.Completed {
+		fmt.Fprintf(e.Stdout, "PASS %s (%s, %s)\n", t.ID, t.Command, r.Took.Round(1e6))
+		how := "committed as"
+		if !o.NewCommit {
+			how = "nothing new to commit; work is in"
+		}
+		fmt.Fprintf(e.Stdout, "Completed %s: %s (%s %s)\n", t.ID, t.Title, how, git.Short(o.Commit))
+		fmt.Fprintln(e.Stdout, "next: harness claim")
+		return ExitOK
+	}
+	f := o.Failure
+	fmt.Fprintf(e.Stderr, "ERROR [%s] [%s] %s\n", t.ID, f.Category, f.Message)
+	if r != nil {
+		fmt.Fprintf(e.Stderr, "%s %s after %s (exit %d): %s\n", r.Outcome, t.Command, r.Took.Round(1e6), r.ExitCode, r.FirstLine)
+		e.printTail(r)
+	}
+	e.printFailure(o)
+	return ExitNegative
+}

@@ -1,0 +1,100 @@
+package cli
+
+// Helpers shared by the task-cycle verbs (claim, checkpoint, validate, fail,
+// recover, renew, snapshots): they all drive a cycle.Worker.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/harness-agent/harness/internal/cycle"
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/git"
+	"github.com/harness-agent/harness/internal/validation"
+)
+
+// worker returns this process's worker for the state root dir.
+func (e *Env) worker(dir string) *cycle.Worker {
+	w := cycle.New(dir, e.Cwd)
+	w.Now = e.Now
+	return w
+}
+
+// failCycle reports an error of the cycle. Errors about one task keep the
+// protocol's "ERROR [task-id] [CATEGORY] message" form.
+func (e *Env) failCycle(err error) int {
+	var te *cycle.TaskError
+	if !errors.As(err, &te) {
+		return e.fail(err)
+	}
+	fmt.Fprintln(e.Stderr, te.Error())
+	if te.Err.Hint != "" {
+		fmt.Fprintln(e.Stderr, "hint: "+te.Err.Hint)
+	}
+	return exitCode(te.Err.Category)
+}
+
+func exitCode(category string) int {
+	switch category {
+	case failure.Usage, failure.Config, failure.EnvSetup:
+		return ExitError
+	}
+	return ExitNegative
+}
+
+// interruptible returns a context ended by SIGINT or SIGTERM, so a long
+// validation is killed with its process group rather than orphaned.
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// tailLines is how much validation output a failing verb shows.
+const tailLines = 20
+
+// printTail writes the last lines of a validation's output, indented.
+func (e *Env) printTail(r *validation.Result) {
+	out := strings.TrimRight(r.Tail, "\n")
+	if out == "" {
+		return
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) > tailLines {
+		lines = lines[len(lines)-tailLines:]
+	}
+	fmt.Fprintf(e.Stderr, "--- output (last %d lines) ---\n", len(lines))
+	for _, l := range lines {
+		fmt.Fprintln(e.Stderr, "  "+l)
+	}
+	fmt.Fprintln(e.Stderr, "---")
+}
+
+// printFailure explains a recorded failure: the rollback, the snapshot and
+// what to do next.
+func (e *Env) printFailure(o *cycle.Outcome) {
+	f, t := o.Failure, &o.Task
+	w := e.Stderr
+	switch {
+	case f.RolledBack:
+		fmt.Fprintf(w, "rolled back to %s; the attempt is saved as %s\n", git.Short(f.Base), f.Snapshot)
+		fmt.Fprintf(w, "restore its files with: %s\n", git.RestoreCommand(o.Tree.Top, f.Snapshot))
+	default:
+		fmt.Fprintf(w, "not rolled back: %s\n", f.NotRolledBack)
+	}
+	if c := f.Cleanup; c != nil {
+		if c.Outcome == validation.Pass {
+			fmt.Fprintf(w, "on_failure.cleanup ran (%s)\n", c.Took.Round(1e6))
+		} else {
+			fmt.Fprintf(w, "WARN on_failure.cleanup %s: %s\n", c.Outcome, c.FirstLine)
+		}
+	}
+	if f.Permanent {
+		fmt.Fprintf(w, "hint: %s is now permanently failed (%d/%d attempts); tasks depending on it are blocked: a human must decide (raise max_attempts, split the task, or change the plan)\n", t.ID, t.Attempts, t.MaxAttempts)
+	} else {
+		fmt.Fprintf(w, "hint: attempt %d/%d failed; fix the cause, then retry with `harness claim %s` (or take the next task with `harness claim`)\n", t.Attempts, t.MaxAttempts, t.ID)
+	}
+}
