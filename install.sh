@@ -180,6 +180,7 @@ else
 	scope=""
 fi
 
+[ "$uninstall" = 1 ] || need_go
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/harness-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 [ "$dry_run" = 0 ] || say "dry run: nothing will be changed"
@@ -230,7 +231,6 @@ if [ "$uninstall" = 1 ]; then
 	exit 0
 fi
 
-need_go
 if [ -e "$skill_dir" ] && ! skill_is_harness "$skill_dir"; then
 	fail CONFIG "$skill_dir exists and is not the harness skill; nothing was installed" "move it away, or install at another scope"
 fi

@@ -1,0 +1,294 @@
+package settings
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// These tests run the real install.sh, as a user would, in throw-away HOMEs.
+
+// repoRoot is the directory holding go.mod.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	require.NoError(t, err)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		require.NotEqual(t, dir, parent, "go.mod not found")
+		dir = parent
+	}
+}
+
+var (
+	goEnvOnce sync.Once
+	goEnvVars []string
+)
+
+// buildEnv is the environment of a run of install.sh in home: the real Go
+// caches (a throw-away HOME would otherwise mean a cold build and a module
+// download), Go's own config files kept out of home, and nothing else of the
+// real HOME.
+func buildEnv(t *testing.T, home string) []string {
+	t.Helper()
+	goEnvOnce.Do(func() {
+		out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+		if err == nil {
+			v := strings.Split(strings.TrimSpace(string(out)), "\n")
+			goEnvVars = []string{"GOCACHE=" + v[0], "GOMODCACHE=" + v[1], "GOPATH=" + v[2]}
+		}
+	})
+	var env []string
+	for _, kv := range os.Environ() {
+		switch strings.SplitN(kv, "=", 2)[0] {
+		case "HOME", "XDG_CONFIG_HOME", "GOCACHE", "GOMODCACHE", "GOPATH", "CLAUDE_PROJECT_DIR", "HARNESS_STATE_ROOT":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(append(env, goEnvVars...), "HOME="+home, "XDG_CONFIG_HOME="+t.TempDir())
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// installSH runs install.sh with args in env.
+func installSH(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(repoRoot(t), "install.sh"), args...)
+	cmd.Env = env
+	cmd.Dir = t.TempDir()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		r.code = exit.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	t.Logf("install.sh %s → %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	return r
+}
+
+// tree lists the files under dir (relative, sorted), directories with a
+// trailing slash.
+func tree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || path == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if d.IsDir() {
+			rel += "/"
+		}
+		out = append(out, rel)
+		return nil
+	})
+	return out
+}
+
+var programs = []string{"harness", "harness-session-start", "harness-pre-tool-use", "harness-stop",
+	"harness-subagent-stop", "harness-teammate-idle", "harness-session-end"}
+
+// TestInstallScript is the whole life of an install, in one HOME whose
+// settings.json is full of the user's own keys and hooks: dry run, install,
+// re-install, project scope, uninstall of each. It builds the harness a few
+// times (a couple of seconds each with a warm build cache).
+func TestInstallScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the harness several times; skipped with -short")
+	}
+	repo := repoRoot(t)
+	home := t.TempDir()
+	env := buildEnv(t, home)
+	user := fixture(t, "full.json")
+	settings := filepath.Join(home, ".claude", "settings.json")
+	write(t, settings, string(user), 0o600)
+	bin := filepath.Join(home, ".claude", "harness", "bin")
+	skill := filepath.Join(home, ".claude", "skills", "harness")
+	harness := filepath.Join(bin, "harness")
+
+	t.Run("dry run changes nothing", func(t *testing.T) {
+		r := installSH(t, env, "--dry-run")
+		require.Equal(t, 0, r.code)
+		assert.Contains(t, r.stdout, "would install "+bin+"/harness-stop\n")
+		assert.Contains(t, r.stdout, "would copy "+repo+"/skill/harness to "+skill+"\n")
+		assert.Contains(t, r.stdout, "+ PreToolUse    "+bin+"/harness-pre-tool-use")
+		assert.Contains(t, r.stdout, "dry run: nothing was changed")
+		assert.Equal(t, []string{".claude/", ".claude/settings.json"}, tree(t, home))
+		assert.Equal(t, string(user), read(t, settings))
+	})
+
+	t.Run("install", func(t *testing.T) {
+		r := installSH(t, env)
+		require.Equal(t, 0, r.code)
+		assert.Empty(t, r.stderr)
+		for _, p := range programs {
+			assert.True(t, executable(filepath.Join(bin, p)), p)
+		}
+		for _, f := range tree(t, filepath.Join(repo, "skill", "harness")) {
+			if !strings.HasSuffix(f, "/") {
+				assert.Equal(t, read(t, filepath.Join(repo, "skill", "harness", f)), read(t, filepath.Join(skill, f)), f)
+			}
+		}
+		assert.FileExists(t, filepath.Join(skill, ".installed-by-harness"))
+
+		after := []byte(read(t, settings))
+		assert.Equal(t, wantOurs(bin), ours(t, after))
+		back, _, err := Unregister(after, settings)
+		require.NoError(t, err)
+		assert.Equal(t, string(user), string(back), "the user's settings are all there, byte for byte")
+		assert.Equal(t, string(user), read(t, settings+BackupSuffix))
+		assert.Equal(t, os.FileMode(0o600), fileMode(settings))
+
+		status := exec.Command(harness, "hooks", "status")
+		status.Env = env
+		out, err := status.CombinedOutput()
+		assert.NoError(t, err, "%s", out)
+	})
+
+	installed := read(t, settings)
+	t.Run("install again changes nothing", func(t *testing.T) {
+		r := installSH(t, env)
+		require.Equal(t, 0, r.code)
+		assert.Contains(t, r.stdout, "already registers all 6 hooks; nothing changed")
+		assert.Equal(t, installed, read(t, settings), "byte-identical")
+		assert.Equal(t, string(user), read(t, settings+BackupSuffix), "no new backup")
+	})
+
+	project := filepath.Join(t.TempDir(), "my project")
+	require.NoError(t, os.MkdirAll(project, 0o755))
+	t.Run("project scope", func(t *testing.T) {
+		r := installSH(t, env, "--project", project)
+		require.Equal(t, 0, r.code)
+		doc := []byte(read(t, filepath.Join(project, ".claude", "settings.json")))
+		assert.Equal(t, wantOurs(bin), ours(t, doc))
+		assert.FileExists(t, filepath.Join(project, ".claude", "skills", "harness", "SKILL.md"))
+		assert.Equal(t, installed, read(t, settings), "the user settings are not touched")
+	})
+
+	t.Run("uninstall project scope keeps what the user scope uses", func(t *testing.T) {
+		r := installSH(t, env, "--uninstall", "--project", project)
+		require.Equal(t, 0, r.code)
+		assert.Empty(t, ours(t, []byte(read(t, filepath.Join(project, ".claude", "settings.json")))))
+		assert.NoDirExists(t, filepath.Join(project, ".claude", "skills"))
+		assert.Contains(t, r.stdout, "keeping the executables in "+bin+": the hooks in "+settings+" still use them")
+		assert.FileExists(t, harness)
+		assert.Equal(t, installed, read(t, settings))
+	})
+
+	t.Run("uninstall", func(t *testing.T) {
+		r := installSH(t, env, "--uninstall")
+		require.Equal(t, 0, r.code)
+		assert.Equal(t, string(user), read(t, settings), "exactly our entries removed")
+		assert.NoDirExists(t, filepath.Join(home, ".claude", "harness"))
+		assert.NoDirExists(t, filepath.Join(home, ".claude", "skills"))
+		assert.Equal(t, []string{".claude/", ".claude/settings.json", ".claude/settings.json.harness.bak"}, tree(t, home))
+	})
+
+	t.Run("a skill of the user's own is left alone", func(t *testing.T) {
+		other := filepath.Join(home, ".claude", "skills", "harness", "SKILL.md")
+		write(t, other, "---\nname: harness\ndescription: mine\n---\n", 0o644)
+		r := installSH(t, env, "--uninstall")
+		require.Equal(t, 0, r.code)
+		assert.Contains(t, r.stdout, "install.sh did not put it there")
+		assert.FileExists(t, other)
+		require.NoError(t, os.RemoveAll(filepath.Join(home, ".claude", "skills")))
+	})
+}
+
+// An invalid settings.json stops the install before anything is copied.
+func TestInstallScriptRefusesInvalidSettings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the harness; skipped with -short")
+	}
+	home := t.TempDir()
+	settings := filepath.Join(home, ".claude", "settings.json")
+	bad := "{\n  \"model\": \"opus\",\n}\n"
+	write(t, settings, bad, 0o644)
+
+	r := installSH(t, buildEnv(t, home))
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "ERROR [CONFIG] "+settings+" is not valid JSON")
+	assert.Contains(t, r.stderr, "install.sh: ERROR [CONFIG] "+settings+" cannot be used (above); nothing was installed")
+	assert.Equal(t, bad, read(t, settings))
+	assert.Equal(t, []string{".claude/", ".claude/settings.json"}, tree(t, home))
+}
+
+// Without a Go new enough for go.mod, install.sh says what to install in one
+// line and does nothing else.
+func TestInstallScriptNeedsGo(t *testing.T) {
+	want := goLine(t)
+	fake := t.TempDir()
+	write(t, filepath.Join(fake, "go"), "#!/bin/sh\nif [ \"$1 $2\" = 'env GOVERSION' ]; then echo go1.21.13; exit 0; fi\nexit 1\n", 0o755)
+	noGo := t.TempDir()
+	for _, tool := range []string{"bash", "env", "dirname", "awk", "sed", "mktemp", "rm", "cat"} {
+		p, err := exec.LookPath(tool)
+		require.NoError(t, err, tool)
+		require.NoError(t, os.Symlink(p, filepath.Join(noGo, tool)))
+	}
+	tests := []struct {
+		name, path, message string
+	}{
+		{"no go", noGo, "install.sh: ERROR [ENV_SETUP] Go not found: install Go " + want + " or newer (https://go.dev/dl/), then run ./install.sh again\n"},
+		{"old go", fake + ":" + noGo, "install.sh: ERROR [ENV_SETUP] Go 1.21.13 is too old: install Go " + want + " or newer (https://go.dev/dl/), then run ./install.sh again\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			env := append(buildEnv(t, home), "PATH="+tt.path)
+			for _, args := range [][]string{nil, {"--project", home}, {"--dry-run"}} {
+				r := installSH(t, env, args...)
+				assert.Equal(t, 2, r.code)
+				assert.Equal(t, tt.message, r.stderr)
+				assert.Empty(t, r.stdout)
+				assert.Empty(t, tree(t, home))
+			}
+		})
+	}
+}
+
+func TestInstallScriptUsage(t *testing.T) {
+	env := buildEnv(t, t.TempDir())
+	r := installSH(t, env, "--help")
+	assert.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "usage: ./install.sh [--bin-dir DIR] [--project DIR] [--dry-run] [--uninstall]")
+	assert.Contains(t, r.stdout, "Needs Go "+goLine(t)+" or newer")
+
+	r = installSH(t, env, "--frobnicate")
+	assert.Equal(t, 2, r.code)
+	assert.Equal(t, "install.sh: ERROR [USAGE] unknown argument --frobnicate\nhint: ./install.sh --help\n", r.stderr)
+
+	r = installSH(t, env, "--project", "/no/such/dir")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "ERROR [CONFIG] --project /no/such/dir: no such directory")
+}
+
+// goLine is the version of go.mod's go line.
+func goLine(t *testing.T) string {
+	t.Helper()
+	for _, l := range strings.Split(read(t, filepath.Join(repoRoot(t), "go.mod")), "\n") {
+		if v, ok := strings.CutPrefix(l, "go "); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	t.Fatal("go.mod has no go line")
+	return ""
+}
