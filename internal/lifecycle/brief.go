@@ -22,7 +22,7 @@ const (
 // startContext is the block of text SessionStart gives the model: where the
 // job stands and the one thing to do next, readable in seconds. Never the
 // whole state.
-func startContext(c *call, s *state.State, source string, o opening, env string, restored bool, held lock.Result) string {
+func startContext(c *call, s *state.State, source string, o opening, env string, restored bool, held *lock.Result) string {
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	mode := "exclusive"
@@ -33,7 +33,7 @@ func startContext(c *call, s *state.State, source string, o opening, env string,
 		}
 	}
 	line("HARNESS SESSION-%d (%s; %s) state root %s", o.n, source, mode, c.root)
-	if held.Outcome == lock.Reclaimed {
+	if held != nil && held.Outcome == lock.Reclaimed {
 		line("WARN: Removed stale lock from pid=%d", held.Stale.PID)
 	}
 	if s.Concurrent() && c.worker == "" {

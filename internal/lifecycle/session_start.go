@@ -57,12 +57,13 @@ func SessionStart(p hook.Payload) hook.Decision {
 	}
 	restored := s.FromBackup
 
-	var held lock.Result
+	var held *lock.Result // nil in concurrent mode: no session lock
 	if !s.Concurrent() {
-		held, err = lock.Acquire(c.root, lock.Self())
+		res, err := lock.Acquire(c.root, lock.Self())
+		held = &res
 		switch {
 		case errors.Is(err, lock.ErrContention):
-			held = lock.Result{Outcome: lock.Busy}
+			res = lock.Result{Outcome: lock.Busy}
 		case err != nil:
 			return hook.Decision{Kind: hook.Allow, Context: fmt.Sprintf(
 				"ERROR [%s] cannot take the harness session lock %s: %v\nhint: make %s writable (or set HARNESS_LOCK_DIR), then start a new session. Until then do no harness work in this session.",
@@ -102,7 +103,7 @@ func SessionStart(p hook.Payload) hook.Decision {
 }
 
 // open does SessionStart's work on the state, under the transaction lock.
-func open(c *call, s *state.State, source string, rt *Runtime, held lock.Result) opening {
+func open(c *call, s *state.State, source string, rt *Runtime, held *lock.Result) opening {
 	var o opening
 	at := c.now
 	entry := func(typ, id, cat, msg string) {
@@ -122,11 +123,10 @@ func open(c *call, s *state.State, source string, rt *Runtime, held lock.Result)
 		msg += ", worker=" + c.worker
 	}
 	entry(progress.Init, "", "", msg+")")
-	switch held.Outcome {
-	case lock.Reclaimed:
+	if held != nil && held.Outcome == lock.Reclaimed {
 		entry(progress.Warn, "", "", fmt.Sprintf("Removed stale lock from pid=%d", held.Stale.PID))
-		fallthrough
-	case lock.Acquired:
+	}
+	if held != nil && (held.Outcome == lock.Acquired || held.Outcome == lock.Reclaimed) {
 		entry(progress.Lock, "", "", fmt.Sprintf("acquired (pid=%d)", held.Holder.PID))
 	}
 	if max := s.Config.MaxSessions; max > 0 && o.n > max {

@@ -33,10 +33,14 @@ func TeammateIdle(p hook.Payload) hook.Decision {
 	if reason == "" && sum.Next != nil {
 		reason = fmt.Sprintf("HARNESS: eligible work remains: run `%s` to start %s.", claimCmd(sum.Next.ID), describe(sum.Next.ID, sum.Next.Title))
 	}
+	rt := ReadRuntime(c.root, c.session)
 	if reason == "" {
+		if rt != nil && rt.Idle[name] != nil {
+			delete(rt.Idle, name) // the teammate may idle: the chain of refusals is over
+			rt.save(c.root)
+		}
 		return hook.Decision{}
 	}
-	rt := ReadRuntime(c.root, c.session)
 	if rt == nil {
 		rt = &Runtime{SessionID: c.session, Session: sum.SessionCount, Worker: c.worker, LogOffset: -1}
 	}
