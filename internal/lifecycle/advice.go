@@ -11,15 +11,15 @@ import (
 // the model reads always match the harness verbs.
 func claimCmd(id string) string    { return "harness claim " + id }
 func validateCmd(id string) string { return "harness validate " + id }
-func recoverCmd(id string) string  { return "harness recover " + id }
-func checkpointCmd(id string) string {
-	return fmt.Sprintf(`harness checkpoint %s --step M/N "what was done"`, id)
-}
 
-// cycle is the three-line reminder of the task execution cycle.
-const cycle = `cycle: 1) harness claim <id> (records the base commit; one task at a time)
-       2) work; after each significant step: harness checkpoint <id> --step M/N "what was done"
-       3) harness validate <id> (pass: completed + commit; fail: rollback, attempts+1); then the next task`
+// recoverCmd carries out the recovery decision matrix for every interrupted
+// task the session may recover.
+const recoverCmd = "harness recover"
+
+// reminder is the three-line reminder of the task execution cycle.
+const reminder = `cycle: 1) harness claim [<id>] (records the base commit; one task at a time)
+       2) work; after each significant step: harness checkpoint <id> M/N "what was done"
+       3) harness validate <id> (PASS: completed + commit; FAIL: rollback, attempts+1); then claim the next`
 
 // nextStep says the one thing the agent should do next, with the exact
 // command, given the work that remains ("" when none does). detail, when
@@ -38,7 +38,7 @@ func nextStep(w work, detail func(id string) string) string {
 		return fmt.Sprintf("continue %s (in progress, yours%s), then run `%s`", describe(t.ID, t.Title), more(t.ID), validateCmd(t.ID))
 	case len(w.abandoned) > 0:
 		t := w.abandoned[0]
-		return fmt.Sprintf("run `%s` (%s is in progress under an expired or missing lease)", recoverCmd(t.ID), describe(t.ID, t.Title))
+		return fmt.Sprintf("run `%s` (%s is in progress under an expired lease)", recoverCmd, describe(t.ID, t.Title))
 	case w.next != nil:
 		return fmt.Sprintf("run `%s` to start %s%s", claimCmd(w.next.ID), describe(w.next.ID, w.next.Title), more(w.next.ID))
 	}

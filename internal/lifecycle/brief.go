@@ -28,15 +28,15 @@ func startContext(c *call, s *state.State, source string, o opening, env string,
 	mode := "exclusive"
 	if s.Concurrent() {
 		mode = "concurrent"
-		if c.worker != "" {
-			mode += ", worker " + c.worker
+		if c.workerID != "" {
+			mode += ", worker " + c.workerID
 		}
 	}
 	line("HARNESS SESSION-%d (%s; %s) state root %s", o.n, source, mode, c.root)
 	if held != nil && held.Outcome == lock.Reclaimed {
 		line("WARN: Removed stale lock from pid=%d", held.Stale.PID)
 	}
-	if s.Concurrent() && c.worker == "" {
+	if s.Concurrent() && c.workerID == "" {
 		line("WARN: concurrent mode without HARNESS_WORKER_ID: set a stable id per worker, claims are recorded under it.")
 	}
 	if restored {
@@ -57,11 +57,14 @@ func startContext(c *call, s *state.State, source string, o opening, env string,
 	for _, r := range o.recovered {
 		line("recovery: %s", r)
 	}
-	for _, m := range o.blocked {
-		line("dependency: %s failed [DEPENDENCY] %s", m.ID, m.Message)
+	for _, b := range o.blocked {
+		line("dependency: %s", b)
 	}
 	for _, r := range o.toRecover {
 		line("RECOVER FIRST: %s", r)
+	}
+	if len(o.toRecover) > 0 {
+		line("do now: run `%s` (it carries out the recovery decision matrix for the task(s) above; `harness recover --dry-run` shows what it would do)", recoverCmd)
 	}
 	if len(o.toRecover) == 0 {
 		if todo := nextStep(w, details(s)); todo != "" {
@@ -73,7 +76,7 @@ func startContext(c *call, s *state.State, source string, o opening, env string,
 	if env != "" {
 		line("%s", env)
 	}
-	line("%s", gitLine(c.workTree(), c.root))
+	line("%s", gitLine(c.tree(s).Top, c.root))
 	recent, _ := progress.Tail(c.root, statsScan)
 	for i := len(recent) - 1; i >= 0; i-- {
 		if strings.Contains(recent[i], "] "+progress.Stats+" ") {
@@ -90,7 +93,7 @@ func startContext(c *call, s *state.State, source string, o opening, env string,
 			line("  %s", clip(l, 200))
 		}
 	}
-	b.WriteString(cycle)
+	b.WriteString(reminder)
 	return b.String()
 }
 

@@ -20,11 +20,13 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/harness-agent/harness/internal/cycle"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
+	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/summary"
 )
 
@@ -34,11 +36,11 @@ var now = time.Now
 // call is one hook invocation: its payload, the state root it acts on and the
 // identity of the session and worker that called it.
 type call struct {
-	p       hook.Payload
-	root    string
-	session string // Claude Code's session id ("" when unknown)
-	worker  string // HARNESS_WORKER_ID ("" when unset)
-	now     time.Time
+	p        hook.Payload
+	root     string
+	session  string // Claude Code's session id ("" when unknown)
+	workerID string // HARNESS_WORKER_ID ("" when unset)
+	now      time.Time
 }
 
 // locate finds the state root for p. ok is false when there is none.
@@ -51,7 +53,7 @@ func locate(p hook.Payload) (c *call, ok bool) {
 	if sid == "" {
 		sid = os.Getenv("CLAUDE_CODE_SESSION_ID")
 	}
-	return &call{p: p, root: dir, session: sid, worker: os.Getenv("HARNESS_WORKER_ID"), now: now()}, true
+	return &call{p: p, root: dir, session: sid, workerID: os.Getenv("HARNESS_WORKER_ID"), now: now()}, true
 }
 
 // active is locate for hooks that do nothing unless the harness is switched on.
@@ -63,18 +65,29 @@ func active(p hook.Payload) (*call, bool) {
 	return c, true
 }
 
-// workTree is where the project's commands run and git is asked: the state
-// root, unless the state root is pinned elsewhere (concurrent workers in
-// their own worktrees), then the session's project directory.
-func (c *call) workTree() string {
-	if os.Getenv("HARNESS_STATE_ROOT") != "" {
-		for _, d := range []string{os.Getenv("CLAUDE_PROJECT_DIR"), c.p.Cwd()} {
-			if fi, err := os.Stat(d); d != "" && err == nil && fi.IsDir() {
-				return d
-			}
+// cwd is where the session works: the payload's cwd, else the project
+// directory, else the state root.
+func (c *call) cwd() string {
+	for _, d := range []string{c.p.Cwd(), os.Getenv("CLAUDE_PROJECT_DIR")} {
+		if fi, err := os.Stat(d); d != "" && err == nil && fi.IsDir() {
+			return d
 		}
 	}
 	return c.root
+}
+
+// worker is the session as the harness command sees it: same identity, same
+// work tree.
+func (c *call) worker() *cycle.Worker { return cycle.New(c.root, c.cwd()) }
+
+// tree is where the session's git work happens and its validation commands
+// run, exactly as for `harness validate`; the state root when there is no
+// git work tree.
+func (c *call) tree(s *state.State) cycle.Tree {
+	if tr, err := c.worker().Tree(s); err == nil {
+		return tr
+	}
+	return cycle.Tree{Top: c.root, Dir: c.root}
 }
 
 // otherSession returns the holder of the session lock when it is another live
@@ -91,16 +104,9 @@ func otherSession(c *call, concurrent bool) (lock.Holder, bool) {
 	return h, true
 }
 
-// ids returns the identities this call's claims are recorded under:
-// HARNESS_WORKER_ID, and "session:<id>", which the harness command uses when
-// no worker id is set.
-func (c *call) ids() []string {
-	ids := []string{c.worker}
-	if c.session != "" {
-		ids = append(ids, "session:"+c.session)
-	}
-	return ids
-}
+// ids returns the identities this call's claims are recorded under: the
+// harness command's worker id (HARNESS_WORKER_ID, else "session:<id>").
+func (c *call) ids() []string { return []string{cycle.WorkerID()} }
 
 // owns reports whether a task in progress claimed by claimedBy belongs to the
 // session identified by ids: in exclusive mode every one does (the session
@@ -117,20 +123,17 @@ func owns(concurrent bool, claimedBy string, ids ...string) bool {
 	return false
 }
 
-// lapsed reports whether a claim's lease has ended, or was never given: such
-// work is anyone's to recover (concurrent mode).
+// lapsed reports whether a claim's lease has ended: such work is anyone's to
+// recover (concurrent mode).
 func lapsed(leaseExpiresAt string, at time.Time) bool {
-	if leaseExpiresAt == "" {
-		return true
-	}
-	exp, err := time.Parse(time.RFC3339, leaseExpiresAt)
-	return err == nil && at.After(exp)
+	t := state.Task{LeaseExpiresAt: leaseExpiresAt}
+	return t.LeaseExpired(at)
 }
 
 // work is what a session may still do.
 type work struct {
 	own       []summary.Claim // in progress, this session's
-	abandoned []summary.Claim // in progress under an expired or missing lease
+	abandoned []summary.Claim // in progress under an expired lease
 	next      *summary.Brief  // the eligible task picked next
 }
 

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/internal/cycle"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/lock"
@@ -30,7 +32,7 @@ type opening struct {
 	overLimit bool // max_sessions reached: the session must not work
 	recovered []string
 	toRecover []string
-	blocked   []schedule.Mark
+	blocked   []string
 	entries   []progress.Entry
 }
 
@@ -60,7 +62,6 @@ func SessionStart(p hook.Payload) hook.Decision {
 	var held *lock.Result // nil in concurrent mode: no session lock
 	if !s.Concurrent() {
 		res, err := lock.Acquire(c.root, lock.Self())
-		held = &res
 		switch {
 		case errors.Is(err, lock.ErrContention):
 			res = lock.Result{Outcome: lock.Busy}
@@ -69,9 +70,10 @@ func SessionStart(p hook.Payload) hook.Decision {
 				"ERROR [%s] cannot take the harness session lock %s: %v\nhint: make %s writable (or set HARNESS_LOCK_DIR), then start a new session. Until then do no harness work in this session.",
 				failure.EnvSetup, lock.SessionPath(c.root), err, lock.Dir())}
 		}
-		if held.Outcome == lock.Busy {
-			return busy(held.Holder)
+		if res.Outcome == lock.Busy {
+			return busy(res.Holder)
 		}
+		held = &res
 	}
 
 	rt := ReadRuntime(c.root, c.session)
@@ -88,10 +90,13 @@ func SessionStart(p hook.Payload) hook.Decision {
 
 	var env string
 	if !compact && !o.overLimit {
+		if s, err = o.recover(c); err != nil {
+			return unusable(c, err)
+		}
 		env = healthCheck(c.root, o.n, c.now)
 	}
 	if !compact || rt == nil {
-		rt = &Runtime{SessionID: c.session, Session: o.n, Source: source, Worker: c.worker,
+		rt = &Runtime{SessionID: c.session, Session: o.n, Source: source, Worker: c.workerID,
 			StartedAt: c.now.UTC().Format(time.RFC3339)}
 	}
 	rt.LogOffset = logSize(c.root)
@@ -102,12 +107,11 @@ func SessionStart(p hook.Payload) hook.Decision {
 	return hook.Decision{Kind: hook.Allow, Context: startContext(c, s, source, o, env, restored, held)}
 }
 
-// open does SessionStart's work on the state, under the transaction lock.
+// open counts the session and logs its start, under the transaction lock.
 func open(c *call, s *state.State, source string, rt *Runtime, held *lock.Result) opening {
 	var o opening
-	at := c.now
-	entry := func(typ, id, cat, msg string) {
-		o.entries = append(o.entries, progress.Entry{Time: at, Session: o.n, Type: typ, TaskID: id, Category: cat, Message: msg})
+	entry := func(typ, msg string) {
+		o.entries = append(o.entries, progress.Entry{Time: c.now, Session: o.n, Type: typ, Message: msg})
 	}
 	if source == sourceCompact {
 		o.n = s.SessionCount
@@ -119,68 +123,73 @@ func open(c *call, s *state.State, source string, rt *Runtime, held *lock.Result
 	s.SessionCount++
 	o.n = s.SessionCount
 	msg := fmt.Sprintf("Session %d started (source=%s", o.n, source)
-	if c.worker != "" {
-		msg += ", worker=" + c.worker
+	if c.workerID != "" {
+		msg += ", worker=" + c.workerID
 	}
-	entry(progress.Init, "", "", msg+")")
+	entry(progress.Init, msg+")")
 	if held != nil && held.Outcome == lock.Reclaimed {
-		entry(progress.Warn, "", "", fmt.Sprintf("Removed stale lock from pid=%d", held.Stale.PID))
+		entry(progress.Warn, fmt.Sprintf("Removed stale lock from pid=%d", held.Stale.PID))
 	}
 	if held != nil && (held.Outcome == lock.Acquired || held.Outcome == lock.Reclaimed) {
-		entry(progress.Lock, "", "", fmt.Sprintf("acquired (pid=%d)", held.Holder.PID))
+		entry(progress.Lock, fmt.Sprintf("acquired (pid=%d)", held.Holder.PID))
 	}
 	if max := s.Config.MaxSessions; max > 0 && o.n > max {
 		o.overLimit = true
-		entry(progress.Stats, "", "", schedule.Count(s.Tasks).Line())
-		return o
-	}
-	for i := range s.Tasks {
-		t := &s.Tasks[i]
-		if t.Status != state.InProgress {
-			continue
-		}
-		own := owns(s.Concurrent(), t.ClaimedBy, c.ids()...)
-		expired := !own && lapsed(t.LeaseExpiresAt, at)
-		if !own && !expired {
-			continue // another worker's live claim
-		}
-		facts, err := recovery.Assess(c.workTree(), c.root, t)
-		if expired {
-			facts.Uncommitted = nil // another worker's tree: its changes are not here to see
-		}
-		if err != nil {
-			o.toRecover = append(o.toRecover, fmt.Sprintf("%s: cannot assess (%v) -> run `%s`", describe(t.ID, t.Title), oneLine(err), recoverCmd(t.ID)))
-			continue
-		}
-		row := recovery.Decide(facts)
-		if row != recovery.NoProgress {
-			o.toRecover = append(o.toRecover, fmt.Sprintf("%s: %s (%s) -> run `%s`", describe(t.ID, t.Title), facts.Summary(), row, recoverCmd(t.ID)))
-			continue
-		}
-		why := "no uncommitted changes, no task commits, no checkpoints"
-		if expired {
-			why = fmt.Sprintf("lease of %s expired (%s); no task commits, no checkpoints", orNone(t.ClaimedBy), orNone(t.LeaseExpiresAt))
-		}
-		timedOut(t, at)
-		entry(progress.Recovery, t.ID, "", fmt.Sprintf(`action="marked failed [%s] No progress detected" reason=%q`, failure.SessionTimeout, why))
-		o.recovered = append(o.recovered, fmt.Sprintf("%s marked failed [%s] No progress detected (attempts %d/%d)",
-			t.ID, failure.SessionTimeout, t.Attempts, t.MaxAttempts))
-	}
-	o.blocked = schedule.Validate(s.Tasks)
-	schedule.Apply(s, o.blocked, at)
-	for _, m := range o.blocked {
-		entry(progress.Error, m.ID, failure.Dependency, m.Message)
+		entry(progress.Stats, schedule.Count(s.Tasks).Line())
 	}
 	return o
 }
 
-// timedOut records the decision matrix's deterministic row on t.
-func timedOut(t *state.Task, at time.Time) {
-	t.Status = state.Failed
-	t.Attempts++
-	t.ErrorLog = append(t.ErrorLog, "["+failure.SessionTimeout+"] No progress detected")
-	t.FailedAt = at.UTC().Format(time.RFC3339)
-	t.ClaimedBy, t.ClaimedAt, t.LeaseExpiresAt = "", "", ""
+// recover carries out the Context Window Recovery Protocol the way `harness
+// recover` does, limited to its deterministic row (no changes, no task
+// commits, no checkpoints: failed [SESSION_TIMEOUT]) and to reaping expired
+// leases; the rows that run the validation command are left for the agent.
+// Then dependency validation runs and is persisted. It returns the state as
+// it now is.
+func (o *opening) recover(c *call) (*state.State, error) {
+	got, err := c.worker().Recover(context.Background(), cycle.RecoverOptions{Rows: []recovery.Row{recovery.NoProgress}})
+	if err != nil {
+		o.toRecover = append(o.toRecover, fmt.Sprintf("recovery could not run: %s", oneLine(err)))
+	}
+	for _, r := range got {
+		switch {
+		case r.Done():
+			o.recovered = append(o.recovered, recoveredLine(r))
+		case !r.Assessed && !r.Expired && r.Err == nil:
+			// This session's own live claim: not interrupted.
+		default:
+			left := r.Left
+			if r.Assessed {
+				left = fmt.Sprintf("%s (%s): %s", r.Facts.Summary(), r.Row, left)
+			}
+			if r.Err != nil {
+				left += ": " + oneLine(r.Err)
+			}
+			o.toRecover = append(o.toRecover, describe(r.TaskID, r.Title)+": "+left)
+		}
+	}
+	var marks []progress.Entry
+	s, err := state.Update(c.root, func(s *state.State) error {
+		marks = cycle.ValidateDependencies(s, c.now)
+		return nil
+	})
+	progress.Append(c.root, marks...)
+	for _, m := range marks {
+		o.blocked = append(o.blocked, fmt.Sprintf("%s failed [%s] %s", m.TaskID, m.Category, m.Message))
+	}
+	return s, err
+}
+
+// recoveredLine says what recovery did to a task, in one line.
+func recoveredLine(r cycle.Recovered) string {
+	what := r.TaskID + " " + r.Action
+	if o := r.Outcome; o != nil {
+		if f := o.Failure; f != nil && !strings.Contains(r.Action, "["+f.Category+"]") {
+			what += fmt.Sprintf(" [%s] %s", f.Category, f.Message)
+		}
+		what += fmt.Sprintf(" (attempts %d/%d)", o.Task.Attempts, o.Task.MaxAttempts)
+	}
+	return what
 }
 
 // healthCheck runs harness-init.sh when there is one, logs the outcome and
@@ -261,13 +270,6 @@ func lastSession(dir string) int {
 		fmt.Sscanf(lines[0][i:], "[SESSION-%d]", &n)
 	}
 	return n
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
 }
 
 func oneLine(err error) string { return clip(err.Error(), 200) }

@@ -47,7 +47,7 @@ func Stop(p hook.Payload) hook.Decision {
 	}
 	story := readSessionLog(c.root, rt, n, nil)
 	if rt == nil {
-		rt = &Runtime{SessionID: c.session, Session: n, Worker: c.worker, LogOffset: -1}
+		rt = &Runtime{SessionID: c.session, Session: n, Worker: c.workerID, LogOffset: -1}
 	}
 
 	if max := sum.Config.MaxSessions; max > 0 && sum.SessionCount > max {

@@ -23,7 +23,7 @@ func SubagentStop(p hook.Payload) hook.Decision {
 	if _, other := otherSession(c, sum.Concurrent); other || len(sum.InProgress) == 0 {
 		return hook.Decision{}
 	}
-	ids := []string{c.worker, p.Str("agent_id"), p.Str("teammate_name")}
+	ids := []string{c.workerID, p.Str("agent_id"), p.Str("teammate_name")}
 	if sum.Concurrent && ids[0] == "" && ids[1] == "" && ids[2] == "" {
 		return hook.Decision{Kind: hook.Block, Reason: "HARNESS: concurrent mode with work in progress, and this subagent has no worker identity (no HARNESS_WORKER_ID, agent_id or teammate_name), so the harness cannot tell whether that work is yours.\n" +
 			"If you claimed a task, finish it and run `harness validate <id>`; give every worker a HARNESS_WORKER_ID. If you claimed nothing, you may stop now."}

@@ -25,7 +25,7 @@ func TeammateIdle(p hook.Payload) hook.Decision {
 	name := p.Str("teammate_name")
 	var reason string
 	for _, cl := range sum.InProgress {
-		if cl.ClaimedBy != "" && owns(true, cl.ClaimedBy, name, c.worker) {
+		if cl.ClaimedBy != "" && owns(true, cl.ClaimedBy, name, c.workerID) {
 			reason = fmt.Sprintf("HARNESS: %s is in progress and yours: finish it, then run `%s`.", describe(cl.ID, cl.Title), validateCmd(cl.ID))
 			break
 		}
@@ -42,7 +42,7 @@ func TeammateIdle(p hook.Payload) hook.Decision {
 		return hook.Decision{}
 	}
 	if rt == nil {
-		rt = &Runtime{SessionID: c.session, Session: sum.SessionCount, Worker: c.worker, LogOffset: -1}
+		rt = &Runtime{SessionID: c.session, Session: sum.SessionCount, Worker: c.workerID, LogOffset: -1}
 	}
 	if rt.Idle == nil {
 		rt.Idle = map[string]*Valve{}

@@ -35,7 +35,7 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 	if len(checks) == 0 {
 		return hook.Decision{}, false
 	}
-	runChecks(c.workTree(), checks)
+	runChecks(c.tree(s).Dir, checks)
 	failed := map[string]*recheck{}
 	for _, ch := range checks {
 		if ch.result.Outcome != validation.Pass {
