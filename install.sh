@@ -7,6 +7,10 @@
 # Nothing is half-installed: Go is checked before anything happens, the build
 # goes to a temporary directory, and the settings file is checked before a
 # single file is copied.
+if [ -z "${BASH_VERSION:-}" ]; then
+	echo "install.sh: ERROR [USAGE] run it with bash: ./install.sh" >&2
+	exit 2
+fi
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -109,7 +113,7 @@ build() {
 
 # skill_is_harness DIR: whether DIR holds a skill named harness.
 skill_is_harness() {
-	[ -f "$1/SKILL.md" ] && sed -n '1,/^---$/{/^name:[[:space:]]*harness[[:space:]]*$/p}' "$1/SKILL.md" | grep -q .
+	[ -f "$1/SKILL.md" ] && head -n 10 "$1/SKILL.md" | grep -qE '^name:[[:space:]]*"?harness"?[[:space:]]*$'
 }
 
 # copy_file SRC DST: replaces DST atomically (a running hook keeps its file).

@@ -292,3 +292,15 @@ func goLine(t *testing.T) string {
 	t.Fatal("go.mod has no go line")
 	return ""
 }
+
+// A different skill already at the skill's place is not overwritten.
+func TestInstallScriptRefusesForeignSkill(t *testing.T) {
+	home := t.TempDir()
+	foreign := filepath.Join(home, ".claude", "skills", "harness", "SKILL.md")
+	write(t, foreign, "---\nname: harness-of-my-own\ndescription: mine\n---\n", 0o644)
+
+	r := installSH(t, buildEnv(t, home))
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "install.sh: ERROR [CONFIG] "+filepath.Dir(foreign)+" exists and is not the harness skill; nothing was installed\n")
+	assert.Equal(t, []string{".claude/", ".claude/skills/", ".claude/skills/harness/", ".claude/skills/harness/SKILL.md"}, tree(t, home))
+}
