@@ -64,6 +64,8 @@ func TestSkill(t *testing.T) {
 		assert.Contains(t, body, "- `"+verb, "the body handles /harness %s", verb)
 	}
 	assert.Contains(t, body, "./install.sh", "the skill says how to install the binaries")
+	v := strings.Split(goLine(t), ".")
+	assert.Contains(t, body, "Go ≥ "+v[0]+"."+v[1], "the Go version the skill asks for is go.mod's")
 	assert.Less(t, len(doc), 12_000, "SKILL.md is read at every session: keep details in reference/")
 
 	// Every reference page is linked, every link resolves.
