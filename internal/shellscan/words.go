@@ -1,0 +1,533 @@
+package shellscan
+
+import (
+	"path"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// wildAny stands, inside a pattern, for any sequence of bytes including "/".
+// Every part of a word that cannot be resolved statically (a variable, a
+// command substitution, a glob) becomes one, so patterns over-approximate.
+const wildAny = '\x00'
+
+// wildGlob is a glob character (*, ?, […]). It matches like wildAny (an
+// over-approximation: a real * stops at "/"), but unlike an unresolved
+// variable a glob cannot turn a relative word into an absolute path.
+const wildGlob = '\x01'
+
+// field is one shell word after the expansions this package can do
+// statically. text is what to show a person (unresolved parts keep their
+// source form); pat is what to match against (unresolved parts are wildAny).
+type field struct {
+	text string
+	pat  string
+	dyn  bool
+	// feed is the literal text behind a <(…) process substitution, for
+	// "source <(echo …)" and "bash <(echo …)".
+	feed *string
+}
+
+func lit(s string) field { return field{text: s, pat: s} }
+
+// anyField is a value nothing is known about.
+func anyField(text string) field {
+	return field{text: text, pat: string(wildAny), dyn: true}
+}
+
+// unknownDir is the working directory after a cd this package cannot follow.
+var unknownDir = anyField("$PWD")
+
+func (f field) isAbs() bool { return strings.HasPrefix(f.pat, "/") }
+
+// floating reports whether the pattern may already be absolute, so it must
+// not be joined to a directory.
+func (f field) floating() bool { return len(f.pat) > 0 && f.pat[0] == wildAny }
+
+func concat(x, y field) field {
+	f := field{text: x.text + y.text, pat: x.pat + y.pat, dyn: x.dyn || y.dyn}
+	if x.text == "" && x.pat == "" {
+		f.feed = y.feed
+	}
+	return f
+}
+
+// joinPath resolves rel against dir the way the kernel would resolve a
+// relative path against the working directory.
+func joinPath(dir, rel field) field {
+	if rel.isAbs() || rel.floating() || dir.text == "" {
+		return cleanField(rel)
+	}
+	return cleanField(field{
+		text: dir.text + "/" + rel.text,
+		pat:  dir.pat + "/" + rel.pat,
+		dyn:  dir.dyn || rel.dyn,
+	})
+}
+
+func cleanField(f field) field {
+	if !f.dyn {
+		c := path.Clean(f.text)
+		return field{text: c, pat: c}
+	}
+	if !strings.Contains(f.text, "..") {
+		f.text = path.Clean(f.text)
+	}
+	f.pat = cleanPattern(f.pat)
+	return f
+}
+
+// cleanPattern is path.Clean for patterns: a ".." after a wildcard segment
+// cannot be resolved (the wildcard may span several directories), so the
+// whole prefix collapses to a wildcard.
+func cleanPattern(p string) string {
+	if p == "" {
+		return "."
+	}
+	abs := p[0] == '/'
+	segs := strings.Split(p, "/")
+	out := segs[:0]
+	for _, s := range segs {
+		switch s {
+		case "", ".":
+			continue
+		case "..":
+			wild := false
+			for _, o := range out {
+				if strings.ContainsAny(o, string(wildAny)+string(wildGlob)) {
+					wild = true
+					break
+				}
+			}
+			switch {
+			case wild:
+				out = append(out[:0], string(wildAny))
+				abs = false
+			case len(out) > 0 && out[len(out)-1] != "..":
+				out = out[:len(out)-1]
+			case !abs:
+				out = append(out, "..")
+			}
+		default:
+			out = append(out, s)
+		}
+	}
+	r := strings.Join(out, "/")
+	if abs {
+		return "/" + r
+	}
+	if r == "" {
+		return "."
+	}
+	return r
+}
+
+// baseField is path.Base for fields: the last element, which is what cp and
+// mv create inside a target directory.
+func baseField(f field) field {
+	t := strings.TrimRight(f.text, "/")
+	p := strings.TrimRight(f.pat, "/")
+	if i := strings.LastIndexByte(t, '/'); i >= 0 {
+		t = t[i+1:]
+	}
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		p = p[i+1:]
+	}
+	if t == "" {
+		t = "/"
+	}
+	if p == "" {
+		p = "/"
+	}
+	return field{text: t, pat: p, dyn: f.dyn && strings.ContainsAny(p, string(wildAny)+string(wildGlob))}
+}
+
+// globMatch reports whether name matches pattern, where wildAny matches any
+// sequence of bytes (including none and including "/"). It is the classic
+// linear backtracking matcher for a single kind of star.
+func globMatch(pattern, name string) bool {
+	px, nx := 0, 0
+	nextPx, nextNx := -1, -1
+	for px < len(pattern) || nx < len(name) {
+		if px < len(pattern) {
+			c := pattern[px]
+			if c == wildAny || c == wildGlob {
+				nextPx, nextNx = px, nx+1
+				px++
+				continue
+			}
+			if nx < len(name) && name[nx] == c {
+				px++
+				nx++
+				continue
+			}
+		}
+		if nextPx >= 0 && nextNx <= len(name) {
+			px, nx = nextPx, nextNx
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// fields expands a word into the fields Bash would produce, as far as that is
+// known statically: quotes removed, known variables substituted, brace
+// expansion done (split) and globs turned into wildcards.
+func (a *analyzer) fields(st *state, w *syntax.Word, split bool) []field {
+	if w == nil || len(w.Parts) == 0 {
+		return nil
+	}
+	a.nodes++
+	if len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "~{\\*?[") {
+			return []field{lit(l.Value)}
+		}
+	}
+	if split {
+		// SplitBraces rewrites the word in place; that is fine, the AST
+		// is ours.
+		syntax.SplitBraces(w)
+	}
+	alts := []field{{}}
+	for i, part := range w.Parts {
+		var pf []field
+		if i == 0 {
+			if l, ok := part.(*syntax.Lit); ok && strings.HasPrefix(l.Value, "~") {
+				pf = []field{a.tilde(st, l.Value)}
+			}
+		}
+		if pf == nil {
+			pf = a.part(st, part, split)
+		}
+		alts = product(alts, pf)
+	}
+	return alts
+}
+
+// field is fields without brace expansion or splitting, joined into one.
+func (a *analyzer) field(st *state, w *syntax.Word) field {
+	fs := a.fields(st, w, false)
+	if len(fs) == 0 {
+		return field{}
+	}
+	return fs[0]
+}
+
+const maxAlternatives = 64
+
+func product(alts, next []field) []field {
+	if len(next) == 1 {
+		for i := range alts {
+			alts[i] = concat(alts[i], next[0])
+		}
+		return alts
+	}
+	if len(alts)*len(next) > maxAlternatives {
+		// Too many brace alternatives to list: keep one, widened to
+		// match anything the braces could have produced.
+		return []field{concat(alts[0], anyField("{…}"))}
+	}
+	out := make([]field, 0, len(alts)*len(next))
+	for _, x := range alts {
+		for _, y := range next {
+			out = append(out, concat(x, y))
+		}
+	}
+	return out
+}
+
+func (a *analyzer) tilde(st *state, v string) field {
+	prefix, rest := v, ""
+	if i := strings.IndexByte(v, '/'); i >= 0 {
+		prefix, rest = v[:i], v[i:]
+	}
+	var head field
+	switch prefix {
+	case "~":
+		if h, ok := st.lookup(a, "HOME"); ok {
+			head = lit(h)
+		} else {
+			head = anyField("~")
+		}
+	case "~+":
+		if d, ok := st.pwd(); ok {
+			head = lit(d)
+		} else {
+			head = anyField("~+")
+		}
+	default:
+		head = anyField(prefix)
+	}
+	return concat(head, unquotedLit(rest))
+}
+
+func (a *analyzer) part(st *state, part syntax.WordPart, split bool) []field {
+	switch p := part.(type) {
+	case *syntax.Lit:
+		return []field{unquotedLit(p.Value)}
+	case *syntax.SglQuoted:
+		if p.Dollar {
+			return []field{lit(ansiC(p.Value))}
+		}
+		return []field{lit(p.Value)}
+	case *syntax.DblQuoted:
+		f := lit("")
+		for _, in := range p.Parts {
+			if l, ok := in.(*syntax.Lit); ok {
+				f = concat(f, lit(dqUnescape(l.Value)))
+				continue
+			}
+			fs := a.part(st, in, false)
+			if len(fs) > 0 {
+				f = concat(f, fs[0])
+			}
+		}
+		return []field{f}
+	case *syntax.ParamExp:
+		return []field{a.param(st, p)}
+	case *syntax.CmdSubst:
+		if isPwd(p.Stmts) {
+			if d, ok := st.pwd(); ok {
+				return []field{lit(d)}
+			}
+		}
+		return []field{anyField(a.srcOf(p))}
+	case *syntax.ProcSubst:
+		// Bash substitutes a /dev/fd path; writes there are pipes, not files.
+		f := field{text: a.srcOf(p), pat: "/dev/fd/" + string(wildAny), dyn: true}
+		if p.Op == syntax.CmdIn && len(p.Stmts) == 1 {
+			f.feed = a.stdinText(p.Stmts[0], st)
+		}
+		return []field{f}
+	case *syntax.BraceExp:
+		if !split || p.Sequence {
+			return []field{anyField(a.braceText(p))}
+		}
+		var out []field
+		for _, e := range p.Elems {
+			out = append(out, a.fields(st, e, true)...)
+			if len(out) > maxAlternatives {
+				return []field{anyField(a.braceText(p))}
+			}
+		}
+		if len(out) == 0 {
+			out = []field{lit("")}
+		}
+		return out
+	case *syntax.ExtGlob:
+		return []field{{text: a.srcOf(p), pat: string(wildGlob), dyn: true}}
+	case nil:
+		return []field{lit("")}
+	default: // ArithmExp and anything newer
+		return []field{anyField(a.srcOf(part))}
+	}
+}
+
+func (a *analyzer) braceText(b *syntax.BraceExp) string {
+	sep := ","
+	if b.Sequence {
+		sep = ".."
+	}
+	parts := make([]string, 0, len(b.Elems))
+	for _, e := range b.Elems {
+		parts = append(parts, a.srcOf(e))
+	}
+	return "{" + strings.Join(parts, sep) + "}"
+}
+
+func isPwd(stmts []*syntax.Stmt) bool {
+	if len(stmts) != 1 || stmts[0] == nil || len(stmts[0].Redirs) > 0 {
+		return false
+	}
+	c, ok := stmts[0].Cmd.(*syntax.CallExpr)
+	return ok && len(c.Args) == 1 && len(c.Assigns) == 0 && c.Args[0].Lit() == "pwd"
+}
+
+func (a *analyzer) param(st *state, p *syntax.ParamExp) field {
+	src := a.srcOf(p)
+	if p.Param == nil || p.Excl || p.Length || p.Width || p.IsSet || p.Index != nil ||
+		p.Slice != nil || p.Repl != nil || p.Names != 0 || len(p.Modifiers) > 0 ||
+		p.Flags != nil || p.NestedParam != nil {
+		return anyField(src)
+	}
+	v, ok := st.lookup(a, p.Param.Value)
+	if p.Exp != nil {
+		switch p.Exp.Op {
+		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull,
+			syntax.AssignUnset, syntax.AssignUnsetOrNull, syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+			if ok && v != "" {
+				return lit(v)
+			}
+		}
+		return anyField(src)
+	}
+	if ok {
+		return lit(v)
+	}
+	return anyField(src)
+}
+
+// unquotedLit removes backslash quoting from an unquoted literal and turns
+// glob characters into wildcards.
+func unquotedLit(s string) field {
+	if !strings.ContainsAny(s, "\\*?[") {
+		return lit(s)
+	}
+	var text, pat strings.Builder
+	dyn := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '\\':
+			if i+1 < len(s) {
+				i++
+				if s[i] == '\n' {
+					continue
+				}
+				text.WriteByte(s[i])
+				pat.WriteByte(s[i])
+				continue
+			}
+		case '*', '?':
+			text.WriteByte(c)
+			pat.WriteByte(wildGlob)
+			dyn = true
+			continue
+		case '[':
+			if j := strings.IndexByte(s[i+1:], ']'); j >= 0 {
+				end := i + 1 + j
+				if j == 0 { // "[]...]" starts with a literal ']'
+					if k := strings.IndexByte(s[end+1:], ']'); k >= 0 {
+						end = end + 1 + k
+					}
+				}
+				text.WriteString(s[i : end+1])
+				pat.WriteByte(wildGlob)
+				dyn = true
+				i = end
+				continue
+			}
+		}
+		text.WriteByte(c)
+		pat.WriteByte(c)
+	}
+	return field{text: text.String(), pat: pat.String(), dyn: dyn}
+}
+
+func dqUnescape(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '"', '\\':
+				b.WriteByte(s[i+1])
+				i++
+				continue
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// ansiC decodes the body of a $'…' string, since $'\x68arness-tasks.json'
+// is an easy way to hide a file name from a literal match.
+func ansiC(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch e := s[i]; e {
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'e', 'E':
+			b.WriteByte(0x1b)
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case '\\', '\'', '"', '?':
+			b.WriteByte(e)
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+			}
+		case 'x', 'u', 'U':
+			maxDigits := 2
+			if e == 'u' {
+				maxDigits = 4
+			} else if e == 'U' {
+				maxDigits = 8
+			}
+			j := i + 1
+			for j < len(s) && j-i-1 < maxDigits && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				b.WriteByte('\\')
+				b.WriteByte(e)
+				continue
+			}
+			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+			if e == 'x' {
+				b.WriteByte(byte(n))
+			} else if n <= utf8.MaxRune {
+				b.WriteRune(rune(n))
+			}
+			i = j - 1
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(s) && j-i < 3 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			n, _ := strconv.ParseUint(s[i:j], 8, 16)
+			b.WriteByte(byte(n))
+			i = j - 1
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(e)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// isPseudoDevice reports writes that cannot reach a regular file, which
+// every policy would otherwise have to allow-list (2>/dev/null is everywhere).
+func isPseudoDevice(f field) bool {
+	p := f.pat
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero", "/dev/full":
+		return true
+	}
+	return strings.HasPrefix(p, "/dev/fd/") && !strings.Contains(p[len("/dev/fd/"):], "/")
+}
