@@ -125,8 +125,7 @@ func (e *Env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.Usage()
-				return nil, errHelp
+				return nil, errHelp // the flag package has printed the usage
 			}
 			return nil, failure.New(failure.Usage, "%v", err).WithHint("run `%s --help`", fs.Name())
 		}
