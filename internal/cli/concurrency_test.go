@@ -145,7 +145,7 @@ func TestConcurrentClaimsNeverDoubleClaim(t *testing.T) {
 						ID        string `json:"id"`
 						ClaimedBy string `json:"claimed_by"`
 					} `json:"claimed"`
-					Why     string `json:"why"`
+					Why string `json:"why"`
 				}
 				if err := json.Unmarshal([]byte(out), &res); err != nil {
 					t.Errorf("claim by %s: exit %d, bad JSON %q, stderr %q", worker, code, out, errOut)
