@@ -43,6 +43,11 @@ func SessionEnd(p hook.Payload) hook.Decision {
 			return nil
 		})
 		lock.TxTimeout = saved
+		if err != nil {
+			// Busy or unwritable: last_session waits for the next session,
+			// the STATS line need not.
+			s, err = state.Load(c.root)
+		}
 		if err == nil {
 			entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Stats, Message: schedule.Count(s.Tasks).Line()})
 		}
