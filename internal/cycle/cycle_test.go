@@ -492,3 +492,25 @@ func TestWorkerID(t *testing.T) {
 	t.Setenv("HARNESS_LEASE_SECONDS", "60")
 	assert.Equal(t, time.Minute, LeaseFromEnv())
 }
+
+// on_failure.cleanup runs after the rollback, bounded in time; its failure is
+// a WARN line, never a reason to lose the recorded outcome.
+func TestCleanupIsBounded(t *testing.T) {
+	tk := task("task-001", "false")
+	tk.Cleanup = "echo cleaning; sleep 30"
+	p := newProject(t, state.Exclusive, tk)
+	old := CleanupTimeout
+	CleanupTimeout = 300 * time.Millisecond
+	t.Cleanup(func() { CleanupTimeout = old })
+	w := p.worker("w1")
+	_, err := w.Claim("")
+	require.NoError(t, err)
+	start := time.Now()
+	o, err := w.Validate(ctx, "task-001")
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	require.NotNil(t, o.Failure.Cleanup)
+	assert.Equal(t, "TIMEOUT", o.Failure.Cleanup.Outcome.String())
+	assert.Contains(t, p.log(), "WARN [task-001] on_failure.cleanup TIMEOUT: killed after the 300ms time limit")
+	assert.Equal(t, state.Failed, p.task("task-001").Status)
+}

@@ -140,7 +140,7 @@ func Run(ctx context.Context, dir, command string, timeout time.Duration) Result
 		return r
 	case runCtx.Err() != nil && (killed || exit == nil):
 		r.Outcome = Timeout
-		r.FirstLine = fmt.Sprintf("validation exceeded %s", seconds(timeout))
+		r.FirstLine = fmt.Sprintf("killed after the %s time limit", seconds(timeout))
 		return r
 	case exit != nil:
 		r.Outcome, r.ExitCode = Fail, exit.ExitCode()

@@ -55,7 +55,7 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 	r := Run(context.Background(), dir, "sleep 30 & echo $! > child.pid; echo started; wait", 300*time.Millisecond)
 	assert.Less(t, time.Since(start), 5*time.Second)
 	assert.Equal(t, Timeout, r.Outcome)
-	assert.Equal(t, "validation exceeded 300ms", r.FirstLine)
+	assert.Equal(t, "killed after the 300ms time limit", r.FirstLine)
 	assert.Contains(t, r.Tail, "started")
 	assertDead(t, filepath.Join(dir, "child.pid"))
 }
