@@ -23,7 +23,10 @@ func TestMain(m *testing.M) {
 	if root := os.Getenv(writerEnv); root != "" {
 		writeForever(root)
 	}
-	os.Exit(m.Run())
+	cleanup := isolate()
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
 }
 
 // writeForever records checkpoints and renewals on task-001 until killed:
@@ -45,6 +48,7 @@ func writeForever(root string) {
 // A writer killed with SIGKILL at any point never leaves a tasks file (or
 // backup) that does not parse: writes are atomic renames.
 func TestSIGKILLDuringWritesNeverCorrupts(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, state.Concurrent, task("task-001", "true"))
 	_, err := p.worker("writer").Claim("")
 	require.NoError(t, err)

@@ -33,8 +33,8 @@ import (
 // DefaultLease is how long a claim stays valid without a renewal.
 const DefaultLease = 1800 * time.Second
 
-// CleanupTimeout bounds on_failure.cleanup.
-var CleanupTimeout = 2 * time.Minute
+// DefaultCleanupTimeout bounds on_failure.cleanup.
+const DefaultCleanupTimeout = 2 * time.Minute
 
 // Worker is one agent doing tasks of one state root.
 type Worker struct {
@@ -44,12 +44,15 @@ type Worker struct {
 	Lease time.Duration // how far a claim or renewal pushes lease_expires_at
 	Now   func() time.Time
 	Self  lock.Holder // who this worker is to the session lock (exclusive mode)
+	// CleanupTimeout bounds on_failure.cleanup after a failed attempt.
+	CleanupTimeout time.Duration
 }
 
 // New returns the worker of the calling process for the state root, its
 // identity and lease taken from the environment (WorkerID, LeaseFromEnv).
 func New(stateRoot, cwd string) *Worker {
-	return &Worker{ID: WorkerID(), Root: stateRoot, Cwd: cwd, Lease: LeaseFromEnv(), Now: time.Now, Self: lock.Self()}
+	return &Worker{ID: WorkerID(), Root: stateRoot, Cwd: cwd, Lease: LeaseFromEnv(), Now: time.Now, Self: lock.Self(),
+		CleanupTimeout: DefaultCleanupTimeout}
 }
 
 // WorkerID is this process's stable worker identity: $HARNESS_WORKER_ID,

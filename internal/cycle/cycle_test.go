@@ -23,6 +23,7 @@ import (
 var ctx = context.Background()
 
 func TestClaimRecordsTheClaim(t *testing.T) {
+	t.Parallel()
 	low := task("task-001", "true")
 	high := task("task-002", "true")
 	high.Priority = "P0"
@@ -51,6 +52,7 @@ func TestClaimRecordsTheClaim(t *testing.T) {
 }
 
 func TestClaimByIDSaysWhyNot(t *testing.T) {
+	t.Parallel()
 	dep := task("task-002", "true")
 	dep.DependsOn = []string{"task-001"}
 	done := task("task-003", "true")
@@ -87,7 +89,7 @@ func TestClaimByIDSaysWhyNot(t *testing.T) {
 }
 
 func TestClaimOutsideGitChangesNothing(t *testing.T) {
-	env(t)
+	t.Parallel()
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, state.Create(dir, time.Now()))
 	_, err := state.Update(dir, func(s *state.State) error { s.AddTask(task("task-001", "true")); return nil })
@@ -102,6 +104,7 @@ func TestClaimOutsideGitChangesNothing(t *testing.T) {
 }
 
 func TestClaimRefusesWhileAnotherSessionHoldsTheLock(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, state.Exclusive, task("task-001", "true"))
 	other := lock.Holder{PID: os.Getppid(), SessionID: "other-session"} // alive, not us
 	_, err := lock.Acquire(p.dir, other)
@@ -121,6 +124,7 @@ func TestClaimRefusesWhileAnotherSessionHoldsTheLock(t *testing.T) {
 }
 
 func TestMaxTasksPerSession(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, state.Exclusive, task("task-001", "true"), task("task-002", "true"), task("task-003", "true"))
 	p.setJSON(`"max_tasks_per_session": 20`, `"max_tasks_per_session": 2`)
 	w := p.worker("w1")
@@ -144,6 +148,7 @@ func TestMaxTasksPerSession(t *testing.T) {
 }
 
 func TestExpiredLeaseIsReapedByTheNextClaim(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, state.Concurrent, task("task-001", "true"), task("task-002", "true"))
 	w1 := p.worker("w1")
 	w1.Lease = time.Minute
@@ -166,6 +171,7 @@ func TestExpiredLeaseIsReapedByTheNextClaim(t *testing.T) {
 }
 
 func TestCheckpointAndRenew(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, state.Concurrent, task("task-001", "true"))
 	w := p.worker("w1")
 	w.Lease = time.Minute
@@ -207,6 +213,7 @@ func TestCheckpointAndRenew(t *testing.T) {
 }
 
 func TestValidatePassCommitsAndCompletes(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, state.Exclusive, task("task-001", "grep -q v2 src/app.txt && test -f src/new.txt"))
 	w := p.worker("w1")
 	_, err := w.Claim("")
@@ -242,6 +249,7 @@ func TestValidatePassCommitsAndCompletes(t *testing.T) {
 // reverts tracked and untracked work but never the harness files, even when
 // they are tracked; the snapshot brings the attempt back.
 func TestValidateFailRollsBackAndKeepsTheRecord(t *testing.T) {
+	t.Parallel()
 	tk := task("task-001", "echo 'running'; echo 'FAIL: TestApp: want v3, got v2' >&2; exit 1")
 	tk.Cleanup = "echo cleaned > cleanup.out"
 	p := newProject(t, state.Exclusive, tk)
@@ -307,6 +315,7 @@ func TestValidateFailRollsBackAndKeepsTheRecord(t *testing.T) {
 }
 
 func TestValidateTimeoutKillsTheCommand(t *testing.T) {
+	t.Parallel()
 	tk := task("task-001", "sleep 30 & echo $! > sleeper.pid; wait")
 	tk.TimeoutSeconds = 1
 	p := newProject(t, state.Exclusive, tk)
@@ -330,6 +339,7 @@ func TestValidateTimeoutKillsTheCommand(t *testing.T) {
 }
 
 func TestValidateWithoutACheckRecordsNothing(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, state.Exclusive, task("task-001", ""), task("task-002", "no-such-tool-xyz run"))
 	w := p.worker("w1")
 	_, err := w.Claim("task-001")
@@ -354,6 +364,7 @@ func TestValidateWithoutACheckRecordsNothing(t *testing.T) {
 }
 
 func TestFail(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, state.Exclusive, task("task-001", "true"))
 	w := p.worker("w1")
 	_, err := w.Claim("")
@@ -372,6 +383,7 @@ func TestFail(t *testing.T) {
 }
 
 func TestMissingBaseFailsAtMaxAttempts(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, state.Exclusive, task("task-001", "false"))
 	w := p.worker("w1")
 	_, err := w.Claim("")
@@ -393,6 +405,7 @@ func TestMissingBaseFailsAtMaxAttempts(t *testing.T) {
 // A validation that outlives its claim (reaped, failed by another) records
 // nothing: the state is never overwritten by a stale result.
 func TestValidateRechecksTheClaim(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, state.Concurrent, task("task-001", "touch started; sleep 1"))
 	w := p.worker("w1")
 	_, err := w.Claim("")
@@ -418,6 +431,7 @@ func TestValidateRechecksTheClaim(t *testing.T) {
 // Concurrent workers each work in their own git worktree: commits and
 // rollbacks happen there, never in the state root's checkout.
 func TestConcurrentWorktrees(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, state.Concurrent, task("task-001", "test -f one.txt"), task("task-002", "test -f two.txt"))
 	trees := map[string]string{}
 	for _, name := range []string{"w1", "w2"} {
@@ -467,6 +481,7 @@ func TestConcurrentWorktrees(t *testing.T) {
 }
 
 func TestStats(t *testing.T) {
+	t.Parallel()
 	done := task("task-001", "true")
 	done.Status = state.Completed
 	p := newProject(t, state.Exclusive, done, task("task-002", "true"))
@@ -479,7 +494,6 @@ func TestStats(t *testing.T) {
 }
 
 func TestWorkerID(t *testing.T) {
-	env(t)
 	host, _ := os.Hostname()
 	assert.Equal(t, fmt.Sprintf("%s:%d", host, os.Getppid()), WorkerID())
 	t.Setenv("CLAUDE_PID", "4242")
@@ -496,13 +510,12 @@ func TestWorkerID(t *testing.T) {
 // on_failure.cleanup runs after the rollback, bounded in time; its failure is
 // a WARN line, never a reason to lose the recorded outcome.
 func TestCleanupIsBounded(t *testing.T) {
+	t.Parallel()
 	tk := task("task-001", "false")
 	tk.Cleanup = "echo cleaning; sleep 30"
 	p := newProject(t, state.Exclusive, tk)
-	old := CleanupTimeout
-	CleanupTimeout = 300 * time.Millisecond
-	t.Cleanup(func() { CleanupTimeout = old })
 	w := p.worker("w1")
+	w.CleanupTimeout = 300 * time.Millisecond
 	_, err := w.Claim("")
 	require.NoError(t, err)
 	start := time.Now()

@@ -14,18 +14,24 @@ import (
 	"github.com/harness-agent/harness/internal/state"
 )
 
-// env isolates a test from the machine: private lock dir, home and git
-// identity, no inherited harness or Claude Code variables.
-func env(t *testing.T) {
-	t.Helper()
-	for k, v := range map[string]string{
-		"HARNESS_LOCK_DIR": t.TempDir(), "HOME": t.TempDir(), "GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-		"HARNESS_STATE_ROOT": "", "CLAUDE_PROJECT_DIR": "", "CLAUDE_CODE_SESSION_ID": "", "CLAUDE_PID": "",
-		"HARNESS_WORKER_ID": "", "HARNESS_LEASE_SECONDS": "",
-	} {
-		t.Setenv(k, v)
+// isolate gives the test process a private lock dir and home, a git
+// identity, and no inherited harness or Claude Code variables. Lock paths
+// are per state root, so parallel tests never share one.
+func isolate() (cleanup func()) {
+	tmp, err := os.MkdirTemp("", "cycle-test-")
+	if err != nil {
+		panic(err)
 	}
+	for k, v := range map[string]string{
+		"HARNESS_LOCK_DIR": tmp, "HOME": tmp, "GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+	} {
+		os.Setenv(k, v)
+	}
+	for _, k := range []string{"HARNESS_STATE_ROOT", "CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID", "CLAUDE_PID", "HARNESS_WORKER_ID", "HARNESS_LEASE_SECONDS"} {
+		os.Unsetenv(k)
+	}
+	return func() { os.RemoveAll(tmp) }
 }
 
 // project is a git repository whose top is a state root with tasks.
@@ -40,7 +46,6 @@ type project struct {
 // the given mode; the harness files are ignored, as `harness init` does.
 func newProject(t *testing.T, mode string, tasks ...state.Task) *project {
 	t.Helper()
-	env(t)
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	p := &project{t: t, dir: dir, now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}

@@ -27,6 +27,7 @@ func interrupted(t *testing.T, progress func(p *project, w *Worker)) (*project, 
 
 // Every row of the protocol's decision matrix, carried out.
 func TestRecoverEveryRow(t *testing.T) {
+	t.Parallel()
 	type want struct {
 		row       recovery.Row
 		status    string
@@ -81,6 +82,7 @@ func TestRecoverEveryRow(t *testing.T) {
 			files: map[string]bool{"ok.txt": true}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			p, w := interrupted(t, tc.progress)
 			opts := RecoverOptions{}
 			if tc.resume {
@@ -136,7 +138,9 @@ func TestRecoverEveryRow(t *testing.T) {
 }
 
 func TestRecoverLeavesTasksItCannotDecide(t *testing.T) {
+	t.Parallel()
 	t.Run("missing validation command", func(t *testing.T) {
+		t.Parallel()
 		p := newProject(t, state.Exclusive, task("task-001", ""))
 		_, err := p.worker("session:old").Claim("")
 		require.NoError(t, err)
@@ -149,6 +153,7 @@ func TestRecoverLeavesTasksItCannotDecide(t *testing.T) {
 		assert.True(t, p.exists("work.txt"))
 	})
 	t.Run("dry run and rows", func(t *testing.T) {
+		t.Parallel()
 		p, w := interrupted(t, func(p *project, w *Worker) { p.write("ok.txt", "ok\n") })
 		before := p.read("harness-tasks.json")
 		got, err := w.Recover(ctx, RecoverOptions{DryRun: true})
@@ -162,6 +167,7 @@ func TestRecoverLeavesTasksItCannotDecide(t *testing.T) {
 		assert.NotContains(t, p.log(), "RECOVERY")
 	})
 	t.Run("resume refused when there are changes", func(t *testing.T) {
+		t.Parallel()
 		p, w := interrupted(t, func(p *project, w *Worker) { p.write("ok.txt", "ok\n") })
 		got, err := w.Recover(ctx, RecoverOptions{Resume: "task-001"})
 		require.NoError(t, err)
@@ -171,6 +177,7 @@ func TestRecoverLeavesTasksItCannotDecide(t *testing.T) {
 		assert.True(t, failure.Is(err, failure.Usage), "task-002 is not interrupted")
 	})
 	t.Run("this session's own live claim", func(t *testing.T) {
+		t.Parallel()
 		p := newProject(t, state.Exclusive, task("task-001", "true"))
 		w := p.worker("session:me")
 		_, err := w.Claim("")
@@ -188,6 +195,7 @@ func TestRecoverLeavesTasksItCannotDecide(t *testing.T) {
 // other workers' expired claims without touching their work; live claims of
 // others are not its business.
 func TestRecoverConcurrent(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, state.Concurrent, task("task-001", "true"), task("task-002", "true"), task("task-003", "true"))
 	short := p.worker("w-short")
 	short.Lease = time.Minute

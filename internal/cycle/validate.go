@@ -214,7 +214,7 @@ func (w *Worker) fail(ctx context.Context, t state.Task, tree Tree, category, me
 		f.NotRolledBack = "nothing to roll back"
 	}
 	if o.Task.Cleanup != "" {
-		r := validation.Run(ctx, tree.Dir, o.Task.Cleanup, CleanupTimeout)
+		r := validation.Run(ctx, tree.Dir, o.Task.Cleanup, w.CleanupTimeout)
 		f.Cleanup = &r
 		if r.Outcome != validation.Pass {
 			w.logLocked(progress.Entry{Time: w.Now(), Session: session, Type: progress.Warn, TaskID: t.ID,
