@@ -71,23 +71,18 @@ func (w *Worker) Validate(ctx context.Context, id string) (*Outcome, error) {
 
 // record turns a validation result into the task's outcome.
 func (w *Worker) record(ctx context.Context, s *state.State, t state.Task, tree Tree, r validation.Result) (*Outcome, error) {
+	var o *Outcome
+	var err error
 	switch r.Outcome {
 	case validation.Pass:
-		o, err := w.complete(t, tree)
-		if o != nil {
-			o.Check = &r
-		}
-		return o, err
+		o, err = w.complete(t, tree)
 	case validation.Missing:
 		return nil, w.missingProgram(s, &t, r)
 	case validation.Timeout:
-		o, err := w.fail(ctx, t, tree, failure.Timeout, fmt.Sprintf("validation exceeded %ds", int(t.Timeout().Seconds())), true)
-		if o != nil {
-			o.Check = &r
-		}
-		return o, err
+		o, err = w.fail(ctx, t, tree, failure.Timeout, fmt.Sprintf("validation exceeded %ds", int(t.Timeout().Seconds())), true)
+	default:
+		o, err = w.fail(ctx, t, tree, failure.TestFail, r.FirstLine, true)
 	}
-	o, err := w.fail(ctx, t, tree, failure.TestFail, r.FirstLine, true)
 	if o != nil {
 		o.Check = &r
 	}
