@@ -1,0 +1,86 @@
+package state
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harness-agent/harness/internal/failure"
+)
+
+// FuzzStateParse feeds arbitrary bytes to the tasks file parser. The seed
+// corpus runs with every `go test`; explore with
+// `go test -fuzz=FuzzStateParse ./internal/state`.
+//
+// Properties: Parse never panics and fails only with *Corrupt (not JSON) or a
+// CONFIG error naming the field; a parsed state's accessors never panic; and
+// an edit of a parsed state (what every harness write does) gives a document
+// that parses back, with the edit in it and nothing else changed.
+func FuzzStateParse(f *testing.F) {
+	for _, seed := range []string{
+		`{"version": 2, "tasks": [], "session_count": 0, "last_session": null}`,
+		"{\n  \"version\": 2,\n  \"session_config\": {\"concurrency_mode\": \"concurrent\", \"max_sessions\": 3},\n  \"tasks\": [\n    {\"id\": \"task-001\", \"title\": \"A\", \"status\": \"pending\", \"depends_on\": [], \"attempts\": 0,\n     \"validation\": {\"command\": \"go test ./...\", \"timeout_seconds\": 60}, \"error_log\": [], \"checkpoints\": []}\n  ],\n  \"session_count\": 1,\n  \"last_session\": null\n}\n",
+		`{"tasks": [{"id": "a", "status": "in_progress", "checkpoints": [{"step": 1, "total": 2, "description": "x", "timestamp": "t"}], "mine": [1, {"k": null}]}], "session_count": 0, "last_session": "x"}`,
+		`{"tasks": [{"id": "a", "status": "failed", "attempts": 3, "max_attempts": 3, "error_log": ["[DEPENDENCY] x"], "lease_expires_at": "2001-01-01T00:00:00Z"}], "session_count": 1, "last_session": null}`,
+		`{"tasks": [{"id": "a", "status": "done"}]}`,
+		`{"tasks": [{"id": "a"}, {"id": "a", "status": "pending"}]}`,
+		`{"tasks": {"id": "a"}}`,
+		`{"tasks": [{"id": "a", "status": "pending", "attempts": -1}]}`,
+		`{"tasks": [{"id": "a", "status": "pending", "validation": "npm test"}]}`,
+		`{"session_config": [], "tasks": []}`,
+		`[]`, `null`, `{`, ``, "\xff\xfe", `{"tasks": [` + strings.Repeat(`{"id": "x", "status": "pending"},`, 3) + `]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		s, err := Parse(raw, "harness-tasks.json")
+		if err != nil {
+			var corrupt *Corrupt
+			var fe *failure.Error
+			switch {
+			case errors.As(err, &corrupt):
+			case errors.As(err, &fe) && fe.Category == failure.Config && strings.HasPrefix(fe.Message, "harness-tasks.json"):
+			default:
+				t.Fatalf("unexpected error %T: %v", err, err)
+			}
+			return
+		}
+		now := time.Now()
+		for i := range s.Tasks {
+			tk := &s.Tasks[i]
+			tk.Timeout()
+			tk.LeaseExpired(now)
+			tk.PermanentlyFailed()
+		}
+
+		// Edit it as the harness does, and read it back.
+		s.snapshot()
+		s.SessionCount++
+		s.LastSession = "2025-07-01T10:00:00Z"
+		if len(s.Tasks) > 0 {
+			tk := &s.Tasks[0]
+			tk.Attempts++
+			tk.ErrorLog = append(tk.ErrorLog, "[TEST_FAIL] fuzz")
+			tk.Checkpoints = append(tk.Checkpoints, Checkpoint{Step: 1, Total: 1, Description: "fuzz \"quoted\" <&>", Timestamp: "t"})
+		}
+		edited, err := s.apply()
+		if err != nil {
+			return // an edit the harness refuses: nothing is written
+		}
+		back, err := Parse(edited, "harness-tasks.json")
+		if err != nil {
+			t.Fatalf("an edit made the file unreadable: %v\nbefore: %q\nafter:  %q", err, raw, edited)
+		}
+		if back.SessionCount != s.SessionCount || back.LastSession != s.LastSession || len(back.Tasks) != len(s.Tasks) {
+			t.Fatalf("edit lost: session_count %d/%d last_session %q/%q tasks %d/%d",
+				back.SessionCount, s.SessionCount, back.LastSession, s.LastSession, len(back.Tasks), len(s.Tasks))
+		}
+		if len(s.Tasks) > 0 {
+			want, got := s.Tasks[0], back.Tasks[0]
+			if got.Attempts != want.Attempts || len(got.ErrorLog) != len(want.ErrorLog) || len(got.Checkpoints) != len(want.Checkpoints) {
+				t.Fatalf("task edit lost: %+v vs %+v", got, want)
+			}
+		}
+	})
+}
