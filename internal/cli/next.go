@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/harness-agent/harness/internal/cycle"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
@@ -17,23 +18,6 @@ func init() {
 }
 
 func isActive(dir string) bool { return root.Active(dir) }
-
-// ValidateDependencies applies the protocol's dependency validation to s and
-// logs one ERROR line per task it fails. Callers hold the transaction lock.
-func ValidateDependencies(s *state.State, dir string, e *Env) {
-	marks := schedule.Validate(s.Tasks)
-	if len(marks) == 0 {
-		return
-	}
-	now := e.Now()
-	schedule.Apply(s, marks, now)
-	var entries []progress.Entry
-	for _, m := range marks {
-		entries = append(entries, progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Error,
-			TaskID: m.ID, Category: "DEPENDENCY", Message: m.Message})
-	}
-	progress.Append(dir, entries...)
-}
 
 func runNext(e *Env, args []string) int {
 	c := commands["next"]
@@ -49,8 +33,7 @@ func runNext(e *Env, args []string) int {
 		return e.fail(err)
 	}
 	s, err := state.Update(dir, func(s *state.State) error {
-		ValidateDependencies(s, dir, e)
-		return nil
+		return progress.Append(dir, cycle.ValidateDependencies(s, e.Now())...)
 	})
 	if err != nil {
 		return e.fail(err)

@@ -100,6 +100,10 @@ func (w *Worker) Claim(id string) (*Claim, error) {
 		pick.ClaimedBy = w.ID
 		pick.ClaimedAt = stamp(now)
 		pick.LeaseExpiresAt = stamp(now.Add(w.Lease))
+		if s.Concurrent() {
+			// The guard keeps other workers' destructive git out of this tree.
+			pick.Worktree = tree.Top
+		}
 		msg := fmt.Sprintf("%s (base=%s)", pick.Title, git.Short(head))
 		if s.Concurrent() {
 			msg = fmt.Sprintf("%s (base=%s worker=%s)", pick.Title, git.Short(head), w.ID)
@@ -210,7 +214,7 @@ func markFailed(t *state.Task, now time.Time, category, message string) {
 }
 
 func clearClaim(t *state.Task) {
-	t.ClaimedBy, t.ClaimedAt, t.LeaseExpiresAt = "", "", ""
+	t.ClaimedBy, t.ClaimedAt, t.LeaseExpiresAt, t.Worktree = "", "", "", ""
 }
 
 // recoveryMessage renders `action="…" reason="…"`; inner double quotes
