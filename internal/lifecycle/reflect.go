@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 
@@ -56,9 +57,20 @@ func reflection(c *call, rt *Runtime) hook.Decision {
 	return hook.Decision{Kind: hook.Block, Reason: reflectPrompt(rt.ReflectRounds, rt.ReflectLimit, originalRequest(c.p.Str("transcript_path")), last)}
 }
 
-var doneLine = regexp.MustCompile(`(?m)^\W*` + ReflectDone + `\W*$`)
+// saidDone reports whether msg has ReflectDone on a line of its own
+// (markdown emphasis and punctuation around it allowed).
+func saidDone(msg string) bool {
+	for _, line := range strings.Split(msg, "\n") {
+		if strings.TrimFunc(line, notWord) == ReflectDone {
+			return true
+		}
+	}
+	return false
+}
 
-func saidDone(msg string) bool { return doneLine.MatchString(msg) }
+func notWord(r rune) bool {
+	return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+}
 
 // reflectPrompt is the text of reflection round i of n.
 func reflectPrompt(i, n int, request, last string) string {
@@ -109,7 +121,12 @@ const (
 	transcriptLines = 2000
 )
 
-var commandTag = regexp.MustCompile(`<command-(name|args)>([^<]*)</command-(name|args)>`)
+// commandTag finds a slash command's name and arguments in a transcript
+// entry. Compiled on first use: every hook process pays for package
+// initialisation, few need this.
+var commandTag = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`<command-(name|args)>([^<]*)</command-(name|args)>`)
+})
 
 // originalRequest returns the first thing the user asked in the session's
 // transcript (JSON lines), "" when it cannot be found.
@@ -170,7 +187,10 @@ func userText(line []byte) string {
 	if strings.HasPrefix(text, "<local-command") || strings.HasPrefix(text, "Caveat:") {
 		return ""
 	}
-	if m := commandTag.FindAllStringSubmatch(text, -1); m != nil {
+	if !strings.Contains(text, "<command-") {
+		return text
+	}
+	if m := commandTag().FindAllStringSubmatch(text, -1); m != nil {
 		var cmd []string
 		for _, g := range m {
 			if s := strings.TrimSpace(g[2]); s != "" {

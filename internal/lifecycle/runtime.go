@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -75,7 +74,19 @@ const runtimePrefix = "session-"
 // (a crash, a kill) is kept.
 const runtimeTTL = 7 * 24 * time.Hour
 
-var plainID = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$`)
+// plainID reports whether a session id can be a file name as it is: 1 to
+// 128 of [A-Za-z0-9._-], not starting with a dot.
+func plainID(id string) bool {
+	if id == "" || len(id) > 128 || id[0] == '.' {
+		return false
+	}
+	for _, r := range id {
+		if r != '.' && notWord(r) && r != '-' {
+			return false
+		}
+	}
+	return true
+}
 
 // RuntimePath returns the runtime file of session sessionID in the state
 // root dir. Ids that are not plain file names are hashed, so a hostile
@@ -85,7 +96,7 @@ func RuntimePath(dir, sessionID string) string {
 	switch {
 	case key == "":
 		key = "unknown"
-	case !plainID.MatchString(key):
+	case !plainID(key):
 		sum := sha256.Sum256([]byte(key))
 		key = hex.EncodeToString(sum[:16])
 	}

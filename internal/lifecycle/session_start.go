@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/harness-agent/harness/internal/cycle"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/hook"
@@ -28,12 +30,13 @@ const (
 
 // opening is what SessionStart did to the state, for the context and the log.
 type opening struct {
-	n         int  // the session's number
-	overLimit bool // max_sessions reached: the session must not work
-	recovered []string
-	toRecover []string
-	blocked   []string
-	entries   []progress.Entry
+	n           int  // the session's number
+	overLimit   bool // max_sessions reached: the session must not work
+	interrupted bool // recovery has tasks to look at (cycle.Worker.Interrupted)
+	recovered   []string
+	toRecover   []string
+	blocked     []string
+	entries     []progress.Entry
 }
 
 // SessionStart opens a session of an active harness: it takes the session
@@ -53,14 +56,9 @@ func SessionStart(p hook.Payload) hook.Decision {
 	default:
 		source = sourceStartup
 	}
-	s, err := state.Load(c.root)
-	if err != nil {
-		return unusable(c, err)
-	}
-	restored := s.FromBackup
-
+	concurrent, restored := peek(c.root)
 	var held *lock.Result // nil in concurrent mode: no session lock
-	if !s.Concurrent() {
+	if !concurrent {
 		res, err := lock.Acquire(c.root, lock.Self())
 		switch {
 		case errors.Is(err, lock.ErrContention):
@@ -79,7 +77,7 @@ func SessionStart(p hook.Payload) hook.Decision {
 	rt := ReadRuntime(c.root, c.session)
 	compact := source == sourceCompact
 	var o opening
-	s, err = state.Update(c.root, func(s *state.State) error {
+	s, err := state.Update(c.root, func(s *state.State) error {
 		o = open(c, s, source, rt, held)
 		return nil
 	})
@@ -90,8 +88,10 @@ func SessionStart(p hook.Payload) hook.Decision {
 
 	var env string
 	if !compact && !o.overLimit {
-		if s, err = o.recover(c); err != nil {
-			return unusable(c, err)
+		if o.interrupted {
+			if s, err = o.recover(c, s); err != nil {
+				return unusable(c, err)
+			}
 		}
 		env = healthCheck(c.root, o.n, c.now)
 	}
@@ -136,17 +136,48 @@ func open(c *call, s *state.State, source string, rt *Runtime, held *lock.Result
 	if max := s.Config.MaxSessions; max > 0 && o.n > max {
 		o.overLimit = true
 		entry(progress.Stats, schedule.Count(s.Tasks).Line())
+		return o
 	}
+	o.validate(s, c.now)
+	mine, expired, _ := c.worker().Interrupted(s)
+	o.interrupted = len(mine)+len(expired) > 0
 	return o
+}
+
+// validate runs dependency validation on s (under the transaction lock) and
+// records what it marked.
+func (o *opening) validate(s *state.State, at time.Time) {
+	marks := cycle.ValidateDependencies(s, at)
+	o.entries = append(o.entries, marks...)
+	for _, m := range marks {
+		o.blocked = append(o.blocked, fmt.Sprintf("%s failed [%s] %s", m.TaskID, m.Category, m.Message))
+	}
+}
+
+// peek reads, before the session takes its lock, the one setting that
+// decides whether it takes one, without parsing the tasks: whether the state
+// is in concurrent mode, and whether the tasks file is corrupt (then the
+// backup says, and the transaction that follows restores it). An unreadable
+// state is exclusive here; the transaction reports what is wrong with it.
+func peek(dir string) (concurrent, corrupt bool) {
+	raw, err := os.ReadFile(state.Path(dir))
+	if err == nil && !gjson.ValidBytes(raw) {
+		corrupt = true
+		raw, err = os.ReadFile(state.BackupPath(dir))
+	}
+	if err != nil || !gjson.ValidBytes(raw) {
+		return false, corrupt
+	}
+	return gjson.GetBytes(raw, "session_config.concurrency_mode").Str == state.Concurrent, corrupt
 }
 
 // recover carries out the Context Window Recovery Protocol the way `harness
 // recover` does, limited to its deterministic row (no changes, no task
 // commits, no checkpoints: failed [SESSION_TIMEOUT]) and to reaping expired
 // leases; the rows that run the validation command are left for the agent.
-// Then dependency validation runs and is persisted. It returns the state as
-// it now is.
-func (o *opening) recover(c *call) (*state.State, error) {
+// When it failed tasks, dependency validation runs again. It returns the
+// state as it now is (s when nothing changed).
+func (o *opening) recover(c *call, s *state.State) (*state.State, error) {
 	got, err := c.worker().Recover(context.Background(), cycle.RecoverOptions{Rows: []recovery.Row{recovery.NoProgress}})
 	if err != nil {
 		o.toRecover = append(o.toRecover, fmt.Sprintf("recovery could not run: %s", oneLine(err)))
@@ -168,15 +199,16 @@ func (o *opening) recover(c *call) (*state.State, error) {
 			o.toRecover = append(o.toRecover, describe(r.TaskID, r.Title)+": "+left)
 		}
 	}
-	var marks []progress.Entry
-	s, err := state.Update(c.root, func(s *state.State) error {
-		marks = cycle.ValidateDependencies(s, c.now)
+	if len(o.recovered) == 0 {
+		return s, nil
+	}
+	var more opening
+	s, err = state.Update(c.root, func(s *state.State) error {
+		more.validate(s, c.now)
 		return nil
 	})
-	progress.Append(c.root, marks...)
-	for _, m := range marks {
-		o.blocked = append(o.blocked, fmt.Sprintf("%s failed [%s] %s", m.TaskID, m.Category, m.Message))
-	}
+	progress.Append(c.root, more.entries...)
+	o.blocked = append(o.blocked, more.blocked...)
 	return s, err
 }
 
