@@ -45,6 +45,7 @@ func isolate(t *testing.T, dir string) {
 		"HARNESS_REFLECT_ITERATIONS":      "",
 		"REFLECT_MAX_ITERATIONS":          "",
 		"HARNESS_INIT_TIMEOUT":            "",
+		"HARNESS_VERIFY_BUDGET":           "",
 		"HARNESS_HOOK_LOG":                "",
 		"HOME":                            t.TempDir(),
 		"GIT_CONFIG_NOSYSTEM":             "1",

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -18,12 +19,19 @@ import (
 // gate runs at once.
 const maxParallelChecks = 8
 
+// gateBudget bounds the verification gate as a whole
+// (HARNESS_VERIFY_BUDGET seconds): it must end inside the Stop hook's own
+// timeout (300 s as the installer registers it), or Claude Code kills the
+// hook and lets the stop through unchecked.
+func gateBudget() time.Duration { return envSeconds("HARNESS_VERIFY_BUDGET", 240*time.Second) }
+
 // recheck is one validation command to re-run and the tasks that share it.
 type recheck struct {
 	command string
 	timeout time.Duration
 	tasks   []string
 	result  validation.Result
+	cut     bool // stopped by the gate's budget before its own timeout: unverified
 }
 
 // verificationGate re-runs, in parallel, the validation commands of the tasks
@@ -35,9 +43,14 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 	if len(checks) == 0 {
 		return hook.Decision{}, false
 	}
-	runChecks(c.tree(s).Dir, checks)
+	runChecks(c.tree(s).Dir, checks, gateBudget())
 	failed := map[string]*recheck{}
 	for _, ch := range checks {
+		if ch.cut {
+			logWarn(c.root, n, c.now, "verification gate: `%s` (%s) did not finish within HARNESS_VERIFY_BUDGET=%s; left unverified",
+				clip(ch.command, 120), strings.Join(ch.tasks, ", "), gateBudget())
+			continue
+		}
 		if ch.result.Outcome != validation.Pass {
 			for _, id := range ch.tasks {
 				failed[id] = ch
@@ -108,8 +121,11 @@ func checksFor(s *state.State, ids []string) []*recheck {
 	return checks
 }
 
-// runChecks runs the checks in dir, at most maxParallelChecks at a time.
-func runChecks(dir string, checks []*recheck) {
+// runChecks runs the checks in dir, at most maxParallelChecks at a time,
+// each within its own timeout and all within budget.
+func runChecks(dir string, checks []*recheck, budget time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, maxParallelChecks)
 	for _, ch := range checks {
@@ -118,7 +134,8 @@ func runChecks(dir string, checks []*recheck) {
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			ch.result = check(dir, ch.command, ch.timeout)
+			ch.result = validation.Run(ctx, dir, ch.command, ch.timeout)
+			ch.cut = ctx.Err() != nil && ch.result.Outcome != validation.Pass
 		}()
 	}
 	wg.Wait()
