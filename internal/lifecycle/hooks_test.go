@@ -177,3 +177,16 @@ func TestSessionEndInactiveStillReleasesItsLock(t *testing.T) {
 	assert.False(t, held)
 	assert.Equal(t, before, logLines(t, dir), "an inactive harness's log is left alone")
 }
+
+func TestCompactKeepsTheSessionsStory(t *testing.T) {
+	dir := project(t, tasksJSON(0, "", task("task-001", "completed"), task("task-002", "pending")))
+	SessionStart(payload(t, hook.SessionStart, "source", "startup"))
+	appendLog(t, dir, "[2025-07-01T11:00:01Z] [SESSION-1] Completed [task-001] (commit a)")
+	before := ReadRuntime(dir, sessionID)
+	d := SessionStart(payload(t, hook.SessionStart, "source", "compact"))
+	assert.Contains(t, d.Context, "HARNESS SESSION-1 (compact; exclusive)")
+	rt := ReadRuntime(dir, sessionID)
+	require.NotNil(t, rt)
+	assert.Equal(t, before.LogOffset, rt.LogOffset, "the session's part of the log still starts where it began")
+	assert.Equal(t, []string{"task-001"}, readSessionLog(dir, rt, 1, nil).completed)
+}

@@ -9,9 +9,15 @@
 // recognises from its runtime file. A finished run left over from an earlier
 // session never triggers anything.
 //
-// The hooks run at every turn end, so they read only what they need: the tasks
-// file through state.Load, the tail of the progress log (or the part this
-// session wrote), a few small files. They never read the whole log.
+// Stop runs at every turn end, so the hooks read only what they need: the
+// cached summary of the state (the tasks file is parsed only after it
+// changed, or when the full state is needed to finish a run), the part of the
+// progress log this session wrote or its tail, a few small files. They never
+// read the whole log.
+//
+// What a hook must remember between invocations that is not task state (the
+// safety valves' counts, the reflection rounds, where in the log the session
+// began) is in the session's Runtime file.
 package lifecycle
 
 import (
@@ -29,9 +35,6 @@ import (
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/summary"
 )
-
-// now is the clock; tests move it.
-var now = time.Now
 
 // call is one hook invocation: its payload, the state root it acts on and the
 // identity of the session and worker that called it.
@@ -53,7 +56,7 @@ func locate(p hook.Payload) (c *call, ok bool) {
 	if sid == "" {
 		sid = os.Getenv("CLAUDE_CODE_SESSION_ID")
 	}
-	return &call{p: p, root: dir, session: sid, workerID: os.Getenv("HARNESS_WORKER_ID"), now: now()}, true
+	return &call{p: p, root: dir, session: sid, workerID: os.Getenv("HARNESS_WORKER_ID"), now: time.Now()}, true
 }
 
 // active is locate for hooks that do nothing unless the harness is switched on.

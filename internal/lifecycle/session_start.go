@@ -77,14 +77,27 @@ func SessionStart(p hook.Payload) hook.Decision {
 	rt := ReadRuntime(c.root, c.session)
 	compact := source == sourceCompact
 	var o opening
-	s, err := state.Update(c.root, func(s *state.State) error {
-		o = open(c, s, source, rt, held)
-		return nil
-	})
-	if err != nil {
-		return unusable(c, err)
+	var s *state.State
+	var err error
+	if compact {
+		// The same session goes on: nothing to count or record.
+		if s, err = state.Load(c.root); err != nil {
+			return unusable(c, err)
+		}
+		o.n = s.SessionCount
+		if rt != nil {
+			o.n = rt.Session
+		}
+	} else {
+		s, err = state.Update(c.root, func(s *state.State) error {
+			o = open(c, s, source, held)
+			return nil
+		})
+		if err != nil {
+			return unusable(c, err)
+		}
+		progress.Append(c.root, o.entries...)
 	}
-	progress.Append(c.root, o.entries...)
 
 	var env string
 	if !compact && !o.overLimit {
@@ -96,29 +109,21 @@ func SessionStart(p hook.Payload) hook.Decision {
 		env = healthCheck(c.root, o.n, c.now)
 	}
 	if !compact || rt == nil {
+		// The session's story in the log begins here.
 		rt = &Runtime{SessionID: c.session, Session: o.n, Source: source, Worker: c.workerID,
-			StartedAt: c.now.UTC().Format(time.RFC3339)}
-	}
-	rt.LogOffset = logSize(c.root)
-	rt.save(c.root)
-	if !compact {
+			StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: logSize(c.root)}
 		pruneRuntimes(c.root, c.now)
 	}
+	rt.save(c.root)
 	return hook.Decision{Kind: hook.Allow, Context: startContext(c, s, source, o, env, restored, held)}
 }
 
-// open counts the session and logs its start, under the transaction lock.
-func open(c *call, s *state.State, source string, rt *Runtime, held *lock.Result) opening {
+// open counts the session, logs its start and validates dependencies, under
+// the transaction lock.
+func open(c *call, s *state.State, source string, held *lock.Result) opening {
 	var o opening
 	entry := func(typ, msg string) {
 		o.entries = append(o.entries, progress.Entry{Time: c.now, Session: o.n, Type: typ, Message: msg})
-	}
-	if source == sourceCompact {
-		o.n = s.SessionCount
-		if rt != nil {
-			o.n = rt.Session
-		}
-		return o
 	}
 	s.SessionCount++
 	o.n = s.SessionCount
