@@ -69,6 +69,8 @@ func startContext(c *call, s *state.State, source string, o opening, env string,
 	if len(o.toRecover) == 0 {
 		if todo := nextStep(w, details(s)); todo != "" {
 			line("do now: %s", todo)
+		} else if len(s.Tasks) == 0 {
+			line("no tasks yet: add them with `harness add \"TITLE\" --validate \"COMMAND\"` (a command that exits 0 when the task is done).")
 		} else {
 			line("nothing eligible for this session: when nothing is in progress either, the run is over.")
 		}

@@ -65,6 +65,16 @@ func TestSessionStartContextStaysSmall(t *testing.T) {
 	assert.LessOrEqual(t, strings.Count(d.Context, "\n"), 25)
 }
 
+func TestSessionStartWithoutTasks(t *testing.T) {
+	dir := project(t, `{"version": 2, "tasks": [], "session_count": 0, "last_session": null}`)
+	d := SessionStart(payload(t, hook.SessionStart, "source", "startup"))
+	assert.Contains(t, d.Context, "next=none (no tasks yet)")
+	assert.Contains(t, d.Context, "no tasks yet: add them with `harness add \"TITLE\" --validate \"COMMAND\"`")
+	d = stop(t, false)
+	assert.Equal(t, hook.Allow, d.Kind, "nothing to do yet: the session may stop, the harness stays on")
+	assert.FileExists(t, filepath.Join(dir, ".harness-active"))
+}
+
 func TestSessionStartLockError(t *testing.T) {
 	project(t, tasksJSON(0, "", task("task-001", "pending")))
 	t.Setenv("HARNESS_LOCK_DIR", "/nonexistent/locks")
