@@ -37,20 +37,32 @@ func set(doc []byte, path string, v any) ([]byte, error) {
 		return splice(doc, r.Index, r.Index+len(r.Raw), val), nil
 	}
 	parentPath, key := splitPath(path)
-	parent := gjson.ParseBytes(doc)
-	if parentPath != "" {
+	var parent gjson.Result
+	if parentPath == "" {
+		parent = topLevel(doc)
+	} else {
 		parent = gjson.GetBytes(doc, parentPath)
 	}
 	if parent.Exists() && parent.IsObject() && parent.Index >= 0 {
-		if parentPath == "" {
-			parent.Index = bytes.IndexByte(doc, '{')
-		}
 		return insert(doc, parent, key, v, unit)
 	}
 	if parentPath == "" {
 		return sjson.SetBytes(doc, path, v)
 	}
 	return set(doc, parentPath, map[string]any{key: v})
+}
+
+// topLevel returns the document's outer object with Raw and Index covering
+// exactly its braces (gjson's top-level Raw keeps surrounding whitespace).
+func topLevel(doc []byte) gjson.Result {
+	start := bytes.IndexByte(doc, '{')
+	end := bytes.LastIndexByte(doc, '}')
+	if start < 0 || end < start {
+		return gjson.Result{}
+	}
+	r := gjson.ParseBytes(doc[start : end+1])
+	r.Index = start
+	return r
 }
 
 // insert adds v as a new member key (objects) or element (arrays, key "") at

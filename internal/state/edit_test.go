@@ -42,3 +42,12 @@ func TestSetKeepsLayout(t *testing.T) {
 		})
 	}
 }
+
+func TestSetTopLevelWithTrailingNewline(t *testing.T) {
+	out, err := set([]byte("{\"tasks\": []}\n"), "session_count", 1)
+	require.NoError(t, err)
+	assert.Equal(t, "{\"tasks\": [],\"session_count\":1}\n", string(out))
+	out, err = set([]byte("{\n  \"tasks\": []\n}\n\n"), "last_session", "x")
+	require.NoError(t, err)
+	assert.Equal(t, "{\n  \"tasks\": [],\n  \"last_session\": \"x\"\n}\n\n", string(out))
+}

@@ -2,6 +2,8 @@ package state
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/google/renameio/v2"
@@ -33,7 +35,7 @@ func (s *State) save() error {
 		return failure.New(failure.EnvSetup, "refusing to write an invalid %s: %v", FileName, err)
 	}
 	mode := fileMode(Path(s.Dir))
-	if err := renameio.WriteFile(BackupPath(s.Dir), s.raw, mode); err != nil {
+	if err := backup(s.Dir, s.raw, mode); err != nil {
 		return failure.New(failure.EnvSetup, "cannot write %s: %v", BackupPath(s.Dir), err)
 	}
 	if err := renameio.WriteFile(Path(s.Dir), edited, mode); err != nil {
@@ -91,6 +93,36 @@ type field struct {
 	get  func(*Task) any
 }
 
+// same reports whether the field is unchanged. Most fields of most tasks are,
+// so it compares the typed values and renders JSON only when they differ in
+// a way JSON might not (nil versus empty lists).
+func (f field) same(a, b *Task) bool {
+	x, y := f.get(a), f.get(b)
+	switch xv := x.(type) {
+	case string:
+		if yv, ok := y.(string); ok {
+			return xv == yv
+		}
+	case int:
+		if yv, ok := y.(int); ok {
+			return xv == yv
+		}
+	case nil:
+		if y == nil {
+			return true
+		}
+	case []string:
+		if yv, ok := y.([]string); ok && len(xv) == len(yv) && (xv == nil) == (yv == nil) {
+			return slices.Equal(xv, yv)
+		}
+	case []Checkpoint:
+		if yv, ok := y.([]Checkpoint); ok && len(xv) == len(yv) {
+			return slices.Equal(xv, yv)
+		}
+	}
+	return equalJSON(x, y)
+}
+
 // taskFields lists the written fields in the schema's order, which is also
 // the order a new task's JSON uses.
 var taskFields = []field{
@@ -141,6 +173,9 @@ func checkpointsOrEmpty(c []Checkpoint) []Checkpoint {
 // Lists that only grew get their new entries appended, so the existing ones
 // keep their bytes.
 func editTask(doc []byte, i int, before, after *Task) ([]byte, error) {
+	if unchanged(before, after) {
+		return doc, nil
+	}
 	var err error
 	base := fmt.Sprintf("tasks.%d.", i)
 	for _, f := range taskFields {
@@ -168,7 +203,7 @@ func editTask(doc []byte, i int, before, after *Task) ([]byte, error) {
 				continue
 			}
 		}
-		if equalJSON(f.get(before), f.get(after)) {
+		if f.same(before, after) {
 			continue
 		}
 		if doc, err = set(doc, base+f.path, f.get(after)); err != nil {
@@ -215,4 +250,35 @@ func newTaskJSON(t *Task) any {
 		m.set(f.path, v)
 	}
 	return m
+}
+
+// backup makes the current tasks file (whose content is raw) the backup. A
+// hard link turns the very file being replaced into the backup, atomically
+// and without writing its bytes again; where links are not possible the
+// content is written out.
+func backup(dir string, raw []byte, mode os.FileMode) error {
+	tmp := filepath.Join(dir, fmt.Sprintf(".%s.%d", BackupName, os.Getpid()))
+	os.Remove(tmp)
+	if err := os.Link(Path(dir), tmp); err == nil {
+		if current, err := os.ReadFile(tmp); err == nil && string(current) == string(raw) {
+			if err := os.Rename(tmp, BackupPath(dir)); err == nil {
+				return nil
+			}
+		}
+		os.Remove(tmp)
+	}
+	return renameio.WriteFile(BackupPath(dir), raw, mode)
+}
+
+// unchanged reports whether a task is exactly as it was read, which is true of
+// almost every task on almost every write.
+func unchanged(a, b *Task) bool {
+	return a.ID == b.ID && a.Title == b.Title && a.Status == b.Status && a.Priority == b.Priority &&
+		a.Attempts == b.Attempts && a.MaxAttempts == b.MaxAttempts && a.StartedAtCommit == b.StartedAtCommit &&
+		a.Command == b.Command && a.TimeoutSeconds == b.TimeoutSeconds && a.Cleanup == b.Cleanup &&
+		a.CompletedAt == b.CompletedAt && a.FailedAt == b.FailedAt && a.ClaimedBy == b.ClaimedBy &&
+		a.ClaimedAt == b.ClaimedAt && a.LeaseExpiresAt == b.LeaseExpiresAt && a.Worktree == b.Worktree &&
+		slices.Equal(a.DependsOn, b.DependsOn) && slices.Equal(a.ErrorLog, b.ErrorLog) &&
+		slices.Equal(a.Checkpoints, b.Checkpoints) && slices.Equal(a.AllowedPaths, b.AllowedPaths) &&
+		(a.AllowedPaths == nil) == (b.AllowedPaths == nil)
 }

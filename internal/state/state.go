@@ -288,6 +288,15 @@ func (p *parser) int(obj gjson.Result, field string, def int) int {
 	return p.intAt(obj.Get(field), field, def)
 }
 
+// wholeNumber returns v as a valid count, the common case, without naming
+// anything.
+func wholeNumber(v gjson.Result) (int, bool) {
+	if v.Type == gjson.Number && v.Num >= 0 && v.Num <= 1e9 && v.Num == float64(int64(v.Num)) {
+		return int(v.Num), true
+	}
+	return 0, false
+}
+
 func (p *parser) intAt(v gjson.Result, field string, def int) int {
 	if !v.Exists() || v.Type == gjson.Null {
 		return def
@@ -362,7 +371,21 @@ func (p *parser) task(v gjson.Result, i int) Task {
 	var status, validation, onFailure, checkpoints gjson.Result
 	t.MaxAttempts = DefaultMaxAttempts
 	p.field, p.task0 = "", false
+	var seen [32]string
+	nseen := 0
 	v.ForEach(func(k, val gjson.Result) bool {
+		for _, prev := range seen[:min(nseen, len(seen))] {
+			if prev == k.Str {
+				// gjson edits the first occurrence and a reader may take
+				// the last: the harness refuses to guess which is meant.
+				p.fail(k.Str, "appears twice in the same task")
+				return false
+			}
+		}
+		if nseen < len(seen) {
+			seen[nseen] = k.Str
+		}
+		nseen++
 		switch key := k.Str; key {
 		case "id":
 			t.ID = p.strAt(val, "id")
@@ -448,17 +471,37 @@ func (p *parser) task(v gjson.Result, i int) Task {
 		} else {
 			j := 0
 			checkpoints.ForEach(func(_, c gjson.Result) bool {
-				f := fmt.Sprintf("checkpoints[%d]", j)
 				if !c.IsObject() {
-					p.fail(f, "must be an object, got %s", kind(c))
+					p.fail(fmt.Sprintf("checkpoints[%d]", j), "must be an object, got %s", kind(c))
 					return false
 				}
-				t.Checkpoints = append(t.Checkpoints, Checkpoint{
-					Step:        p.intAt(c.Get("step"), f+".step", 0),
-					Total:       p.intAt(c.Get("total"), f+".total", 0),
-					Description: p.strAt(c.Get("description"), f+".description"),
-					Timestamp:   p.strAt(c.Get("timestamp"), f+".timestamp"),
+				var cp Checkpoint
+				c.ForEach(func(k, v gjson.Result) bool {
+					switch k.Str {
+					case "step", "total":
+						n, ok := wholeNumber(v)
+						if !ok {
+							n = p.intAt(v, fmt.Sprintf("checkpoints[%d].%s", j, k.Str), 0)
+						}
+						if k.Str == "step" {
+							cp.Step = n
+						} else {
+							cp.Total = n
+						}
+					case "description", "timestamp":
+						str := v.Str
+						if v.Type != gjson.String {
+							str = p.strAt(v, fmt.Sprintf("checkpoints[%d].%s", j, k.Str))
+						}
+						if k.Str == "description" {
+							cp.Description = str
+						} else {
+							cp.Timestamp = str
+						}
+					}
+					return p.err == nil
 				})
+				t.Checkpoints = append(t.Checkpoints, cp)
 				j++
 				return p.err == nil
 			})

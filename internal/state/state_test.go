@@ -122,6 +122,7 @@ func TestSchemaErrors(t *testing.T) {
 		{"config mode", `{"session_config":{"concurrency_mode":"both"},"tasks":[]}`, `session_config.concurrency_mode must be "exclusive" or "concurrent", got "both"`},
 		{"duplicate id", `{"tasks":[{"id":"a","status":"pending"},{"id":"a","status":"pending"}]}`, `tasks[1].id duplicates tasks[0].id "a"`},
 		{"not an object", `[1,2]`, "the document must be a JSON object"},
+		{"duplicate key", `{"tasks":[{"id":"a","status":"failed","attempts":0,"attempts":1}]}`, "tasks[0].attempts (a) appears twice in the same task"},
 		{"checkpoint step", task(`,"checkpoints":[{"step":"1"}]`), "tasks[0].checkpoints[0].step (task-001) must be a whole number"},
 	}
 	for _, tt := range tests {
@@ -249,4 +250,49 @@ func BenchmarkLoad(b *testing.B) {
 			}
 		})
 	}
+}
+
+func BenchmarkUpdate(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.Setenv("HARNESS_LOCK_DIR", b.TempDir())
+			dir := b.TempDir()
+			require.NoError(b, os.WriteFile(Path(dir), bigState(n), 0o644))
+			for i := 0; i < b.N; i++ {
+				if _, err := Update(dir, func(s *State) error {
+					s.SessionCount++
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestUnchangedCoversEveryField guards the fast path of save: a change to
+// any written field must be seen.
+func TestUnchangedCoversEveryField(t *testing.T) {
+	base := Task{ID: "a", Title: "t", Status: Pending, DependsOn: []string{}, ErrorLog: []string{}}
+	edits := map[string]func(*Task){
+		"id": func(t *Task) { t.ID = "b" }, "title": func(t *Task) { t.Title = "x" }, "status": func(t *Task) { t.Status = Failed },
+		"priority": func(t *Task) { t.Priority = "P0" }, "depends_on": func(t *Task) { t.DependsOn = []string{"b"} },
+		"attempts": func(t *Task) { t.Attempts++ }, "max_attempts": func(t *Task) { t.MaxAttempts = 9 },
+		"started_at_commit": func(t *Task) { t.StartedAtCommit = "abc" }, "command": func(t *Task) { t.Command = "x" },
+		"timeout": func(t *Task) { t.TimeoutSeconds = 9 }, "cleanup": func(t *Task) { t.Cleanup = "x" },
+		"error_log":    func(t *Task) { t.ErrorLog = append(t.ErrorLog, "x") },
+		"checkpoints":  func(t *Task) { t.Checkpoints = append(t.Checkpoints, Checkpoint{Step: 1}) },
+		"completed_at": func(t *Task) { t.CompletedAt = "x" }, "failed_at": func(t *Task) { t.FailedAt = "x" },
+		"claimed_by": func(t *Task) { t.ClaimedBy = "x" }, "claimed_at": func(t *Task) { t.ClaimedAt = "x" },
+		"lease": func(t *Task) { t.LeaseExpiresAt = "x" }, "allowed_paths": func(t *Task) { t.AllowedPaths = []string{} },
+		"worktree": func(t *Task) { t.Worktree = "x" },
+	}
+	require.Len(t, edits, len(taskFields), "every written field has an edit here")
+	for name, edit := range edits {
+		after := base.clone()
+		edit(&after)
+		assert.False(t, unchanged(&base, &after), name)
+	}
+	same := base.clone()
+	assert.True(t, unchanged(&base, &same))
 }
