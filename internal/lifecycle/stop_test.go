@@ -16,13 +16,20 @@ import (
 	"github.com/harness-agent/harness/internal/root"
 )
 
-// task renders one task object; fields are extra JSON members.
+// task renders one task object; fields are extra JSON members, and a
+// "validation" among them replaces the default one (a key may appear only
+// once in a task).
 func task(id, status string, fields ...string) string {
+	validation := `"validation": {"command": "true"}`
 	f := ""
-	if len(fields) > 0 {
-		f = ", " + strings.Join(fields, ", ")
+	for _, field := range fields {
+		if strings.HasPrefix(field, `"validation"`) {
+			validation = field
+			continue
+		}
+		f += ", " + field
 	}
-	return fmt.Sprintf(`{"id": %q, "title": "Title of %s", "status": %q, "validation": {"command": "true"}%s}`, id, id, status, f)
+	return fmt.Sprintf(`{"id": %q, "title": "Title of %s", "status": %q, %s%s}`, id, id, status, validation, f)
 }
 
 const concurrent = `"session_config": {"concurrency_mode": "concurrent"}`
