@@ -50,6 +50,9 @@ func SessionStart(p hook.Payload) hook.Decision {
 	if !ok {
 		return hook.Decision{}
 	}
+	if self, err := os.Executable(); err == nil {
+		exportPath(os.Getenv("CLAUDE_ENV_FILE"), filepath.Dir(self))
+	}
 	source := p.Str("source")
 	switch source {
 	case "startup", "resume", "clear", "compact", "fork":
@@ -310,3 +313,30 @@ func lastSession(dir string) int {
 }
 
 func oneLine(err error) string { return clip(err.Error(), 200) }
+
+// exportPath puts the directory of the harness binaries on the PATH of the
+// session's Bash commands (through CLAUDE_ENV_FILE, which Claude Code sources
+// before each one), so the agent can run `harness` whatever the user's PATH.
+// dir is where this hook's executable lives; it is exported only when the
+// harness command sits beside it.
+func exportPath(envFile, dir string) {
+	if envFile == "" {
+		return
+	}
+	if _, err := os.Stat(filepath.Join(dir, "harness")); err != nil {
+		return
+	}
+	line := fmt.Sprintf("export PATH=%s:\"$PATH\"\n", shellQuote(dir))
+	if old, err := os.ReadFile(envFile); err == nil && strings.Contains(string(old), line) {
+		return
+	}
+	f, err := os.OpenFile(envFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	f.WriteString(line)
+	f.Close()
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
