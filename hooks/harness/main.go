@@ -1,10 +1,10 @@
-// Command harness: see internal/programs for what it runs.
+// Command harness runs the protocol's steps: see `harness help`.
 package main
 
 import (
 	"os"
 
-	"github.com/harness-agent/harness/internal/programs"
+	"github.com/harness-agent/harness/internal/cli"
 )
 
-func main() { os.Exit(programs.Run("harness")) }
+func main() { os.Exit(cli.Main(os.Args[1:])) }

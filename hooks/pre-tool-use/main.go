@@ -1,10 +1,13 @@
-// Command harness-pre-tool-use: see internal/programs for what it runs.
+// Command harness-pre-tool-use is Claude Code's PreToolUse hook. It links only what it
+// runs, so it starts fast; internal/programs lists the same entry point for
+// the process-level tests.
 package main
 
 import (
 	"os"
 
-	"github.com/harness-agent/harness/internal/programs"
+	"github.com/harness-agent/harness/internal/guard"
+	"github.com/harness-agent/harness/internal/hook"
 )
 
-func main() { os.Exit(programs.Run("harness-pre-tool-use")) }
+func main() { os.Exit(hook.Main(hook.PreToolUse, guard.Check)) }

@@ -1,10 +1,13 @@
-// Command harness-stop: see internal/programs for what it runs.
+// Command harness-stop is Claude Code's Stop hook. It links only what it
+// runs, so it starts fast; internal/programs lists the same entry point for
+// the process-level tests.
 package main
 
 import (
 	"os"
 
-	"github.com/harness-agent/harness/internal/programs"
+	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/lifecycle"
 )
 
-func main() { os.Exit(programs.Run("harness-stop")) }
+func main() { os.Exit(hook.Main(hook.Stop, lifecycle.Stop)) }

@@ -1,6 +1,7 @@
-// Package programs maps every harness executable's name to its entry point.
-// The thin mains under hooks/ call Run, and the process-level test scenarios
-// register the same table, so a scenario runs exactly what a user runs.
+// Package programs maps every harness executable's name to its entry point,
+// exactly as the thin mains under hooks/ call it (each main imports only its
+// own package, to start fast), so the process-level scenarios run what a
+// user runs.
 package programs
 
 import (
@@ -22,9 +23,3 @@ var Mains = map[string]func() int{
 	"harness-teammate-idle": func() int { return hook.Main(hook.TeammateIdle, lifecycle.TeammateIdle) },
 	"harness-session-end":   func() int { return hook.Main(hook.SessionEnd, lifecycle.SessionEnd) },
 }
-
-// silent is the decision of a hook whose policy has not landed yet.
-func silent(hook.Payload) hook.Decision { return hook.Decision{} }
-
-// Run runs the named program and returns its exit code.
-func Run(name string) int { return Mains[name]() }

@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -219,12 +220,12 @@ func (c *capture) text() string {
 }
 
 var (
-	ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
+	ansi = lazyRegexp(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
 	// errorish matches the words test runners, compilers and shells use when
 	// something went wrong.
-	errorish = regexp.MustCompile(`(?i)(error|fail|panic|fatal|exception|assert|traceback|not found|no such file|cannot|undefined|expected|mismatch|denied)`)
+	errorish = lazyRegexp(`(?i)(error|fail|panic|fatal|exception|assert|traceback|not found|no such file|cannot|undefined|expected|mismatch|denied)`)
 	// allClear matches summary lines that mention failure words with a zero.
-	allClear = regexp.MustCompile(`(?i)\b(0|no) (errors?|failures?|failed|failing)\b`)
+	allClear = lazyRegexp(`(?i)\b(0|no) (errors?|failures?|failed|failing)\b`)
 )
 
 // maxLine bounds FirstUsefulLine: it goes into error_log and log lines.
@@ -234,7 +235,7 @@ const maxLine = 200
 // the first line that looks like an error, else the last non-blank line.
 // Colour codes are removed and the line is cut to 200 bytes.
 func FirstUsefulLine(output string) string {
-	output = ansi.ReplaceAllString(output, "")
+	output = ansi().ReplaceAllString(output, "")
 	var last string
 	for _, l := range strings.Split(output, "\n") {
 		l = strings.TrimSpace(strings.TrimRight(l, "\r"))
@@ -242,7 +243,7 @@ func FirstUsefulLine(output string) string {
 			continue
 		}
 		last = l
-		if errorish.MatchString(l) && !allClear.MatchString(l) && !isBare(l) {
+		if errorish().MatchString(l) && !allClear().MatchString(l) && !isBare(l) {
 			return clip(l)
 		}
 	}
@@ -268,10 +269,10 @@ func clip(s string) string {
 
 // notFound matches the shells' "command not found" messages: dash's
 // "sh: 1: foo: not found", bash's "bash: foo: command not found".
-var notFound = regexp.MustCompile(`(?:^|\n)[^\n]*?:\s*([^\s:]+):\s*(?:command )?not found`)
+var notFound = lazyRegexp(`(?:^|\n)[^\n]*?:\s*([^\s:]+):\s*(?:command )?not found`)
 
 func missingProgram(output string) string {
-	if m := notFound.FindStringSubmatch(output); m != nil {
+	if m := notFound().FindStringSubmatch(output); m != nil {
 		return m[1]
 	}
 	return ""
@@ -366,6 +367,12 @@ func firstWords(command string) []string {
 	return words
 }
 
-var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var assignment = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
-func isAssignment(w string) bool { return assignment.MatchString(w) }
+func isAssignment(w string) bool { return assignment().MatchString(w) }
+
+// lazyRegexp compiles a pattern on first use: every hook binary links this
+// package, and most runs never look at a command's output.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
