@@ -23,3 +23,6 @@ var Mains = map[string]func() int{
 	"harness-teammate-idle": func() int { return hook.Main(hook.TeammateIdle, lifecycle.TeammateIdle) },
 	"harness-session-end":   func() int { return hook.Main(hook.SessionEnd, lifecycle.SessionEnd) },
 }
+
+// Run runs the named program and returns its exit code.
+func Run(name string) int { return Mains[name]() }
