@@ -17,6 +17,9 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/root"
+	// Every state write by a verb refreshes the hooks' cached digest, so the
+	// next Stop or PreToolUse need not parse the state again.
+	_ "github.com/harness-agent/harness/internal/summary"
 )
 
 // Exit codes.

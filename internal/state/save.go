@@ -43,8 +43,16 @@ func (s *State) save() error {
 	}
 	s.raw = edited
 	s.snapshot()
+	if Saved != nil {
+		Saved(s)
+	}
 	return nil
 }
+
+// Saved, when set, is called after every successful write with the state as
+// written. The summary cache sets it, so a writer that has just parsed the
+// state refreshes the hooks' digest without anyone parsing it again.
+var Saved func(*State)
 
 // apply returns the file text with every change to s since it was read.
 func (s *State) apply() ([]byte, error) {

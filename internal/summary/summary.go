@@ -83,11 +83,31 @@ func Load(dir string) (*Summary, error) {
 		return s, nil // never cache what the corrupt file does not say
 	}
 	s.Key = key
+	s.write(dir)
+	return s, nil
+}
+
+func init() { state.Saved = Store }
+
+// Store caches the summary of a state that was just written.
+func Store(st *state.State) {
+	if st.Dir == "" {
+		return
+	}
+	key, err := statKey(state.Path(st.Dir))
+	if err != nil {
+		return
+	}
+	s := Of(st)
+	s.Key = key
+	s.write(st.Dir)
+}
+
+func (s *Summary) write(dir string) {
 	if data, err := json.Marshal(s); err == nil {
 		os.MkdirAll(filepath.Join(dir, RuntimeDir), 0o755)
 		renameio.WriteFile(Path(dir), data, 0o644)
 	}
-	return s, nil
 }
 
 // Of computes the summary of a parsed state.

@@ -30,16 +30,27 @@ func TestCacheFollowsTheFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, s, cached)
 
-	// ...until the state changes through the harness (a rename).
+	// ...until the state changes through the harness (a rename), whose
+	// writer stores the new digest itself.
 	_, err = state.Update(dir, func(st *state.State) error {
 		st.Tasks[0].Status = state.Completed
 		return nil
 	})
 	require.NoError(t, err)
+	data, err := os.ReadFile(Path(dir))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"Completed":1`, "the writer refreshed the cache")
 	s, err = Load(dir)
 	require.NoError(t, err)
 	assert.Nil(t, s.Next)
 	assert.Equal(t, 1, s.Stats.Completed)
+
+	// A change behind the harness's back (a new inode, size or time) is
+	// noticed too.
+	require.NoError(t, os.WriteFile(state.Path(dir), []byte(`{"tasks":[{"id":"z","title":"Z","status":"pending"}]}`), 0o644))
+	s, err = Load(dir)
+	require.NoError(t, err)
+	assert.Equal(t, &Brief{ID: "z", Title: "Z"}, s.Next)
 }
 
 func TestCorruptCacheIsIgnored(t *testing.T) {
