@@ -15,7 +15,6 @@
 # plain timing loop when hyperfine cannot be had.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-repo=$PWD
 RUNS=${BENCH_RUNS:-40}
 WARMUP=${BENCH_WARMUP:-3}
 LOG_MB=${BENCH_LOG_MB:-50}
@@ -34,7 +33,11 @@ have_time=1
 [ -x /usr/bin/time ] || { have_time=0; say "WARN GNU time unavailable: no peak memory column"; }
 
 work=$(mktemp -d /tmp/harness-bench.XXXXXX)
-[ "${BENCH_KEEP:-}" = 1 ] && say "scratch: $work" || trap 'rm -rf "$work"' EXIT
+if [ "${BENCH_KEEP:-}" = 1 ]; then
+	say "scratch: $work"
+else
+	trap 'rm -rf "$work"' EXIT
+fi
 bin=$work/bin
 
 say "building"
