@@ -54,8 +54,13 @@ func TestSIGKILLDuringWritesNeverCorrupts(t *testing.T) {
 	require.NoError(t, err)
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	kills, writes := 20, 0
-	for i := 0; i < kills; i++ {
+	// Kill at least minKills times and until hundreds of writes happened:
+	// a loaded machine writes less per kill, so it takes more kills, never
+	// a weaker test. maxKills only bounds a writer that makes no progress.
+	const minKills, minWrites, maxKills = 20, 200, 400
+	kills, writes := 0, 0
+	for ; kills < minKills || writes <= minWrites; kills++ {
+		require.Less(t, kills, maxKills, "the writer made only %d writes in %d kills", writes, kills)
 		cmd := exec.Command(exe, "-test.run=^$")
 		cmd.Env = append(os.Environ(), writerEnv+"="+p.dir, "HARNESS_WORKER_ID=writer")
 		var stderr strings.Builder
@@ -71,10 +76,10 @@ func TestSIGKILLDuringWritesNeverCorrupts(t *testing.T) {
 			raw, err := os.ReadFile(p.dir + "/" + name)
 			require.NoError(t, err)
 			_, err = state.Parse(raw, name)
-			require.NoError(t, err, "%s unparseable after kill %d", name, i+1)
+			require.NoError(t, err, "%s unparseable after kill %d", name, kills+1)
 		}
 		writes = 2 * len(p.task("task-001").Checkpoints) // each with a renewal
 	}
 	t.Logf("about %d state writes across %d kills", writes, kills)
-	assert.Greater(t, writes, 200, "hundreds of writes, killed mid-stream many times over")
+	assert.Greater(t, writes, minWrites, "hundreds of writes, killed mid-stream many times over")
 }
