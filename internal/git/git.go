@@ -87,11 +87,17 @@ func CommitExists(dir, hash string) bool {
 // HEAD, untracked ones included and ignored ones not, leaving out the
 // harness's own files in the state root stateRoot.
 func Changes(dir, stateRoot string) ([]string, error) {
+	// Two git processes at once: the hooks wait for this.
+	topc := make(chan string, 1)
+	go func() {
+		top, _ := Run(dir, "rev-parse", "--show-toplevel")
+		topc <- top
+	}()
 	out, err := Run(dir, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	top := <-topc
 	if err != nil {
 		return nil, err
 	}
-	top, _ := Run(dir, "rev-parse", "--show-toplevel")
 	var changes []string
 	entries := strings.Split(out, "\x00")
 	for i := 0; i < len(entries); i++ {

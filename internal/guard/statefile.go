@@ -90,10 +90,10 @@ func (c *call) tasksWrite(target string) hook.Decision {
 		return deny(ruleState, fmt.Sprintf("could not apply the %s to harness-tasks.json (old_string not found or malformed input).", c.tool),
 			"change the state with the harness command (`harness help`).")
 	}
-	if !gjson.Valid(next) {
+	after, err := state.Parse([]byte(next), target)
+	if _, corrupt := err.(*state.Corrupt); corrupt {
 		return deny(ruleState, "the edit leaves harness-tasks.json as invalid JSON.", "change the state with the harness command (`harness help`).")
 	}
-	after, err := state.Parse([]byte(next), target)
 	if err != nil {
 		return deny(ruleState, "the edit breaks the state schema: "+err.Error(), "change the state with the harness command (`harness help`).")
 	}
@@ -103,13 +103,16 @@ func (c *call) tasksWrite(target string) hook.Decision {
 		return deny(ruleState, "harness-tasks.json is currently unreadable ("+err.Error()+"); hand edits are not the way to repair it.",
 			"run `harness status` (a corrupt file is restored from harness-tasks.json.bak by any state-changing command) or ask the user.")
 	}
-	if why := brokenInvariant(before, after); why != "" {
+	// Tasks are matched by id through a map: a lookup per task would make
+	// an edit of a 10,000-task file quadratic.
+	beforeByID, afterByID := byID(before), byID(after)
+	if why := brokenInvariant(before, afterByID, after.SessionCount); why != "" {
 		return deny(ruleState, why, "use the harness command: `harness claim`, `harness checkpoint`, `harness validate ID`, `harness fail ID --category C MSG`, `harness add`.")
 	}
 	var newlyCompleted []*state.Task
 	for i := range after.Tasks {
 		t := &after.Tasks[i]
-		if old := before.Task(t.ID); old != nil && old.Status != state.Completed && t.Status == state.Completed {
+		if old := beforeByID[t.ID]; old != nil && old.Status != state.Completed && t.Status == state.Completed {
 			newlyCompleted = append(newlyCompleted, t)
 		}
 	}
@@ -125,14 +128,25 @@ func (c *call) tasksWrite(target string) hook.Decision {
 	return hook.Decision{}
 }
 
+// byID indexes the tasks of s by id (ids are unique: Parse refuses
+// duplicates).
+func byID(s *state.State) map[string]*state.Task {
+	m := make(map[string]*state.Task, len(s.Tasks))
+	for i := range s.Tasks {
+		m[s.Tasks[i].ID] = &s.Tasks[i]
+	}
+	return m
+}
+
 // brokenInvariant names the first protocol invariant the edit breaks, or "".
-func brokenInvariant(before, after *state.State) string {
-	if after.SessionCount < before.SessionCount {
-		return fmt.Sprintf("session_count may not go down (%d → %d).", before.SessionCount, after.SessionCount)
+// after holds the proposed state's tasks by id.
+func brokenInvariant(before *state.State, after map[string]*state.Task, afterCount int) string {
+	if afterCount < before.SessionCount {
+		return fmt.Sprintf("session_count may not go down (%d → %d).", before.SessionCount, afterCount)
 	}
 	for i := range before.Tasks {
 		b := &before.Tasks[i]
-		a := after.Task(b.ID)
+		a := after[b.ID]
 		if a == nil {
 			return fmt.Sprintf("task %s would be removed; tasks are never deleted.", b.ID)
 		}

@@ -173,3 +173,20 @@ func BenchmarkSubagentStop1000(b *testing.B) {
 		SubagentStop(p)
 	}
 }
+
+// BenchmarkSessionStart10000 is the same on 10,000 tasks, in exclusive mode
+// (the session lock is taken and released around every run).
+func BenchmarkSessionStart10000(b *testing.B) {
+	dir := benchProject(b, 10000, 50<<20, false)
+	p := hook.Parse([]byte(`{"session_id":"` + sessionID + `","source":"startup"}`))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if d := SessionStart(p); !strings.HasPrefix(d.Context, "HARNESS SESSION-") {
+			b.Fatalf("context: %q", d.Context)
+		}
+		b.StopTimer()
+		SessionEnd(hook.Parse([]byte(`{"session_id":"` + sessionID + `","reason":"other"}`)))
+		_ = dir
+		b.StartTimer()
+	}
+}

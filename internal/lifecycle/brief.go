@@ -22,7 +22,7 @@ const (
 // startContext is the block of text SessionStart gives the model: where the
 // job stands and the one thing to do next, readable in seconds. Never the
 // whole state.
-func startContext(c *call, s *state.State, source string, o opening, env string, restored bool, held *lock.Result) string {
+func startContext(c *call, s *state.State, source string, o opening, env string, restored bool, held *lock.Result, gitFacts <-chan string) string {
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	mode := "exclusive"
@@ -78,7 +78,7 @@ func startContext(c *call, s *state.State, source string, o opening, env string,
 	if env != "" {
 		line("%s", env)
 	}
-	line("%s", gitLine(c.tree(s).Top, c.root))
+	line("%s", <-gitFacts)
 	recent, _ := progress.Tail(c.root, statsScan)
 	for i := len(recent) - 1; i >= 0; i-- {
 		if strings.Contains(recent[i], "] "+progress.Stats+" ") {
@@ -101,6 +101,13 @@ func startContext(c *call, s *state.State, source string, o opening, env string,
 
 // gitLine is HEAD and whether the tree is dirty, in one line.
 func gitLine(dir, stateRoot string) string {
+	changes := make(chan error, 1)
+	var paths []string
+	go func() {
+		var err error
+		paths, err = git.Changes(dir, stateRoot)
+		changes <- err
+	}()
 	head, err := git.Run(dir, "log", "-1", "--format=%h %s")
 	if err != nil {
 		if !git.Available() {
@@ -111,13 +118,12 @@ func gitLine(dir, stateRoot string) string {
 		}
 		return "git: no commits yet (commit a baseline first)"
 	}
-	changes, err := git.Changes(dir, stateRoot)
 	tree := "clean"
-	switch {
+	switch err := <-changes; {
 	case err != nil:
 		tree = "unknown"
-	case len(changes) > 0:
-		tree = fmt.Sprintf("dirty (%d changed: %s)", len(changes), clip(strings.Join(changes, " "), 120))
+	case len(paths) > 0:
+		tree = fmt.Sprintf("dirty (%d changed: %s)", len(paths), clip(strings.Join(paths, " "), 120))
 	}
 	return fmt.Sprintf("git: HEAD %s; tree %s", clip(head, 100), tree)
 }

@@ -76,6 +76,17 @@ func SessionStart(p hook.Payload) hook.Decision {
 		}
 		held = &res
 	}
+	// The context's git facts do not depend on the state: gather them while
+	// the state transaction runs (session-start's recovery row leaves git
+	// alone).
+	gitFacts := make(chan string, 1)
+	go func() {
+		modeOnly := &state.State{Config: state.Config{ConcurrencyMode: state.Exclusive}}
+		if concurrent {
+			modeOnly.Config.ConcurrencyMode = state.Concurrent
+		}
+		gitFacts <- gitLine(c.tree(modeOnly).Top, c.root)
+	}()
 
 	rt := ReadRuntime(c.root, c.session)
 	compact := source == sourceCompact
@@ -118,7 +129,7 @@ func SessionStart(p hook.Payload) hook.Decision {
 		pruneRuntimes(c.root, c.now)
 	}
 	rt.save(c.root)
-	return hook.Decision{Kind: hook.Allow, Context: startContext(c, s, source, o, env, restored, held)}
+	return hook.Decision{Kind: hook.Allow, Context: startContext(c, s, source, o, env, restored, held, gitFacts)}
 }
 
 // open counts the session, logs its start and validates dependencies, under

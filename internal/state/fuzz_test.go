@@ -64,13 +64,17 @@ func FuzzStateParse(f *testing.F) {
 			tk.ErrorLog = append(tk.ErrorLog, "[TEST_FAIL] fuzz")
 			tk.Checkpoints = append(tk.Checkpoints, Checkpoint{Step: 1, Total: 1, Description: "fuzz \"quoted\" <&>", Timestamp: "t"})
 		}
-		edited, err := s.apply()
+		edited, touched, err := s.apply()
 		if err != nil {
 			return // an edit the harness refuses: nothing is written
 		}
 		back, err := Parse(edited, "harness-tasks.json")
 		if err != nil {
 			t.Fatalf("an edit made the file unreadable: %v\nbefore: %q\nafter:  %q", err, raw, edited)
+		}
+		// save's cheaper check must accept what a full parse accepts.
+		if err := s.readBack(edited, touched); err != nil {
+			t.Fatalf("readBack refused an edit that parses: %v\nbefore: %q\nafter:  %q", err, raw, edited)
 		}
 		if back.SessionCount != s.SessionCount || back.LastSession != s.LastSession || len(back.Tasks) != len(s.Tasks) {
 			t.Fatalf("edit lost: session_count %d/%d last_session %q/%q tasks %d/%d",

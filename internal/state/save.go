@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/google/renameio/v2"
+	"github.com/tidwall/gjson"
 
 	"github.com/harness-agent/harness/internal/failure"
 )
@@ -17,20 +18,20 @@ func (s *State) AddTask(t Task) { s.Tasks = append(s.Tasks, t) }
 
 // Changed reports whether the state differs from what was read.
 func (s *State) Changed() bool {
-	edited, err := s.apply()
+	edited, _, err := s.apply()
 	return err == nil && string(edited) != string(s.raw)
 }
 
 // save writes the changes made to s since it was read, if any.
 func (s *State) save() error {
-	edited, err := s.apply()
+	edited, touched, err := s.apply()
 	if err != nil {
 		return failure.New(failure.EnvSetup, "cannot edit %s: %v", Path(s.Dir), err)
 	}
 	if string(edited) == string(s.raw) {
 		return nil
 	}
-	if _, err := Parse(edited, Path(s.Dir)); err != nil {
+	if err := s.readBack(edited, touched); err != nil {
 		// Never write a file the harness itself could not read back.
 		return failure.New(failure.EnvSetup, "refusing to write an invalid %s: %v", FileName, err)
 	}
@@ -54,37 +55,96 @@ func (s *State) save() error {
 // state refreshes the hooks' digest without anyone parsing it again.
 var Saved func(*State)
 
-// apply returns the file text with every change to s since it was read.
-func (s *State) apply() ([]byte, error) {
+// apply returns the file text with every change to s since it was read, and
+// the indexes of the tasks it changed or added.
+func (s *State) apply() (doc []byte, touched []int, err error) {
 	if !s.snapped {
-		return nil, fmt.Errorf("state was loaded read-only; change it through state.Update")
+		return nil, nil, fmt.Errorf("state was loaded read-only; change it through state.Update")
 	}
-	doc := s.raw
-	var err error
+	doc = s.raw
 	if s.SessionCount != s.origCount {
 		if doc, err = set(doc, "session_count", s.SessionCount); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if s.LastSession != s.origLast {
 		if doc, err = set(doc, "last_session", nullable(s.LastSession)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if len(s.Tasks) < len(s.origTasks) {
-		return nil, fmt.Errorf("tasks cannot be removed by the harness")
+		return nil, nil, fmt.Errorf("tasks cannot be removed by the harness")
 	}
 	for i := range s.origTasks {
+		if unchanged(&s.origTasks[i], &s.Tasks[i]) {
+			continue
+		}
+		touched = append(touched, i)
 		if doc, err = editTask(doc, i, &s.origTasks[i], &s.Tasks[i]); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for i := len(s.origTasks); i < len(s.Tasks); i++ {
+		touched = append(touched, i)
 		if doc, err = set(doc, "tasks.-1", newTaskJSON(&s.Tasks[i])); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return doc, nil
+	return doc, touched, nil
+}
+
+// readBack checks the edited text before it replaces the file: it is valid
+// JSON, holds as many tasks as s, its session fields read as s has them, and
+// every task the edit touched parses back to exactly the task in memory with
+// an id no other task has. Tasks the edit did not touch kept their bytes, so
+// they still read as they did; checking only the touched ones keeps a write
+// to a 10,000-task state from paying for a second full parse.
+func (s *State) readBack(edited []byte, touched []int) error {
+	if !gjson.ValidBytes(edited) {
+		return fmt.Errorf("the edit produced invalid JSON")
+	}
+	doc := gjson.ParseBytes(edited)
+	p := parser{path: Path(s.Dir)}
+	if n := p.int(doc, "session_count", 0); n != s.SessionCount {
+		return fmt.Errorf("session_count reads back as %d, not %d", n, s.SessionCount)
+	}
+	if last := p.str(doc, "last_session"); last != s.LastSession {
+		return fmt.Errorf("last_session reads back as %q, not %q", last, s.LastSession)
+	}
+	tasks := doc.Get("tasks")
+	if !tasks.IsArray() {
+		return fmt.Errorf("tasks is no longer a list")
+	}
+	elems := tasks.Array()
+	if len(elems) != len(s.Tasks) {
+		return fmt.Errorf("the edit leaves %d tasks, not %d", len(elems), len(s.Tasks))
+	}
+	var ids map[string]int
+	for _, i := range touched {
+		got := p.task(elems[i], i)
+		if p.err != nil {
+			return p.err
+		}
+		want := s.Tasks[i]
+		if want.TimeoutSeconds == 0 && got.TimeoutSeconds == DefaultTimeoutSeconds {
+			want.TimeoutSeconds = got.TimeoutSeconds // a new task's default, written out
+		}
+		if !unchanged(&got, &want) {
+			return fmt.Errorf("tasks[%d] (%s) does not read back as written", i, want.ID)
+		}
+		if i >= len(s.origTasks) || got.ID != s.origTasks[i].ID {
+			if ids == nil {
+				ids = make(map[string]int, len(s.Tasks))
+				for j := range s.Tasks {
+					if prev, dup := ids[s.Tasks[j].ID]; dup {
+						return fmt.Errorf("tasks[%d].id duplicates tasks[%d].id %q", j, prev, s.Tasks[j].ID)
+					}
+					ids[s.Tasks[j].ID] = j
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func nullable(s string) any {
@@ -181,9 +241,6 @@ func checkpointsOrEmpty(c []Checkpoint) []Checkpoint {
 // Lists that only grew get their new entries appended, so the existing ones
 // keep their bytes.
 func editTask(doc []byte, i int, before, after *Task) ([]byte, error) {
-	if unchanged(before, after) {
-		return doc, nil
-	}
 	var err error
 	base := fmt.Sprintf("tasks.%d.", i)
 	for _, f := range taskFields {
