@@ -84,7 +84,7 @@ func protect(top, stateRoot string) protected {
 // root.IsHarnessFile accepts (a test holds them to it).
 var (
 	harnessLiterals = []string{root.TasksFile, root.TasksFile + ".bak", root.TasksFile + ".tmp", "harness-progress.txt", "harness-init.sh"}
-	harnessGlobs    = []string{".harness-*", root.TasksFile + ".corrupt-*"}
+	harnessGlobs    = []string{".harness-*", ".harness-*/**", root.TasksFile + ".corrupt-*"}
 )
 
 func (p protected) join(name string) string {
@@ -134,19 +134,19 @@ func (p protected) cleanExcludes() []string {
 	return args
 }
 
-// owns reports whether path (relative to top, slash-separated) is a harness file.
+// owns reports whether path (relative to top, slash-separated) is a harness
+// file: one root.IsHarnessFile accepts relative to the state root, so
+// everything under .harness-runtime/ and the like counts, not just the files
+// directly in the state root.
 func (p protected) owns(path string) bool {
-	if p.rel == "" {
+	switch {
+	case p.rel == "":
 		return false
+	case p.rel == ".":
+		return root.IsHarnessFile(path)
 	}
-	dir, name := "", path
-	if i := strings.LastIndexByte(path, '/'); i >= 0 {
-		dir, name = path[:i], path[i+1:]
-	}
-	if dir == "" {
-		dir = "."
-	}
-	return dir == p.rel && root.IsHarnessFile(name)
+	rest, ok := strings.CutPrefix(path, p.rel+"/")
+	return ok && root.IsHarnessFile(rest)
 }
 
 // escapeGlob escapes the characters glob pathspecs and gitignore patterns

@@ -54,25 +54,38 @@ func read(t *testing.T, path string) string {
 	return string(data)
 }
 
-// The pathspecs and clean patterns must cover exactly root.IsHarnessFile.
+// The pathspecs, clean patterns and owns must cover exactly
+// root.IsHarnessFile, nested runtime files included, wherever the state root
+// sits in the work tree.
 func TestHarnessPatternsMatchIsHarnessFile(t *testing.T) {
 	names := []string{"harness-tasks.json", "harness-tasks.json.bak", "harness-tasks.json.tmp",
 		"harness-progress.txt", "harness-init.sh", ".harness-active", ".harness-tasks.json123",
-		"harness-tasks.json.corrupt-20250101T000000Z", "harness-tasks.jsonx", "main.go", "harness-notes.md", ".harnessrc"}
-	dir := repo(t, map[string]string{"keep.txt": "k"})
-	for _, n := range names {
-		write(t, dir, map[string]string{n: "x"})
-	}
-	p := protect(dir, dir)
-	args := append([]string{"ls-files", "-o", "--", "."}, p.excludes()...)
-	out, err := Run(dir, args...)
-	require.NoError(t, err)
-	listed := map[string]bool{}
-	for _, l := range strings.Split(out, "\n") {
-		listed[l] = true
-	}
-	for _, n := range names {
-		assert.Equal(t, !root.IsHarnessFile(n), listed[n], "%s: excluded by pathspecs iff a harness file", n)
+		"harness-tasks.json.corrupt-20250101T000000Z", "harness-tasks.jsonx", "main.go", "harness-notes.md", ".harnessrc",
+		".harness-runtime/session-1.json", ".harness-runtime/deep/x.json", "sub/.harness-runtime/x.json", "sub/harness-tasks.json"}
+	for _, sub := range []string{"", "state dir"} {
+		t.Run("state root "+sub, func(t *testing.T) {
+			dir := repo(t, map[string]string{"keep.txt": "k"})
+			for _, n := range names {
+				write(t, dir, map[string]string{filepath.Join(sub, n): "x"})
+			}
+			p := protect(dir, filepath.Join(dir, sub))
+			args := append([]string{"ls-files", "-o", "--", "."}, p.excludes()...)
+			out, err := Run(dir, args...)
+			require.NoError(t, err)
+			listed := map[string]bool{}
+			for _, l := range strings.Split(out, "\n") {
+				listed[l] = true
+			}
+			for _, n := range names {
+				path := filepath.ToSlash(filepath.Join(sub, n))
+				assert.Equal(t, !root.IsHarnessFile(n), listed[path], "%s: excluded by pathspecs iff a harness file", path)
+				assert.Equal(t, root.IsHarnessFile(n), p.owns(path), "%s: owned iff a harness file", path)
+			}
+			cleanArgs := append([]string{"clean", "-n", "-d"}, p.cleanExcludes()...)
+			out, err = Run(dir, cleanArgs...)
+			require.NoError(t, err)
+			assert.NotContains(t, out, ".harness-runtime/session", "git clean leaves runtime files alone")
+		})
 	}
 }
 
@@ -96,6 +109,8 @@ func TestRollbackKeepsHarnessFilesAndSnapshotRestores(t *testing.T) {
 				filepath.Join(tc.stateSub, "harness-tasks.json"):   `{"v":1}`,
 				filepath.Join(tc.stateSub, "harness-progress.txt"): "log 1\n",
 				filepath.Join(tc.stateSub, ".harness-active"):      "",
+				// The hooks' runtime directory: nested, still the harness's.
+				filepath.Join(tc.stateSub, ".harness-runtime", "session-1.json"): "s1",
 			}
 			write(t, dir, harness)
 			if tc.ignore {
@@ -116,8 +131,9 @@ func TestRollbackKeepsHarnessFilesAndSnapshotRestores(t *testing.T) {
 			sh(t, dir, "rm gone.txt")
 			// The outcome recorded just before the rollback.
 			write(t, dir, map[string]string{
-				filepath.Join(tc.stateSub, "harness-tasks.json"):   `{"v":2}`,
-				filepath.Join(tc.stateSub, "harness-progress.txt"): "log 1\nlog 2\n",
+				filepath.Join(tc.stateSub, "harness-tasks.json"):                 `{"v":2}`,
+				filepath.Join(tc.stateSub, "harness-progress.txt"):               "log 1\nlog 2\n",
+				filepath.Join(tc.stateSub, ".harness-runtime", "session-1.json"): "s2",
 			})
 
 			ref, commit, err := Snapshot(dir, stateRoot, SnapshotRef("task-001", 1), "snapshot")
@@ -134,6 +150,7 @@ func TestRollbackKeepsHarnessFilesAndSnapshotRestores(t *testing.T) {
 			assert.Equal(t, `{"v":2}`, read(t, filepath.Join(stateRoot, "harness-tasks.json")))
 			assert.Equal(t, "log 1\nlog 2\n", read(t, filepath.Join(stateRoot, "harness-progress.txt")))
 			assert.FileExists(t, filepath.Join(stateRoot, ".harness-active"))
+			assert.Equal(t, "s2", read(t, filepath.Join(stateRoot, ".harness-runtime", "session-1.json")))
 			changes, err := Changes(dir, stateRoot)
 			require.NoError(t, err)
 			assert.Empty(t, changes, "clean apart from harness and ignored files")
@@ -143,6 +160,7 @@ func TestRollbackKeepsHarnessFilesAndSnapshotRestores(t *testing.T) {
 			assert.Contains(t, files, "untracked.txt")
 			assert.Contains(t, files, "new/n.txt")
 			assert.NotContains(t, files, "harness-tasks.json")
+			assert.NotContains(t, files, ".harness-runtime")
 			assert.NotContains(t, files, "build.log")
 
 			// The printed restore command brings the attempt back and leaves the state alone.
@@ -171,7 +189,8 @@ func TestCommitAllLeavesHarnessFilesOut(t *testing.T) {
 	dir := repo(t, map[string]string{"a.txt": "a\n"})
 	write(t, dir, map[string]string{".git/info/exclude": "/harness-progress.txt\n"})
 	write(t, dir, map[string]string{"harness-tasks.json": "{}", "harness-progress.txt": "x\n", "b.txt": "b\n"})
-	sh(t, dir, "git add harness-tasks.json") // the agent staged it by mistake
+	write(t, dir, map[string]string{".harness-runtime/session-1.json": "{}"})
+	sh(t, dir, "git add harness-tasks.json .harness-runtime") // the agent staged them by mistake
 	hash, committed, err := CommitAll(dir, dir, "task-001: add b")
 	require.NoError(t, err)
 	assert.True(t, committed)
