@@ -46,12 +46,17 @@ func runAdd(e *Env, args []string) int {
 	if *timeout <= 0 || *maxAttempts <= 0 {
 		return e.fail(usageErr(c, "--timeout and --max-attempts must be positive"))
 	}
+	if *id = strings.TrimSpace(*id); *id != "" {
+		if err := state.CheckID(*id); err != nil {
+			return e.fail(err)
+		}
+	}
 	dir, err := e.stateRoot()
 	if err != nil {
 		return e.fail(err)
 	}
 	t := state.Task{
-		ID: strings.TrimSpace(*id), Title: strings.TrimSpace(pos[0]), Status: state.Pending, Priority: *priority,
+		ID: *id, Title: strings.TrimSpace(pos[0]), Status: state.Pending, Priority: *priority,
 		DependsOn: splitList(*deps), MaxAttempts: *maxAttempts, Command: strings.TrimSpace(*validate),
 		TimeoutSeconds: *timeout, Cleanup: strings.TrimSpace(*cleanup), AllowedPaths: splitListOrNil(*allowed),
 	}

@@ -62,10 +62,11 @@ func runClaim(e *Env, args []string) int {
 	t := &cl.Task
 	cmds := map[string]string{}
 	if cl.Claimed() {
+		arg := failure.ShellArg(t.ID)
 		cmds = map[string]string{
-			"checkpoint": fmt.Sprintf("harness checkpoint %s M/N \"what was done\"", t.ID),
-			"validate":   "harness validate " + t.ID,
-			"fail":       fmt.Sprintf("harness fail %s --category TASK_EXEC \"why\"", t.ID),
+			"checkpoint": fmt.Sprintf("harness checkpoint %s M/N \"what was done\"", arg),
+			"validate":   "harness validate " + arg,
+			"fail":       fmt.Sprintf("harness fail %s --category TASK_EXEC \"why\"", arg),
 		}
 	}
 	if *asJSON {

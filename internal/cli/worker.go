@@ -95,6 +95,6 @@ func (e *Env) printFailure(o *cycle.Outcome) {
 	if f.Permanent {
 		fmt.Fprintf(w, "hint: %s is now permanently failed (%d/%d attempts); tasks depending on it are blocked: a human must decide (raise max_attempts, split the task, or change the plan)\n", t.ID, t.Attempts, t.MaxAttempts)
 	} else {
-		fmt.Fprintf(w, "hint: attempt %d/%d failed; fix the cause, then retry with `harness claim %s` (or take the next task with `harness claim`)\n", t.Attempts, t.MaxAttempts, t.ID)
+		fmt.Fprintf(w, "hint: attempt %d/%d failed; fix the cause, then retry with `harness claim %s` (or take the next task with `harness claim`)\n", t.Attempts, t.MaxAttempts, failure.ShellArg(t.ID))
 	}
 }

@@ -15,10 +15,10 @@ import (
 func (w *Worker) Checkpoint(id string, step, total int, description string) (state.Task, error) {
 	description = progress.OneLine(description)
 	if total < 1 || step < 1 || step > total {
-		return state.Task{}, failure.New(failure.Usage, "step %d/%d: need 1 ≤ M ≤ N", step, total).WithHint("harness checkpoint %s 2/4 \"what was done\"", id)
+		return state.Task{}, failure.New(failure.Usage, "step %d/%d: need 1 ≤ M ≤ N", step, total).WithHint("harness checkpoint %s 2/4 \"what was done\"", failure.ShellArg(id))
 	}
 	if description == "" {
-		return state.Task{}, failure.New(failure.Usage, "empty checkpoint description").WithHint("say what was done: harness checkpoint %s %d/%d \"routes added, tests pending\"", id, step, total)
+		return state.Task{}, failure.New(failure.Usage, "empty checkpoint description").WithHint("say what was done: harness checkpoint %s %d/%d \"routes added, tests pending\"", failure.ShellArg(id), step, total)
 	}
 	now := w.Now()
 	var rec state.Task

@@ -68,7 +68,7 @@ func (w *Worker) Claim(id string) (*Claim, error) {
 		defer func() { progress.Append(w.Root, log...) }()
 		if busy := w.busy(s); busy != nil {
 			refusal = failure.New(failure.Usage, "%s is already in progress (claimed by %s): one task at a time", busy.ID, orNone(busy.ClaimedBy)).
-				WithHint("finish it with `harness validate %s`, or give it up with `harness fail %s --category TASK_EXEC \"why\"`; if its session was interrupted, run `harness recover`", busy.ID, busy.ID)
+				WithHint("finish it with `harness validate %s`, or give it up with `harness fail %s --category TASK_EXEC \"why\"`; if its session was interrupted, run `harness recover`", failure.ShellArg(busy.ID), failure.ShellArg(busy.ID))
 			return nil
 		}
 		if max := s.Config.MaxTasksPerSession; max > 0 {

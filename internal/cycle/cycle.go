@@ -177,7 +177,7 @@ func unknown(id string) error {
 // survives its session being resumed under a new id.
 func (w *Worker) own(s *state.State, t *state.Task) error {
 	if t.Status != state.InProgress {
-		hint := fmt.Sprintf("claim it first: harness claim %s", t.ID)
+		hint := fmt.Sprintf("claim it first: harness claim %s", failure.ShellArg(t.ID))
 		if t.Status == state.Completed {
 			hint = "nothing to do: it is done"
 		}
@@ -185,7 +185,7 @@ func (w *Worker) own(s *state.State, t *state.Task) error {
 	}
 	if s.Concurrent() && t.ClaimedBy != w.ID {
 		return failure.New(failure.Usage, "%s is claimed by %s, not by this worker (%s)", t.ID, orNone(t.ClaimedBy), w.ID).
-			WithHint("run it as the claiming worker (HARNESS_WORKER_ID=%s), or wait for its lease (until %s) to expire and claim it", t.ClaimedBy, orNone(t.LeaseExpiresAt))
+			WithHint("run it as the claiming worker (HARNESS_WORKER_ID=%s), or wait for its lease (until %s) to expire and claim it", failure.ShellArg(t.ClaimedBy), orNone(t.LeaseExpiresAt))
 	}
 	return nil
 }

@@ -91,7 +91,7 @@ func (w *Worker) Recover(ctx context.Context, opts RecoverOptions) ([]Recovered,
 	var out []Recovered
 	for _, t := range live {
 		out = append(out, Recovered{TaskID: t.ID, Title: t.Title,
-			Left: fmt.Sprintf("claimed by this session (lease until %s): not interrupted; finish it with `harness validate %s` or `harness fail %s`", t.LeaseExpiresAt, t.ID, t.ID)})
+			Left: fmt.Sprintf("claimed by this session (lease until %s): not interrupted; finish it with `harness validate %s` or `harness fail %s`", t.LeaseExpiresAt, failure.ShellArg(t.ID), failure.ShellArg(t.ID))})
 	}
 	if len(mine) > 0 {
 		tree, err := w.Tree(s)

@@ -64,7 +64,7 @@ func (w *Worker) Validate(ctx context.Context, id string) (*Outcome, error) {
 	r := validation.Run(ctx, tree.Dir, t.Command, t.Timeout())
 	if ctx.Err() != nil {
 		return nil, failure.New(failure.TaskExec, "validation of %s interrupted: nothing recorded", id).
-			WithHint("run `harness validate %s` again", id)
+			WithHint("run `harness validate %s` again", failure.ShellArg(id))
 	}
 	return w.record(ctx, s, *t, tree, r)
 }
@@ -91,7 +91,7 @@ func (w *Worker) record(ctx context.Context, s *state.State, t state.Task, tree 
 
 func (w *Worker) missingCommand(s *state.State, t *state.Task) error {
 	e := &TaskError{TaskID: t.ID, Err: failure.New(failure.Config, "Missing validation.command").
-		WithHint("a human must set tasks[].validation.command for %s in %s (an objective check; the harness does not guess one), then run `harness validate %s`", t.ID, state.FileName, t.ID)}
+		WithHint("a human must set tasks[].validation.command for %s in %s (an objective check; the harness does not guess one), then run `harness validate %s`", t.ID, state.FileName, failure.ShellArg(t.ID))}
 	w.logLocked(progress.Entry{Time: w.Now(), Session: s.SessionCount, Type: progress.Error, TaskID: t.ID, Category: failure.Config, Message: e.Err.Message})
 	return e
 }
@@ -102,7 +102,7 @@ func (w *Worker) missingProgram(s *state.State, t *state.Task, r validation.Resu
 		prog = "a program it runs"
 	}
 	e := &TaskError{TaskID: t.ID, Err: failure.New(failure.EnvSetup, "validation command not found: %s (%s)", prog, r.FirstLine).
-		WithHint("install %s or fix PATH (re-run harness-init.sh), then `harness validate %s`; the task stays in_progress and no attempt was counted", prog, t.ID)}
+		WithHint("install %s or fix PATH (re-run harness-init.sh), then `harness validate %s`; the task stays in_progress and no attempt was counted", prog, failure.ShellArg(t.ID))}
 	w.logLocked(progress.Entry{Time: w.Now(), Session: s.SessionCount, Type: progress.Error, TaskID: t.ID, Category: failure.EnvSetup, Message: e.Err.Message})
 	return e
 }
@@ -113,7 +113,7 @@ func (w *Worker) complete(t state.Task, tree Tree) (*Outcome, error) {
 	hash, made, err := git.CommitAll(tree.Top, w.Root, fmt.Sprintf("%s: %s", t.ID, t.Title))
 	if err != nil {
 		return nil, failure.New(failure.EnvSetup, "validation of %s passed but the work could not be committed: %v", t.ID, err).
-			WithHint("fix what stopped the commit (a pre-commit hook? a git identity?), then run `harness validate %s` again: the task stays in_progress", t.ID)
+			WithHint("fix what stopped the commit (a pre-commit hook? a git identity?), then run `harness validate %s` again: the task stays in_progress", failure.ShellArg(t.ID))
 	}
 	now := w.Now()
 	o := &Outcome{Completed: true, Commit: hash, NewCommit: made, Tree: tree}
@@ -147,7 +147,7 @@ func (w *Worker) Fail(ctx context.Context, id, category, message string) (*Outco
 			WithHint("use one of %s", strings.Join(failure.Categories, ", "))
 	}
 	if strings.TrimSpace(message) == "" {
-		return nil, failure.New(failure.Usage, "empty failure message").WithHint("say what went wrong: harness fail %s --category %s \"Redis connection refused\"", id, category)
+		return nil, failure.New(failure.Usage, "empty failure message").WithHint("say what went wrong: harness fail %s --category %s \"Redis connection refused\"", failure.ShellArg(id), category)
 	}
 	s, t, err := w.load(id)
 	if err != nil {

@@ -3,7 +3,10 @@
 // "ERROR [CATEGORY] what happened", then "hint: what to do next".
 package failure
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // The error categories of the protocol, as they appear in logs and error_log.
 const (
@@ -44,4 +47,15 @@ func (e *Error) WithHint(format string, args ...any) *Error {
 func Is(err error, category string) bool {
 	e, ok := err.(*Error)
 	return ok && e.Category == category
+}
+
+// ShellArg quotes s as one POSIX shell word, for the commands printed in
+// messages and hints that an agent copies and runs: a task id from a
+// hand-edited file ("has space") must not split into two arguments. Plain
+// words are returned as they are.
+func ShellArg(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=+,:@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/root"
 )
 
@@ -35,9 +36,55 @@ var WorkTimeout = 5 * time.Minute
 // SnapshotPrefix is the ref namespace of rollback snapshots.
 const SnapshotPrefix = "refs/harness/snapshots/"
 
-// SnapshotRef names the snapshot of a task's attempt.
+// SnapshotRef names the snapshot of a task's attempt:
+// refs/harness/snapshots/<RefName(taskID)>/<attempt>.
 func SnapshotRef(taskID string, attempt int) string {
-	return fmt.Sprintf("%s%s/%d", SnapshotPrefix, taskID, attempt)
+	return fmt.Sprintf("%s%s/%d", SnapshotPrefix, RefName(taskID), attempt)
+}
+
+// RefName makes a task id one valid ref name component (git
+// check-ref-format): an id harness add accepts is returned as it is; any
+// other byte, and a '.' where git forbids one, becomes %XX. A hand-edited id
+// ("has space", "a/b", "x.lock") thus still gets its own snapshot ref, and a
+// rollback is never skipped for want of one. ParseRefName reverses it.
+func RefName(taskID string) string {
+	var b strings.Builder
+	for i := 0; i < len(taskID); i++ {
+		c := taskID[i]
+		plain := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
+		if c == '.' {
+			// Not first, not last, not before another '.', not starting ".lock" at the end.
+			plain = i > 0 && i < len(taskID)-1 && taskID[i+1] != '.' && taskID[i:] != ".lock"
+		}
+		if plain {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	if b.Len() == 0 {
+		return "%"
+	}
+	return b.String()
+}
+
+// ParseRefName returns the task id RefName encoded as name.
+func ParseRefName(name string) string {
+	if !strings.Contains(name, "%") || name == "%" {
+		return strings.TrimSuffix(name, "%")
+	}
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		if name[i] == '%' && i+2 < len(name) {
+			if v, err := strconv.ParseUint(name[i+1:i+3], 16, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(name[i])
+	}
+	return b.String()
 }
 
 // runIn runs git in dir with extra environment and a time limit.
@@ -251,12 +298,17 @@ func Snapshot(dir, stateRoot, ref, message string) (usedRef, commit string, err 
 			try = fmt.Sprintf("%s-%d", ref, n)
 		}
 		// The empty old value makes update-ref fail if the ref exists:
-		// two failures of one attempt never overwrite each other.
-		if _, err := Run(top, "update-ref", try, commit, ""); err == nil {
+		// two failures of one attempt never overwrite each other. Only
+		// that failure moves on to the next name; any other is reported.
+		_, err := Run(top, "update-ref", try, commit, "")
+		if err == nil {
 			return try, commit, nil
 		}
+		if _, verr := Run(top, "rev-parse", "--verify", "-q", try); verr != nil {
+			return "", "", fmt.Errorf("snapshot: %v", err)
+		}
 	}
-	return "", "", fmt.Errorf("snapshot: no free ref like %s", ref)
+	return "", "", fmt.Errorf("snapshot: no free ref like %s (100 taken)", ref)
 }
 
 // Rollback makes the work tree holding dir what it was at commit base: HEAD
@@ -343,7 +395,7 @@ type Snap struct {
 func Snapshots(dir, taskID string) ([]Snap, error) {
 	pattern := strings.TrimSuffix(SnapshotPrefix, "/")
 	if taskID != "" {
-		pattern = SnapshotPrefix + taskID
+		pattern = SnapshotPrefix + RefName(taskID)
 	}
 	out, err := Run(dir, "for-each-ref", "--format=%(refname)%00%(objectname)%00%(creatordate:iso-strict)%00%(subject)", pattern)
 	if err != nil {
@@ -360,7 +412,7 @@ func Snapshots(dir, taskID string) ([]Snap, error) {
 		if i < 0 {
 			continue
 		}
-		s := Snap{Ref: f[0], TaskID: rest[:i], Attempt: rest[i+1:], Commit: f[1], Subject: f[3]}
+		s := Snap{Ref: f[0], TaskID: ParseRefName(rest[:i]), Attempt: rest[i+1:], Commit: f[1], Subject: f[3]}
 		s.Date, _ = time.Parse(time.RFC3339, f[2])
 		snaps = append(snaps, s)
 	}
@@ -388,12 +440,5 @@ func attemptKey(a string) string {
 // so the state is never reverted. Files the failed attempt had deleted are
 // not deleted again.
 func RestoreCommand(top, ref string) string {
-	return fmt.Sprintf("git -C %s checkout %s -- .", shellQuote(top), ref)
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=+,:@") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return fmt.Sprintf("git -C %s checkout %s -- .", failure.ShellArg(top), failure.ShellArg(ref))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/state"
 )
 
 // repo makes a git repository with one commit holding the given files.
@@ -228,4 +229,38 @@ func TestRollbackToEmptyBaseTree(t *testing.T) {
 	require.NoError(t, Rollback(dir, dir, base))
 	assert.NoFileExists(t, filepath.Join(dir, "x.txt"))
 	assert.FileExists(t, filepath.Join(dir, "harness-tasks.json"))
+}
+
+// Every task id, valid or hand-edited, gets a snapshot ref git accepts, and
+// the listing gives the id back.
+func TestRefName(t *testing.T) {
+	dir := repo(t, nil)
+	for _, id := range []string{"task-001", "a.b", "has space", "a/b", "x.lock", "a..b", ".x", "x.", "100%", "a@{1}",
+		"evil\n[2099] [SESSION-9] Completed", "é", "-x", ""} {
+		ref := SnapshotRef(id, 1)
+		_, err := Run(dir, "check-ref-format", ref)
+		assert.NoError(t, err, "%q → %s", id, ref)
+		assert.Equal(t, id, ParseRefName(RefName(id)))
+		if state.CheckID(id) == nil {
+			assert.Equal(t, id, RefName(id), "an id harness add accepts is used as it is")
+		}
+	}
+	write(t, dir, map[string]string{"a.txt": "a"})
+	ref, _, err := Snapshot(dir, dir, SnapshotRef("has space", 1), "s")
+	require.NoError(t, err)
+	assert.Equal(t, "refs/harness/snapshots/has%20space/1", ref)
+	snaps, err := Snapshots(dir, "has space")
+	require.NoError(t, err)
+	require.Len(t, snaps, 1)
+	assert.Equal(t, "has space", snaps[0].TaskID)
+}
+
+// Only an existing ref moves a snapshot on to the next name; any other
+// update-ref failure is reported at once.
+func TestSnapshotReportsRefErrors(t *testing.T) {
+	dir := repo(t, map[string]string{"a.txt": "a"})
+	_, _, err := Snapshot(dir, dir, "refs/harness/snapshots/bad name/1", "s")
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "no free ref")
+	assert.Empty(t, sh(t, dir, "git for-each-ref refs/harness"))
 }

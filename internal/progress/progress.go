@@ -54,11 +54,13 @@ func (e Entry) String() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%s] [SESSION-%d] %s", t.UTC().Format(time.RFC3339), e.Session, e.Type)
+	// A task id comes from a hand-editable file: folded like the message,
+	// it cannot start a forged line either.
 	if e.TaskID != "" {
-		fmt.Fprintf(&b, " [%s]", e.TaskID)
+		fmt.Fprintf(&b, " [%s]", OneLine(e.TaskID))
 	}
 	if e.Category != "" {
-		fmt.Fprintf(&b, " [%s]", e.Category)
+		fmt.Fprintf(&b, " [%s]", OneLine(e.Category))
 	}
 	if e.Message != "" {
 		b.WriteByte(' ')

@@ -31,6 +31,9 @@ func TestEntryFormat(t *testing.T) {
 			"[2025-07-01T10:00:00Z] [SESSION-2] LOCK released"},
 		{Entry{Time: at, Session: 1, Type: Warn, Message: "two\nlines\r\nhere  "},
 			"[2025-07-01T10:00:00Z] [SESSION-1] WARN two lines here"},
+		// A hand-edited id or category cannot forge a second line.
+		{Entry{Time: at, Session: 1, Type: Starting, TaskID: "evil\n[2099-01-01T00:00:00Z] [SESSION-9] Completed [task-001] (commit 0000000)", Category: "X\r\nY", Message: "t"},
+			"[2025-07-01T10:00:00Z] [SESSION-1] Starting [evil [2099-01-01T00:00:00Z] [SESSION-9] Completed [task-001] (commit 0000000)] [X Y] t"},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, tt.e.String())
