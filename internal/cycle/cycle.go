@@ -127,13 +127,15 @@ func inside(top, path string) bool {
 
 // checkSession refuses, in exclusive mode, when another live session holds
 // the session lock. Nobody holding it is fine: the SessionStart hook takes
-// it, and a human at a terminal may run the cycle by hand.
+// it, and a human at a terminal may run the cycle by hand. A holder this
+// process runs under (the shell that took the seed's mkdir lock) is this
+// session.
 func (w *Worker) checkSession(s *state.State) error {
 	if s.Concurrent() {
 		return nil
 	}
 	h, alive, ok := lock.Owner(w.Root)
-	if ok && alive && !h.Same(w.Self) {
+	if ok && alive && !h.Includes(w.Self) {
 		return failure.New(failure.EnvSetup, "Another harness session is active (pid=%d)", h.PID).
 			WithHint("in exclusive mode only the session holding the lock changes tasks; wait for it to end, or switch session_config.concurrency_mode to \"concurrent\" and give each worker its own git worktree")
 	}

@@ -71,6 +71,65 @@ func (h Holder) Same(o Holder) bool {
 	return h.PID != 0 && h.PID == o.PID
 }
 
+// Includes reports whether the calling process, whose identity is self
+// (Self), belongs to holder h's session: the same session (Same), or a
+// holder pid that is an ancestor of this process, unless both carry session
+// ids (those decide, as in Same). The second case is a shell agent that took
+// the seed's mkdir lock itself (`echo "$$" > "$LOCKDIR/pid"`) and then runs
+// harness commands: they are its children, not another session.
+func (h Holder) Includes(self Holder) bool {
+	if h.Same(self) {
+		return true
+	}
+	if h.SessionID != "" && self.SessionID != "" {
+		return false
+	}
+	return isAncestor(h.PID)
+}
+
+// maxAncestors bounds the walk up the process tree.
+const maxAncestors = 64
+
+// isAncestor reports whether pid is the parent of this process or one of its
+// ancestors, walking the ppid chain through /proc where there is one, else
+// looking at the parent only.
+func isAncestor(pid int) bool {
+	if pid <= 1 {
+		return false // init adopts orphans: it is everyone's ancestor
+	}
+	cur := os.Getppid()
+	for i := 0; i < maxAncestors && cur > 1; i++ {
+		if cur == pid {
+			return true
+		}
+		next, ok := parentOf(cur)
+		if !ok {
+			return false
+		}
+		cur = next
+	}
+	return false
+}
+
+// parentOf reads the parent pid of pid from /proc/<pid>/stat: "pid (comm)
+// state ppid …", comm possibly holding spaces and parentheses.
+func parentOf(pid int) (int, bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 2 {
+		return 0, false
+	}
+	ppid, err := strconv.Atoi(f[1])
+	return ppid, err == nil
+}
+
 // Self returns the holder identity of the calling process: the Claude Code
 // session it runs in when CLAUDE_PID is set, else the process itself.
 func Self() Holder {

@@ -172,3 +172,26 @@ func TestTxSerialises(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, 1, maxInside)
 }
+
+// A shell that took the seed's lock with its own pid runs harness commands
+// as its children: they are its session. Another process is not, and two
+// session ids decide by themselves.
+func TestIncludesAncestors(t *testing.T) {
+	parent := Holder{PID: os.Getppid()}
+	assert.True(t, parent.Includes(Self()), "the parent holds it")
+	child := exec.Command("sleep", "5")
+	require.NoError(t, child.Start())
+	defer child.Process.Kill()
+	assert.False(t, Holder{PID: child.Process.Pid}.Includes(Self()), "a child is not an ancestor")
+	assert.False(t, Holder{PID: 1}.Includes(Holder{PID: os.Getpid()}), "init is nobody's session")
+	assert.False(t, Holder{PID: os.Getppid(), SessionID: "a"}.Includes(Holder{PID: os.Getpid(), SessionID: "b"}))
+	assert.True(t, Holder{PID: os.Getppid(), SessionID: "a"}.Includes(Holder{PID: os.Getpid()}))
+	if _, err := os.Stat("/proc/self/stat"); err == nil {
+		// The grandparent, through /proc.
+		gp, ok := parentOf(os.Getppid())
+		require.True(t, ok)
+		if gp > 1 {
+			assert.True(t, Holder{PID: gp}.Includes(Holder{PID: os.Getpid()}))
+		}
+	}
+}
