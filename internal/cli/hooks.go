@@ -11,8 +11,8 @@ import (
 )
 
 func init() {
-	register(&command{name: "hooks", args: "install|uninstall|status [--settings FILE | --project DIR] [--bin-dir DIR] [--dry-run]",
-		summary: "register the harness hooks in a Claude Code settings.json, remove them, or check them",
+	register(&command{name: "hooks", args: "install|uninstall|status|dirs [--settings FILE | --project DIR] [--bin-dir DIR] [--dry-run]",
+		summary: "register the harness hooks in a Claude Code settings.json, remove them, check them, or list the directories they run from",
 		run:     runHooks})
 }
 
@@ -28,7 +28,7 @@ func runHooks(e *Env, args []string) int {
 		return e.fail(err)
 	}
 	if len(pos) != 1 {
-		return e.fail(usageErr(c, "expected one of install, uninstall, status"))
+		return e.fail(usageErr(c, "expected one of install, uninstall, status, dirs"))
 	}
 	if *file != "" && *project != "" {
 		return e.fail(usageErr(c, "--settings and --project exclude each other"))
@@ -71,8 +71,13 @@ func runHooks(e *Env, args []string) int {
 			return e.fail(usageErr(c, "status writes nothing: drop --dry-run"))
 		}
 		return e.hooksStatus(path, scope, *binDir)
+	case "dirs":
+		if *dryRun || *binDir != "" {
+			return e.fail(usageErr(c, "dirs takes only --settings or --project"))
+		}
+		return e.hooksDirs(path)
 	}
-	return e.fail(usageErr(c, "unknown action %q: expected install, uninstall or status", pos[0]))
+	return e.fail(usageErr(c, "unknown action %q: expected install, uninstall, status or dirs", pos[0]))
 }
 
 // settingsFile resolves the file a hooks action works on, and the flag that
@@ -143,6 +148,13 @@ func (e *Env) report(action string, r *settings.Result, dryRun bool) {
 	for _, c := range r.Changes {
 		fmt.Fprintln(w, "  "+c.String())
 	}
+	if r.Removed {
+		verb := "deleted"
+		if dryRun {
+			verb = "would delete"
+		}
+		fmt.Fprintf(w, "%s %s: the harness created it, and nothing else is left in it\n", verb, r.Path)
+	}
 	switch {
 	case dryRun:
 		fmt.Fprintln(w, "dry run: nothing was written")
@@ -202,6 +214,24 @@ func (e *Env) hooksStatus(path, scope, binDir string) int {
 		}
 		fmt.Fprintf(e.Stderr, "hint: `%s` registers them (or ./install.sh from the harness repository)\n", install)
 		return ExitNegative
+	}
+	return ExitOK
+}
+
+// hooksDirs prints the directories our entries in the settings file run
+// their executables from, one a line: install.sh asks it which bin
+// directories a settings file still uses.
+func (e *Env) hooksDirs(path string) int {
+	doc, err := settings.Read(path)
+	if err != nil {
+		return e.fail(err)
+	}
+	dirs, err := settings.Dirs(doc, path)
+	if err != nil {
+		return e.fail(err)
+	}
+	for _, d := range dirs {
+		fmt.Fprintln(e.Stdout, d)
 	}
 	return ExitOK
 }

@@ -12,7 +12,8 @@ import (
 // This file edits JSON text in place, keeping the layout of the file: a
 // replaced value stays where it was; a new member or element goes at the end
 // of its container, on its own line and indented like its siblings when the
-// file is indented; a removed one takes its separator with it. So inserting a
+// file is indented, with the file's own line ending (a file written on Windows
+// keeps its CRLF); a removed one takes its separator with it. So inserting a
 // value and removing it again restores the original bytes.
 
 var errLayout = errors.New("cannot locate the value in the settings text")
@@ -41,7 +42,7 @@ func replace(doc []byte, path string, v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return splice(doc, r.Index, r.Index+len(r.Raw), val), nil
+	return splice(doc, r.Index, r.Index+len(r.Raw), lineEndings(doc, val)), nil
 }
 
 // appendTo adds v at the end of the container at path: as member key of an
@@ -98,11 +99,11 @@ func appendTo(doc []byte, path, key string, v any) ([]byte, error) {
 	case sep == "":
 		// An empty container opens up: `{}` becomes `{\n  "k": v\n}`.
 		text = "\n" + memberIndent + val + "\n" + closeIndent
-		return splice(doc, at, end-1, text), nil
+		return splice(doc, at, end-1, lineEndings(doc, text)), nil
 	default:
 		text = sep + "\n" + memberIndent + val
 	}
-	return splice(doc, at, at, text), nil
+	return splice(doc, at, at, lineEndings(doc, text)), nil
 }
 
 // remove deletes the member or element at path together with one separator,
@@ -182,6 +183,16 @@ func render(v any, indent, unit string, flat bool) (string, error) {
 		return "", err
 	}
 	return strings.TrimSuffix(buf.String(), "\n"), nil
+}
+
+// lineEndings gives text, written with \n, the line ending of doc: \r\n
+// when doc's first line ends so. (JSON strings cannot hold a raw newline, so
+// every \n in text is a line break.)
+func lineEndings(doc []byte, text string) string {
+	if i := bytes.IndexByte(doc, '\n'); i > 0 && doc[i-1] == '\r' {
+		return strings.ReplaceAll(text, "\n", "\r\n")
+	}
+	return text
 }
 
 // lineIndent returns the whitespace that starts the line holding pos.

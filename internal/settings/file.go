@@ -18,6 +18,7 @@ const BackupSuffix = ".harness.bak"
 type Result struct {
 	Path    string // the file edited (a symlink's target)
 	Created bool   // the file did not exist before
+	Removed bool   // the file, one we created, held only our entries: it was deleted
 	Changes []Change
 	Backup  string // the backup written; "" when none was (new file, no change, dry run)
 	Before  []byte // nil when the file did not exist
@@ -59,6 +60,12 @@ func Read(path string) ([]byte, error) {
 // (temporary file, fsync, rename: a reader sees the old file or the new one,
 // never a mix) after its old content was saved as the backup. A symlinked
 // settings file, as dotfile managers make, is edited where it points.
+//
+// A file the harness created holds nothing of the user's: it gets no backup,
+// and when removing our entries would leave it an empty {} it is deleted
+// instead (with its directory, if that is left empty), so that an uninstall
+// leaves no trace of a file the user never had. Such a file is recognised by
+// what it holds (see createdByUs), not by a record kept elsewhere.
 func edit(path string, dryRun bool, fn func([]byte, string) ([]byte, []Change, error)) (*Result, error) {
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
@@ -73,7 +80,22 @@ func edit(path string, dryRun bool, fn func([]byte, string) ([]byte, []Change, e
 		return nil, err
 	}
 	r := &Result{Path: path, Created: created, Changes: changes, Before: before, After: after}
-	if bytes.Equal(before, after) || (created && len(changes) == 0) || dryRun {
+	if bytes.Equal(before, after) || (created && len(changes) == 0) {
+		return r, nil
+	}
+	ours := !created && createdByUs(path, before)
+	if ours && bytes.Equal(after, newFile) {
+		r.Removed = true
+		if dryRun {
+			return r, nil
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, failure.New(failure.EnvSetup, "cannot remove %s: %v", path, err)
+		}
+		os.Remove(filepath.Dir(path)) // only when that leaves it empty
+		return r, nil
+	}
+	if dryRun {
 		return r, nil
 	}
 	mode := os.FileMode(0o644)
@@ -83,7 +105,7 @@ func edit(path string, dryRun bool, fn func([]byte, string) ([]byte, []Change, e
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, failure.New(failure.EnvSetup, "cannot create %s: %v", filepath.Dir(path), err)
 	}
-	if !created {
+	if !created && !ours {
 		r.Backup = path + BackupSuffix
 		if err := renameio.WriteFile(r.Backup, before, mode); err != nil {
 			return nil, failure.New(failure.EnvSetup, "cannot write the backup %s: %v", r.Backup, err).
@@ -95,4 +117,21 @@ func edit(path string, dryRun bool, fn func([]byte, string) ([]byte, []Change, e
 			WithHint("it was left as it was")
 	}
 	return r, nil
+}
+
+// createdByUs reports whether doc, the content of the settings file at path,
+// is a file the harness created that holds only our entries: without them it
+// is exactly newFile, and it has no backup beside it (every file the harness
+// did not create is backed up before its first change). A user's own {} file
+// is backed up when our entries go in, so it is never taken for ours.
+func createdByUs(path string, doc []byte) bool {
+	if _, err := os.Lstat(path + BackupSuffix); !os.IsNotExist(err) {
+		return false
+	}
+	found, err := Parse(doc, path)
+	if err != nil || len(found) == 0 {
+		return false
+	}
+	rest, _, err := Unregister(doc, path)
+	return err == nil && bytes.Equal(rest, newFile)
 }

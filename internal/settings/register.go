@@ -113,7 +113,69 @@ func validate(doc []byte, path string) error {
 		return failure.New(failure.Config, "%s is not a JSON object", path).
 			WithHint("a settings file is one {…} object; fix it or move it away, then re-run; it was left as it was")
 	}
-	return nil
+	return duplicateKeys(doc, path)
+}
+
+// duplicateKeys refuses a key written twice in an object the harness reads:
+// the top level, "hooks", and the matcher groups and entries of each event.
+// Claude Code keeps the last of the two, the harness (gjson) reads the first:
+// our entries would go where Claude Code never looks, and `harness hooks
+// status` would call them fine.
+func duplicateKeys(doc []byte, path string) error {
+	var err error
+	check := func(obj gjson.Result, where string) bool {
+		if err != nil || !obj.IsObject() {
+			return err == nil
+		}
+		first := map[string]int{}
+		obj.ForEach(func(k, _ gjson.Result) bool {
+			at, dup := first[k.Str]
+			if !dup {
+				first[k.Str] = k.Index
+				return true
+			}
+			line1, _ := position(doc, at)
+			line2, _ := position(doc, k.Index)
+			lines := fmt.Sprintf("lines %d and %d", line1, line2)
+			if line1 == line2 {
+				lines = fmt.Sprintf("line %d", line1)
+			}
+			err = failure.New(failure.Config, "%s: %q appears twice %s (%s), and Claude Code reads only the last one",
+				path, k.Str, where, lines).
+				WithHint("merge the two into one (an edit could land in the one Claude Code ignores), then re-run; the file was left as it was")
+			return false
+		})
+		return err == nil
+	}
+	root := gjson.ParseBytes(doc)
+	root.Index = bytes.IndexByte(doc, '{')
+	if !check(root, "at the top level") {
+		return err
+	}
+	hooks := root.Get("hooks")
+	if !check(hooks, `in "hooks"`) || !hooks.IsObject() {
+		return err
+	}
+	hooks.ForEach(func(event, groups gjson.Result) bool {
+		gi := 0
+		groups.ForEach(func(_, g gjson.Result) bool {
+			where := fmt.Sprintf("hooks.%s[%d]", event.Str, gi)
+			in := "in " + where
+			if !check(g, in) {
+				return false
+			}
+			hi := 0
+			g.Get("hooks").ForEach(func(_, h gjson.Result) bool {
+				ok := check(h, fmt.Sprintf("in %s.hooks[%d]", where, hi))
+				hi++
+				return ok
+			})
+			gi++
+			return err == nil
+		})
+		return err == nil
+	})
+	return err
 }
 
 func asSyntax(err error, target **json.SyntaxError) bool {
@@ -203,6 +265,9 @@ func shapeErr(path, field, what string) error {
 		WithHint("fix the field by hand (see the hooks section of the Claude Code settings docs), then re-run; the file was left as it was")
 }
 
+// newFile is what Register starts a missing or empty settings file from.
+var newFile = []byte("{}\n")
+
 // maxEdits bounds the edit loops; a settings file never needs more.
 const maxEdits = 1000
 
@@ -216,7 +281,7 @@ func Register(doc []byte, binDir, path string) ([]byte, []Change, error) {
 		return nil, nil, failure.New(failure.Usage, "the bin directory %q is not an absolute path", binDir)
 	}
 	if len(bytes.TrimSpace(doc)) == 0 {
-		doc = []byte("{}\n")
+		doc = newFile
 	}
 	if err := validate(doc, path); err != nil {
 		return nil, nil, err
@@ -472,6 +537,29 @@ func Check(doc []byte, binDir, path string) ([]Finding, error) {
 func executable(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// Dirs returns the directories our entries in doc run their executables
+// from, each once, in the order they first appear. Commands that are not an
+// absolute path name no directory.
+func Dirs(doc []byte, path string) ([]string, error) {
+	found, err := Parse(doc, path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range found {
+		exe := firstWord(e.Command)
+		if !filepath.IsAbs(exe) {
+			continue
+		}
+		if dir := filepath.Dir(exe); !seen[dir] {
+			seen[dir] = true
+			out = append(out, dir)
+		}
+	}
+	return out, nil
 }
 
 // HooksDisabled reports whether doc sets disableAllHooks, which turns every

@@ -3,9 +3,17 @@
 //
 // A settings file belongs to its user: their other keys and hooks, the order
 // of their keys and their indentation must all survive. So every edit is made
-// to the text, one value at a time, and the bytes outside the edited value
-// never change; registering twice changes nothing the second time, and
-// unregistering after registering gives back the original bytes.
+// to the text, one value at a time, in the file's own indentation and line
+// endings, and the bytes outside the edited value never change; registering
+// twice changes nothing the second time. Unregistering after registering
+// gives back the original bytes, except that a file the harness created is
+// deleted again, an empty (or blank) file comes back as {}, and a "hooks"
+// object or event list the user had written empty goes with our last entry
+// in it.
+//
+// A key written twice in the part of the file we read is refused: Claude
+// Code keeps the last one, gjson finds the first, and an edit would land
+// where Claude Code does not look.
 //
 // Our entries are recognised by the program a hook command runs (one of the
 // six hook executables), not by its directory: when the binaries move, the

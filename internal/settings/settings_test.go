@@ -307,6 +307,12 @@ func TestRegisterRefuses(t *testing.T) {
 		{"a string", `"x"`, "is not a JSON object"},
 		{"hooks not an object", `{"hooks": []}`, "hooks must be an object"},
 		{"our event not a list", `{"hooks": {"Stop": {"command": "x"}}}`, "hooks.Stop must be a list"},
+		// JSON.parse keeps the last of two keys, gjson finds the first: our
+		// entries would go where Claude Code does not look.
+		{"hooks twice", "{\n  \"hooks\": {},\n  \"model\": \"opus\",\n  \"hooks\": {\"Stop\": []}\n}\n", `"hooks" appears twice at the top level (lines 2 and 4), and Claude Code reads only the last one`},
+		{"an event twice", `{"hooks": {"Stop": [], "Stop": []}}`, `"Stop" appears twice in "hooks" (line 1)`},
+		{"a matcher twice", `{"hooks": {"PreToolUse": [{"matcher": "Bash", "matcher": "*", "hooks": []}]}}`, `"matcher" appears twice in hooks.PreToolUse[0]`},
+		{"a command twice", `{"hooks": {"Notification": [{"hooks": [{"type": "command", "command": "a", "command": "b"}]}]}}`, `"command" appears twice in hooks.Notification[0].hooks[0]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -323,6 +329,31 @@ func TestRegisterRefuses(t *testing.T) {
 	}
 	_, _, err := Register([]byte("{}"), "relative/bin", "s.json")
 	assert.Error(t, err)
+}
+
+// Keys written twice elsewhere are the user's business.
+func TestRegisterAllowsDuplicatesElsewhere(t *testing.T) {
+	doc := []byte(`{"env": {"A": "1", "A": "2"}}`)
+	_, _, err := Register(doc, bin, "s.json")
+	assert.NoError(t, err)
+}
+
+// A file written with CRLF line endings gets CRLF in what we add, and gives
+// back its own bytes when we remove it.
+func TestRegisterKeepsCRLF(t *testing.T) {
+	for _, doc := range []string{
+		"{\r\n  \"model\": \"opus\"\r\n}\r\n",
+		"{\r\n  \"hooks\": {\r\n    \"Stop\": [\r\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"/x\"}]}\r\n    ]\r\n  }\r\n}\r\n",
+		"{}\r\n",
+	} {
+		out, _, err := Register([]byte(doc), bin, "s.json")
+		require.NoError(t, err)
+		assert.Equal(t, wantOurs(bin), ours(t, out))
+		assert.Equal(t, strings.Count(string(out), "\n"), strings.Count(string(out), "\r\n"), "a bare \\n in:\n%q", out)
+		back, _, err := Unregister(out, "s.json")
+		require.NoError(t, err)
+		assert.Equal(t, doc, string(back))
+	}
 }
 
 // Another event's odd shape is the user's business, not a reason to refuse.
@@ -465,25 +496,87 @@ func TestInstallFile(t *testing.T) {
 			}
 
 			// A second install changes nothing, not even the backup.
-			os.Remove(path + BackupSuffix)
+			backupBefore, _ := os.ReadFile(path + BackupSuffix)
 			r, err = Install(path, bin, false)
 			require.NoError(t, err)
 			assert.False(t, r.Changed())
 			assert.Equal(t, string(after), read(t, path))
-			assert.NoFileExists(t, path+BackupSuffix)
+			backupAfter, _ := os.ReadFile(path + BackupSuffix)
+			assert.Equal(t, string(backupBefore), string(backupAfter))
 
-			// Uninstall removes what we added and nothing else.
+			// Uninstall removes what we added and nothing else: a file we
+			// created goes (with the directory we created for it), the
+			// user's file comes back as it was; an empty one as {}.
 			r, err = Uninstall(path, false)
 			require.NoError(t, err)
 			assert.Len(t, r.Changes, len(Hooks))
-			if len(bytes.TrimSpace(before)) > 0 {
+			assert.Equal(t, tt.created, r.Removed)
+			switch {
+			case tt.created:
+				assert.NoFileExists(t, path)
+				assert.NoFileExists(t, path+BackupSuffix)
+				assert.NoDirExists(t, filepath.Dir(path))
+				return
+			case len(bytes.TrimSpace(before)) > 0:
 				assert.Equal(t, string(before), read(t, path))
-			} else {
-				assert.JSONEq(t, "{}", read(t, path))
+			default:
+				assert.Equal(t, "{}\n", read(t, path))
 			}
 			assert.Equal(t, string(after), read(t, path+BackupSuffix))
 		})
 	}
+}
+
+// A settings file the harness created holds nothing of the user's: a later
+// change (a moved bin directory) writes no backup, and the uninstall deletes
+// the file instead of leaving {} and a backup behind. A {} file of the
+// user's, with the very same bytes, is kept.
+func TestUninstallRemovesFileWeCreated(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "settings.json")
+	write(t, filepath.Join(dir, "settings.local.json"), "{}\n", 0o644)
+	_, err := Install(path, bin, false)
+	require.NoError(t, err)
+	r, err := Install(path, "/moved/bin", false)
+	require.NoError(t, err)
+	assert.True(t, r.Changed())
+	assert.Empty(t, r.Backup)
+	assert.NoFileExists(t, path+BackupSuffix)
+
+	r, err = Uninstall(path, true)
+	require.NoError(t, err)
+	assert.True(t, r.Removed)
+	assert.FileExists(t, path, "a dry run deletes nothing")
+
+	r, err = Uninstall(path, false)
+	require.NoError(t, err)
+	assert.True(t, r.Removed)
+	assert.Empty(t, r.Backup)
+	assert.NoFileExists(t, path)
+	assert.FileExists(t, filepath.Join(dir, "settings.local.json"), "a directory that is not empty stays")
+
+	// The user's own {}: backed up on install, kept on uninstall.
+	write(t, path, "{}\n", 0o644)
+	_, err = Install(path, bin, false)
+	require.NoError(t, err)
+	r, err = Uninstall(path, false)
+	require.NoError(t, err)
+	assert.False(t, r.Removed)
+	assert.Equal(t, "{}\n", read(t, path))
+	assert.FileExists(t, path+BackupSuffix)
+
+	// So is a file with more than our entries in it.
+	require.NoError(t, os.Remove(path+BackupSuffix))
+	require.NoError(t, os.Remove(path))
+	_, err = Install(path, bin, false)
+	require.NoError(t, err)
+	doc, err := appendTo([]byte(read(t, path)), "", "model", "opus")
+	require.NoError(t, err)
+	write(t, path, string(doc), 0o644)
+	r, err = Uninstall(path, false)
+	require.NoError(t, err)
+	assert.False(t, r.Removed)
+	assert.JSONEq(t, `{"model": "opus"}`, read(t, path))
 }
 
 func TestInstallRefusesInvalidFile(t *testing.T) {
