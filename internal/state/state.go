@@ -166,12 +166,44 @@ func Parse(raw []byte, path string) (*State, error) {
 	}
 	p := parser{path: path}
 	s := &State{raw: raw}
-	s.Version = p.int(doc, "version", 0)
-	s.Created = p.str(doc, "created")
-	s.SessionCount = p.int(doc, "session_count", 0)
-	s.LastSession = p.str(doc, "last_session")
-	s.Config = p.config(doc.Get("session_config"))
-	tasks := doc.Get("tasks")
+	// One pass over the top level finds every member the harness reads and
+	// refuses one written twice; a Get per member would scan past the
+	// (large) task list once for each member after it.
+	var version, created, config, tasks, count, last gjson.Result
+	var seen uint8
+	doc.ForEach(func(k, v gjson.Result) bool {
+		var bit uint8
+		switch k.Str {
+		case "version":
+			version, bit = v, 1<<0
+		case "created":
+			created, bit = v, 1<<1
+		case "session_config":
+			config, bit = v, 1<<2
+		case "tasks":
+			tasks, bit = v, 1<<3
+		case "session_count":
+			count, bit = v, 1<<4
+		case "last_session":
+			last, bit = v, 1<<5
+		default:
+			return true // a user's own member: neither read nor edited
+		}
+		if seen&bit != 0 {
+			p.twice(k.Str, "at the top level")
+			return false
+		}
+		seen |= bit
+		return true
+	})
+	if p.err != nil {
+		return nil, p.err
+	}
+	s.Version = p.intAt(version, "version", 0)
+	s.Created = p.strAt(created, "created")
+	s.SessionCount = p.intAt(count, "session_count", 0)
+	s.LastSession = p.strAt(last, "last_session")
+	s.Config = p.config(config)
 	switch {
 	case !tasks.Exists():
 		p.fail("tasks", "is missing (it must be a list, [] when empty)")
@@ -241,6 +273,14 @@ func (p *parser) fail(field, format string, args ...any) {
 		p.field = field
 		p.task0 = field != "" && !strings.HasPrefix(field, "tasks[") && !strings.HasPrefix(field, "session_config")
 	}
+}
+
+// twice fails for a member written twice in one object. gjson reads and
+// edits the first occurrence, other JSON readers often take the last: the
+// harness would run one validation command while the user's tools show the
+// other, so it refuses to guess which is meant.
+func (p *parser) twice(field, where string) {
+	p.fail(field, "appears twice %s: keep one (JSON readers disagree on which one counts)", where)
 }
 
 func kind(r gjson.Result) string {
@@ -341,22 +381,52 @@ func (p *parser) config(c gjson.Result) Config {
 		return cfg
 	}
 	f := func(name string) string { return "session_config." + name }
-	if m := p.strAt(c.Get("concurrency_mode"), f("concurrency_mode")); m != "" {
+	var mode, maxTasks, maxSessions, reflect, verify, allowed gjson.Result
+	var seen uint8
+	c.ForEach(func(k, v gjson.Result) bool {
+		var bit uint8
+		switch k.Str {
+		case "concurrency_mode":
+			mode, bit = v, 1<<0
+		case "max_tasks_per_session":
+			maxTasks, bit = v, 1<<1
+		case "max_sessions":
+			maxSessions, bit = v, 1<<2
+		case "max_reflect_iterations":
+			reflect, bit = v, 1<<3
+		case "verify_on_stop":
+			verify, bit = v, 1<<4
+		case "allowed_commands":
+			allowed, bit = v, 1<<5
+		default:
+			return true
+		}
+		if seen&bit != 0 {
+			p.twice(f(k.Str), "in session_config")
+			return false
+		}
+		seen |= bit
+		return true
+	})
+	if p.err != nil {
+		return cfg
+	}
+	if m := p.strAt(mode, f("concurrency_mode")); m != "" {
 		if m != Exclusive && m != Concurrent {
 			p.fail(f("concurrency_mode"), "must be %q or %q, got %q", Exclusive, Concurrent, m)
 		}
 		cfg.ConcurrencyMode = m
 	}
-	cfg.MaxTasksPerSession = p.intAt(c.Get("max_tasks_per_session"), f("max_tasks_per_session"), 0)
-	cfg.MaxSessions = p.intAt(c.Get("max_sessions"), f("max_sessions"), 0)
-	cfg.MaxReflectIterations = p.intAt(c.Get("max_reflect_iterations"), f("max_reflect_iterations"), DefaultReflect)
-	if v := c.Get("verify_on_stop"); v.Exists() && v.Type != gjson.Null {
+	cfg.MaxTasksPerSession = p.intAt(maxTasks, f("max_tasks_per_session"), 0)
+	cfg.MaxSessions = p.intAt(maxSessions, f("max_sessions"), 0)
+	cfg.MaxReflectIterations = p.intAt(reflect, f("max_reflect_iterations"), DefaultReflect)
+	if v := verify; v.Exists() && v.Type != gjson.Null {
 		if v.Type != gjson.True && v.Type != gjson.False {
 			p.fail(f("verify_on_stop"), "must be true or false, got %s", kind(v))
 		}
 		cfg.VerifyOnStop = v.Type == gjson.True
 	}
-	cfg.AllowedCommands = p.strings(c.Get("allowed_commands"), f("allowed_commands"))
+	cfg.AllowedCommands = p.strings(allowed, f("allowed_commands"))
 	return cfg
 }
 
@@ -371,61 +441,59 @@ func (p *parser) task(v gjson.Result, i int) Task {
 	var status, validation, onFailure, checkpoints gjson.Result
 	t.MaxAttempts = DefaultMaxAttempts
 	p.field, p.task0 = "", false
-	var seen [32]string
-	nseen := 0
+	// Only the members the harness reads are checked for duplicates, with a
+	// bit each: a user's own member is neither read nor edited.
+	var seen uint32
 	v.ForEach(func(k, val gjson.Result) bool {
-		for _, prev := range seen[:min(nseen, len(seen))] {
-			if prev == k.Str {
-				// gjson edits the first occurrence and a reader may take
-				// the last: the harness refuses to guess which is meant.
-				p.fail(k.Str, "appears twice in the same task")
-				return false
-			}
-		}
-		if nseen < len(seen) {
-			seen[nseen] = k.Str
-		}
-		nseen++
+		var bit uint32
 		switch key := k.Str; key {
 		case "id":
-			t.ID = p.strAt(val, "id")
+			t.ID, bit = p.strAt(val, "id"), 1<<0
 		case "status":
-			status = val
+			status, bit = val, 1<<1
 		case "validation":
-			validation = val
+			validation, bit = val, 1<<2
 		case "on_failure":
-			onFailure = val
+			onFailure, bit = val, 1<<3
 		case "checkpoints":
-			checkpoints = val
+			checkpoints, bit = val, 1<<4
 		case "title":
-			t.Title = p.strAt(val, key)
+			t.Title, bit = p.strAt(val, key), 1<<5
 		case "priority":
-			t.Priority = p.strAt(val, key)
+			t.Priority, bit = p.strAt(val, key), 1<<6
 		case "depends_on":
-			t.DependsOn = p.strings(val, key)
+			t.DependsOn, bit = p.strings(val, key), 1<<7
 		case "attempts":
-			t.Attempts = p.intAt(val, key, 0)
+			t.Attempts, bit = p.intAt(val, key, 0), 1<<8
 		case "max_attempts":
-			t.MaxAttempts = p.intAt(val, key, DefaultMaxAttempts)
+			t.MaxAttempts, bit = p.intAt(val, key, DefaultMaxAttempts), 1<<9
 		case "started_at_commit":
-			t.StartedAtCommit = p.strAt(val, key)
+			t.StartedAtCommit, bit = p.strAt(val, key), 1<<10
 		case "error_log":
-			t.ErrorLog = p.strings(val, key)
+			t.ErrorLog, bit = p.strings(val, key), 1<<11
 		case "completed_at":
-			t.CompletedAt = p.strAt(val, key)
+			t.CompletedAt, bit = p.strAt(val, key), 1<<12
 		case "failed_at":
-			t.FailedAt = p.strAt(val, key)
+			t.FailedAt, bit = p.strAt(val, key), 1<<13
 		case "claimed_by":
-			t.ClaimedBy = p.strAt(val, key)
+			t.ClaimedBy, bit = p.strAt(val, key), 1<<14
 		case "claimed_at":
-			t.ClaimedAt = p.strAt(val, key)
+			t.ClaimedAt, bit = p.strAt(val, key), 1<<15
 		case "lease_expires_at":
-			t.LeaseExpiresAt = p.strAt(val, key)
+			t.LeaseExpiresAt, bit = p.strAt(val, key), 1<<16
 		case "allowed_paths":
-			t.AllowedPaths = p.strings(val, key)
+			t.AllowedPaths, bit = p.strings(val, key), 1<<17
 		case "worktree":
-			t.Worktree = p.strAt(val, key)
+			t.Worktree, bit = p.strAt(val, key), 1<<18
+		default:
+			return true
 		}
+		if seen&bit != 0 {
+			p.err = nil // a type error in the second copy: the duplicate is the news
+			p.twice(k.Str, "in the same task")
+			return false
+		}
+		seen |= bit
 		return p.err == nil
 	})
 	if p.err != nil && p.field == "id" {
@@ -454,15 +522,39 @@ func (p *parser) task(v gjson.Result, i int) Task {
 		if !validation.IsObject() {
 			p.fail("validation", "must be an object {\"command\": …, \"timeout_seconds\": …}, got %s", kind(validation))
 		} else {
-			t.Command = p.strAt(validation.Get("command"), "validation.command")
-			t.TimeoutSeconds = p.intAt(validation.Get("timeout_seconds"), "validation.timeout_seconds", 0)
+			var command, timeout gjson.Result
+			p.members(validation, "validation", func(k string, v gjson.Result) uint8 {
+				switch k {
+				case "command":
+					command = v
+					return 1 << 0
+				case "timeout_seconds":
+					timeout = v
+					return 1 << 1
+				}
+				return 0
+			})
+			if p.err == nil {
+				t.Command = p.strAt(command, "validation.command")
+				t.TimeoutSeconds = p.intAt(timeout, "validation.timeout_seconds", 0)
+			}
 		}
 	}
 	if onFailure.Exists() && onFailure.Type != gjson.Null {
 		if !onFailure.IsObject() {
 			p.fail("on_failure", "must be an object {\"cleanup\": …}, got %s", kind(onFailure))
 		} else {
-			t.Cleanup = p.strAt(onFailure.Get("cleanup"), "on_failure.cleanup")
+			var cleanup gjson.Result
+			p.members(onFailure, "on_failure", func(k string, v gjson.Result) uint8 {
+				if k != "cleanup" {
+					return 0
+				}
+				cleanup = v
+				return 1
+			})
+			if p.err == nil {
+				t.Cleanup = p.strAt(cleanup, "on_failure.cleanup")
+			}
 		}
 	}
 	if checkpoints.Exists() && checkpoints.Type != gjson.Null {
@@ -476,7 +568,24 @@ func (p *parser) task(v gjson.Result, i int) Task {
 					return false
 				}
 				var cp Checkpoint
+				var seen uint8
 				c.ForEach(func(k, v gjson.Result) bool {
+					var bit uint8
+					switch k.Str {
+					case "step":
+						bit = 1 << 0
+					case "total":
+						bit = 1 << 1
+					case "description":
+						bit = 1 << 2
+					case "timestamp":
+						bit = 1 << 3
+					}
+					if seen&bit != 0 {
+						p.twice(fmt.Sprintf("checkpoints[%d].%s", j, k.Str), "in the same checkpoint")
+						return false
+					}
+					seen |= bit
 					switch k.Str {
 					case "step", "total":
 						n, ok := wholeNumber(v)
@@ -511,6 +620,22 @@ func (p *parser) task(v gjson.Result, i int) Task {
 		p.err.Message = strings.Replace(p.err.Message, ": "+p.field+" ", ": "+name(p.field)+" ", 1)
 	}
 	return t
+}
+
+// members calls read for each member of the small object obj (named field
+// in errors); read returns a distinct bit for each member the harness reads,
+// 0 for others, and those it reads may not appear twice.
+func (p *parser) members(obj gjson.Result, field string, read func(key string, v gjson.Result) uint8) {
+	var seen uint8
+	obj.ForEach(func(k, v gjson.Result) bool {
+		bit := read(k.Str, v)
+		if seen&bit != 0 {
+			p.twice(field+"."+k.Str, "in "+field)
+			return false
+		}
+		seen |= bit
+		return true
+	})
 }
 
 // Timeout returns the validation timeout of t, with the default applied.

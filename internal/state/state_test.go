@@ -124,6 +124,17 @@ func TestSchemaErrors(t *testing.T) {
 		{"not an object", `[1,2]`, "the document must be a JSON object"},
 		{"duplicate key", `{"tasks":[{"id":"a","status":"failed","attempts":0,"attempts":1}]}`, "tasks[0].attempts (a) appears twice in the same task"},
 		{"checkpoint step", task(`,"checkpoints":[{"step":"1"}]`), "tasks[0].checkpoints[0].step (task-001) must be a whole number"},
+		// A member written twice, at every level the harness reads: gjson takes
+		// the first, other tools the last.
+		{"tasks twice", `{"tasks":[],"tasks":[{"id":"a","status":"pending"}]}`, "tasks appears twice at the top level"},
+		{"session_count twice", `{"tasks":[],"session_count":1,"session_count":2}`, "session_count appears twice at the top level"},
+		{"session_config twice", `{"session_config":{},"tasks":[],"session_config":{"max_sessions":1}}`, "session_config appears twice at the top level"},
+		{"config key twice", `{"session_config":{"concurrency_mode":"exclusive","concurrency_mode":"concurrent"},"tasks":[]}`, "session_config.concurrency_mode appears twice in session_config"},
+		{"id twice", `{"tasks":[{"id":"a","status":"pending","id":"b"}]}`, "tasks[0].id appears twice in the same task"},
+		{"duplicate key with a bad second value", `{"tasks":[{"id":"a","status":"failed","attempts":0,"attempts":"1"}]}`, "tasks[0].attempts (a) appears twice in the same task"},
+		{"validation command twice", task(`,"validation":{"command":"a","timeout_seconds":5,"command":"b"}`), "tasks[0].validation.command (task-001) appears twice in validation"},
+		{"cleanup twice", task(`,"on_failure":{"cleanup":"a","cleanup":null}`), "tasks[0].on_failure.cleanup (task-001) appears twice in on_failure"},
+		{"checkpoint step twice", task(`,"checkpoints":[{"step":1,"total":2},{"step":1,"total":2,"step":2}]`), "tasks[0].checkpoints[1].step (task-001) appears twice in the same checkpoint"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,6 +145,16 @@ func TestSchemaErrors(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
+}
+
+// A user's own member written twice is not the harness's business: it
+// neither reads nor edits it.
+func TestUnknownMembersTwiceAccepted(t *testing.T) {
+	doc := `{"mine":1,"mine":2,"session_config":{"x":1,"x":2},"tasks":[{"id":"a","status":"pending","note":"x","note":"y",` +
+		`"validation":{"command":"true","why":1,"why":2},"checkpoints":[{"step":1,"total":1,"by":"a","by":"b"}]}]}`
+	s, err := Parse([]byte(doc), "x")
+	require.NoError(t, err)
+	assert.Equal(t, "true", s.Tasks[0].Command)
 }
 
 func TestDefaults(t *testing.T) {
