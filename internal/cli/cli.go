@@ -101,7 +101,8 @@ func (e *Env) usage(w io.Writer) {
 	fmt.Fprintln(w, "Exit codes: 0 ok, 1 negative outcome (nothing eligible, validation failed), 2 usage/config/environment error.")
 }
 
-// flags makes the flag set of verb c, printing its help to stdout.
+// flags makes the flag set of verb c; its Usage prints the verb's help to
+// stdout (parse calls it for -h/--help only).
 func (e *Env) flags(c *command) *flag.FlagSet {
 	fs := flag.NewFlagSet("harness "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -122,13 +123,19 @@ func (e *Env) flags(c *command) *flag.FlagSet {
 var errHelp = errors.New("help")
 
 // parse parses flags interspersed with positional arguments and returns the
-// positional ones.
+// positional ones. The help goes to stdout only when asked for: the flag
+// package would print it on every error too, and a `--json` caller reading
+// stdout must get nothing but its JSON or nothing at all.
 func (e *Env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	usage := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = usage }()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, errHelp // the flag package has printed the usage
+				usage()
+				return nil, errHelp
 			}
 			return nil, failure.New(failure.Usage, "%v", err).WithHint("run `%s --help`", fs.Name())
 		}
