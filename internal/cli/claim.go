@@ -89,7 +89,7 @@ func runClaim(e *Env, args []string) int {
 	case cl.Stop:
 		if !*asJSON {
 			fmt.Fprintf(e.Stdout, "STOP max_tasks_per_session reached: this session started %d tasks\n%s\n", cl.Count, cl.Stats.Line())
-			fmt.Fprintln(e.Stdout, "hint: end this session; the next one continues with `harness claim`")
+			fmt.Fprintln(e.Stdout, "hint: end this session; the next one continues with `harness claim` (without the Claude Code hooks, close this one with `harness session end` and open the next with `harness session start`)")
 		}
 		return ExitNegative
 	case !cl.Claimed():
