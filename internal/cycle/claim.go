@@ -52,14 +52,16 @@ func (w *Worker) Claim(id string) (*Claim, error) {
 		return nil, failure.New(failure.EnvSetup, "%s has no commit to start from", tree.Top).
 			WithHint("commit a baseline first: git add -A && git commit -m baseline")
 	}
-	if err := w.checkSession(s); err != nil {
-		return nil, err
-	}
 	c := &Claim{Base: head}
 	c.Dirty, _ = git.Changes(tree.Top, w.Root)
 	now := w.Now()
 	var refusal error
 	_, err = state.Update(w.Root, func(s *state.State) error {
+		// Under the transaction lock, as checkpoint does: the mode and the
+		// session lock's holder are read at the moment of the claim.
+		if err := w.checkSession(s); err != nil {
+			return err
+		}
 		var log []progress.Entry
 		if s.Concurrent() {
 			log = append(log, Reap(s, now)...)
