@@ -174,6 +174,14 @@ func Acquire(root string, self Holder) (Result, error) {
 	if readable && cur.Same(self) {
 		return Result{Outcome: AlreadyOurs, Holder: cur}, nil
 	}
+	if readable && cur.PID == self.PID && self.PID > 1 && self.SessionID != "" {
+		// The same Claude Code process under a new session id: /clear (or
+		// a resume) started another session in it, and the old session's
+		// SessionEnd may not have released the lock yet. A process runs one
+		// session at a time, so the lock passes to the new one. (pid 1 is
+		// never a Claude Code process: tests use it as "someone else".)
+		return Result{Outcome: AlreadyOurs, Holder: self}, writeHolder(dir, self)
+	}
 	if readable && Alive(cur.PID) {
 		return Result{Outcome: Busy, Holder: cur}, nil
 	}

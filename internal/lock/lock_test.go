@@ -124,8 +124,8 @@ func TestSameSessionIsRecognised(t *testing.T) {
 		want Outcome
 	}{
 		{"same session id", Holder{PID: os.Getpid(), SessionID: "abc"}, AlreadyOurs},
-		{"another session of a live pid", Holder{PID: os.Getpid(), SessionID: "other"}, Busy},
 		{"no session id, same pid", Holder{PID: os.Getpid()}, AlreadyOurs},
+		{"another session of another live pid", Holder{PID: 1, SessionID: "other"}, Busy},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,6 +136,27 @@ func TestSameSessionIsRecognised(t *testing.T) {
 	}
 	assert.False(t, Release(root, Holder{PID: 1, SessionID: "other"}), "only the owner releases")
 	assert.True(t, Release(root, owner))
+}
+
+// /clear starts a new session in the same Claude Code process: the new
+// session takes the lock over, and the old one's late SessionEnd cannot
+// release it any more.
+func TestNewSessionOfTheSameProcessTakesOver(t *testing.T) {
+	t.Setenv("HARNESS_LOCK_DIR", t.TempDir())
+	root := realRoot(t)
+	old := Holder{PID: os.Getpid(), SessionID: "before-clear"}
+	_, err := Acquire(root, old)
+	require.NoError(t, err)
+
+	cleared := Holder{PID: os.Getpid(), SessionID: "after-clear"}
+	res, err := Acquire(root, cleared)
+	require.NoError(t, err)
+	assert.Equal(t, AlreadyOurs, res.Outcome)
+	h, alive, held := Owner(root)
+	assert.True(t, held && alive)
+	assert.Equal(t, cleared, h)
+	assert.False(t, Release(root, old), "the old session no longer owns it")
+	assert.True(t, Release(root, cleared))
 }
 
 func TestSelfPrefersClaudePID(t *testing.T) {
