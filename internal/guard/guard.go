@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/root"
@@ -33,6 +34,8 @@ type call struct {
 	sum     *summary.Summary
 	sumErr  error
 	sumDone bool
+
+	gateDeadline time.Time // when the completion gate's budget ends
 }
 
 // Check decides one PreToolUse call.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -171,17 +172,30 @@ func brokenInvariant(before *state.State, after map[string]*state.Task, afterCou
 }
 
 // completionGate allows a hand-made completion only if the task's validation
-// passes right now.
+// passes right now, within the guard's time budget (shared by every task
+// the edit completes).
 func (c *call) completionGate(t *state.Task) (hook.Decision, bool) {
 	if t.Command == "" {
 		return deny(ruleGate, fmt.Sprintf("%s has no validation.command, so it cannot be marked completed.", t.ID),
 			"ask the user for an objective check; a task is completed only by `harness validate "+t.ID+"`."), true
 	}
-	res := runValidation(c.dir, t.Command, t.Timeout())
+	budget := gateBudget()
+	if c.gateDeadline.IsZero() {
+		c.gateDeadline = time.Now().Add(budget)
+	}
+	res := runValidation(c.dir, t.Command, t.Timeout(), time.Until(c.gateDeadline), budget)
 	if res.pass {
 		return hook.Decision{}, false
 	}
-	return deny(ruleGate, fmt.Sprintf("%s cannot be marked completed: its validation `%s` %s.\n%s", t.ID, t.Command, res.outcome, res.tail),
+	what := fmt.Sprintf("%s cannot be marked completed: its validation `%s` %s.", t.ID, t.Command, res.outcome)
+	if tail := strings.TrimRight(res.tail, "\n"); tail != "" {
+		what += "\n" + tail
+	}
+	if res.overBudget {
+		return deny(ruleGate, what,
+			fmt.Sprintf("use `harness validate %s`, which runs the check with its own timeout (%s), records the result and commits the work.", t.ID, t.Timeout())), true
+	}
+	return deny(ruleGate, what,
 		fmt.Sprintf("fix the work until the check passes, then run `harness validate %s`.", t.ID)), true
 }
 

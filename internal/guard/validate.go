@@ -3,26 +3,63 @@ package guard
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/harness-agent/harness/internal/validation"
 )
+
+// defaultGateBudget bounds the completion gate. Claude Code kills a
+// PreToolUse hook at its settings timeout (30 s for the harness) and a
+// killed hook fails open, so the gate must decide well before that, however
+// long the task's own validation may run.
+const defaultGateBudget = 20 * time.Second
+
+// gateBudget is the time all of one call's gate validations may take:
+// HARNESS_GATE_BUDGET (seconds, or a Go duration such as 500ms), else 20 s.
+func gateBudget() time.Duration {
+	v := os.Getenv("HARNESS_GATE_BUDGET")
+	if v == "" {
+		return defaultGateBudget
+	}
+	if n, err := strconv.Atoi(v); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return d
+	}
+	return defaultGateBudget
+}
 
 // result is the outcome of running a validation command for the gate.
 type result struct {
 	pass    bool
 	outcome string // "fails (exit 1)", "timed out after 5s", …
 	tail    string
+	// overBudget is set when the command was stopped at the guard's budget
+	// rather than its own timeout: nothing is known about it.
+	overBudget bool
 }
 
 // runValidation runs a task's validation command the way `harness validate`
-// does.
-func runValidation(dir, command string, timeout time.Duration) result {
+// does, but stops it at the guard's budget (left: what remains of it).
+func runValidation(dir, command string, timeout, left, budget time.Duration) result {
+	cut := false
+	if left < timeout {
+		timeout, cut = left, true
+	}
+	if timeout <= 0 {
+		return result{outcome: "was not run: the guard's time budget is spent", overBudget: true}
+	}
 	r := validation.Run(context.Background(), dir, command, timeout)
 	switch r.Outcome {
 	case validation.Pass:
 		return result{pass: true, outcome: "passes", tail: r.Tail}
 	case validation.Timeout:
+		if cut {
+			return result{outcome: "did not finish within the guard's " + budget.String() + " budget", tail: r.Tail, overBudget: true}
+		}
 		return result{outcome: "timed out after " + timeout.String(), tail: r.Tail}
 	case validation.Missing:
 		return result{outcome: "cannot run: `" + r.Program + "` is not installed", tail: r.Tail}
