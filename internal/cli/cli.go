@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/state"
 	// Every state write by a verb refreshes the hooks' cached digest, so the
 	// next Stop or PreToolUse need not parse the state again.
 	_ "github.com/harness-agent/harness/internal/summary"
@@ -160,11 +162,31 @@ func (e *Env) fail(err error) int {
 	if fe.Hint != "" {
 		fmt.Fprintln(e.Stderr, "hint: "+fe.Hint)
 	}
+	if state.IsUnrecoverable(fe) {
+		e.logUnrecoverable(fe)
+	}
 	switch fe.Category {
 	case failure.Usage, failure.Config, failure.EnvSetup:
 		return ExitError
 	}
 	return ExitNegative
+}
+
+// logUnrecoverable appends the protocol's "ERROR [ENV_SETUP] harness-tasks.json
+// corrupted and unrecoverable" to the progress log, as the protocol says to
+// before stopping. The verbs do it, not state.Load: the hooks read the state
+// on every tool call and log their own outcome. A verb retried against the
+// same broken file logs it once, not once per try.
+func (e *Env) logUnrecoverable(fe *failure.Error) {
+	dir := root.Find(e.Cwd)
+	if dir == "" {
+		return
+	}
+	entry := progress.Entry{Time: e.Now(), Session: progress.LastSession(dir), Type: progress.Error, Category: fe.Category, Message: fe.Message}
+	if last, _ := progress.Tail(dir, 1); len(last) == 1 && strings.HasSuffix(last[0], "] "+progress.Error+" ["+fe.Category+"] "+fe.Message) {
+		return
+	}
+	progress.Append(dir, entry)
 }
 
 // usageErr is a failure for wrong arguments to verb c.

@@ -155,6 +155,21 @@ func TailReader(r io.ReadSeeker, n int) ([]string, error) {
 	return lines, nil
 }
 
+// LastSession returns the session number on the log's last line in dir, 0
+// when there is none: the session to log under when the state, which holds
+// session_count, cannot be read.
+func LastSession(dir string) int {
+	lines, _ := Tail(dir, 1)
+	if len(lines) == 0 {
+		return 0
+	}
+	var n int
+	if i := strings.Index(lines[0], "[SESSION-"); i >= 0 {
+		fmt.Sscanf(lines[0][i:], "[SESSION-%d]", &n)
+	}
+	return n
+}
+
 // LastMatching returns the last line among the final scan lines of the log in
 // dir that contains " "+typ+" ", or "" when none does.
 func LastMatching(dir, typ string, scan int) string {
