@@ -107,6 +107,25 @@ func otherSession(c *call, concurrent bool) (lock.Holder, bool) {
 	return h, true
 }
 
+// stayOut reports whether this session must leave the harness alone: it was
+// locked out at SessionStart (rt.Excluded), or another live session holds
+// the session lock now (exclusive mode).
+//
+// A locked-out session stays out for its whole life, even once the owner
+// has ended and the lock is free. Its role is decided once, at SessionStart,
+// the one place the model is told it ("work on nothing harness-related");
+// the alternative, Stop taking the free lock and then blocking, would make
+// an owner of a session that was never counted, recovered or briefed, and
+// order a model told to stay out to claim work. A new session (or /clear)
+// gets the lock the normal way.
+func stayOut(c *call, rt *Runtime, concurrent bool) bool {
+	if rt != nil && rt.Excluded {
+		return true
+	}
+	_, other := otherSession(c, concurrent)
+	return other
+}
+
 // ids returns the identities this call's claims are recorded under: the
 // harness command's worker id (HARNESS_WORKER_ID, else "session:<id>").
 func (c *call) ids() []string { return []string{cycle.WorkerID()} }

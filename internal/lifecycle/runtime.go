@@ -28,6 +28,11 @@ type Runtime struct {
 	// LogOffset is the size of harness-progress.txt when the session began
 	// its work: what follows is this session's story.
 	LogOffset int64 `json:"log_offset"`
+	// Excluded is set when the session started while another live session
+	// held the session lock. It was told to stay out of the harness for its
+	// whole life, so its hooks stay silent even after that session ends
+	// (see stayOut).
+	Excluded bool `json:"excluded,omitempty"`
 	// Stop counts consecutive Stop blocks without progress.
 	Stop Valve `json:"stop_valve"`
 	// Idle counts TeammateIdle refusals without progress, per teammate.

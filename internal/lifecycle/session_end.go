@@ -10,6 +10,7 @@ import (
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/summary"
 )
 
 // endTxWait bounds how long SessionEnd waits for the transaction lock:
@@ -18,7 +19,10 @@ const endTxWait = 300 * time.Millisecond
 
 // SessionEnd closes the session: it releases the session lock when this
 // session holds it, and when the session did anything it records
-// last_session and a STATS line. It produces no output.
+// last_session and a STATS line. A session that must stay out of the
+// harness (see stayOut) touches nothing but its own runtime file: the state
+// and the log belong to the session that owns the lock. It produces no
+// output.
 func SessionEnd(p hook.Payload) hook.Decision {
 	c, ok := locate(p)
 	if !ok {
@@ -26,6 +30,9 @@ func SessionEnd(p hook.Payload) hook.Decision {
 	}
 	rt := ReadRuntime(c.root, c.session)
 	defer removeRuntime(c.root, c.session)
+	if rt != nil && rt.Excluded || anotherOwner(c) {
+		return hook.Decision{}
+	}
 	released := lock.Release(c.root, lock.Self())
 	if !root.Active(c.root) {
 		return hook.Decision{}
@@ -57,6 +64,18 @@ func SessionEnd(p hook.Payload) hook.Decision {
 	}
 	progress.Append(c.root, entries...)
 	return hook.Decision{}
+}
+
+// anotherOwner reports whether another live session holds the session lock
+// of an exclusive-mode harness. The state is read (its cached summary) only
+// when someone else holds the lock: in concurrent mode a lock means nothing.
+func anotherOwner(c *call) bool {
+	if h, alive, held := lock.Owner(c.root); !held || !alive || h.Same(lock.Self()) {
+		return false
+	}
+	sum, err := summary.Load(c.root)
+	_, other := otherSession(c, err == nil && sum.Concurrent)
+	return other
 }
 
 // didWork reports whether the session logged anything since it began that a

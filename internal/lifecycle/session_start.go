@@ -26,6 +26,7 @@ import (
 const (
 	sourceStartup = "startup"
 	sourceCompact = "compact"
+	sourceUnknown = "unreadable payload" // not a source: what the context says instead
 )
 
 // opening is what SessionStart did to the state, for the context and the log.
@@ -59,6 +60,19 @@ func SessionStart(p hook.Payload) hook.Decision {
 	default:
 		source = sourceStartup
 	}
+	// A payload that cannot be read says nothing of a new session: like
+	// compact it continues the session (it is not counted), rather than
+	// counting one more at each garbled start.
+	continued := source == sourceCompact || p.Malformed
+	if p.Malformed {
+		source = sourceUnknown
+	}
+	rt := ReadRuntime(c.root, c.session)
+	if continued && rt != nil && rt.Excluded {
+		// Locked out at its start, locked out for life (see stayOut): the
+		// model lost what it was told, so it is told again.
+		return excluded()
+	}
 	concurrent, restored := peek(c.root)
 	var held *lock.Result // nil in concurrent mode: no session lock
 	if !concurrent {
@@ -72,6 +86,10 @@ func SessionStart(p hook.Payload) hook.Decision {
 				failure.EnvSetup, lock.SessionPath(c.root), err, lock.Dir())}
 		}
 		if res.Outcome == lock.Busy {
+			if c.session != "" { // without an id the file would be every such session's
+				(&Runtime{SessionID: c.session, Source: source, Worker: c.workerID, Excluded: true,
+					StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: -1}).save(c.root)
+			}
 			return busy(res.Holder)
 		}
 		held = &res
@@ -88,18 +106,16 @@ func SessionStart(p hook.Payload) hook.Decision {
 		gitFacts <- gitLine(c.tree(modeOnly).Top, c.root)
 	}()
 
-	rt := ReadRuntime(c.root, c.session)
-	compact := source == sourceCompact
 	var o opening
 	var s *state.State
 	var err error
-	if compact {
+	if continued {
 		// The same session goes on: nothing to count or record.
 		if s, err = state.Load(c.root); err != nil {
 			return unusable(c, err)
 		}
 		o.n = s.SessionCount
-		if rt != nil {
+		if rt != nil && rt.Session > 0 {
 			o.n = rt.Session
 		}
 	} else {
@@ -114,7 +130,7 @@ func SessionStart(p hook.Payload) hook.Decision {
 	}
 
 	var env string
-	if !compact && !o.overLimit {
+	if !continued && !o.overLimit {
 		if o.interrupted {
 			if s, err = o.recover(c, s); err != nil {
 				return unusable(c, err)
@@ -122,7 +138,7 @@ func SessionStart(p hook.Payload) hook.Decision {
 		}
 		env = healthCheck(c.root, o.n, c.now)
 	}
-	if !compact || rt == nil {
+	if !continued || rt == nil {
 		// The session's story in the log begins here.
 		rt = &Runtime{SessionID: c.session, Session: o.n, Source: source, Worker: c.workerID,
 			StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: logSize(c.root)}
@@ -276,6 +292,16 @@ func readHead(path string, n int) (string, error) {
 	buf := make([]byte, n)
 	k, _ := f.Read(buf)
 	return string(buf[:k]), nil
+}
+
+// excluded is the decision when a session that was locked out at its start
+// starts again without a new session (compact): it still stays out.
+func excluded() hook.Decision {
+	return hook.Decision{Kind: hook.Allow,
+		Context: "ERROR: this session started while another harness session was active, and stays out of the harness for its whole life.\n" +
+			"Work on nothing harness-related: do not claim, checkpoint, validate, recover or edit harness tasks or files.\n" +
+			"hint: to work on the harness, start a new session once the other one has ended.",
+		Warning: "harness: this session was locked out of the project's harness at its start and stays out of it"}
 }
 
 // busy is the decision for a session that found another live session holding

@@ -30,17 +30,20 @@ func Stop(p hook.Payload) hook.Decision {
 	if !ok {
 		return hook.Decision{}
 	}
+	rt := ReadRuntime(c.root, c.session)
 	if !root.Active(c.root) {
-		return reflection(c, ReadRuntime(c.root, c.session))
+		return reflection(c, rt)
+	}
+	if rt != nil && rt.Excluded {
+		return hook.Decision{} // locked out at SessionStart: see stayOut
 	}
 	sum, err := summary.Load(c.root)
 	if err != nil {
 		return unreadable(c, err)
 	}
-	if _, other := otherSession(c, sum.Concurrent); other {
+	if stayOut(c, rt, sum.Concurrent) {
 		return hook.Decision{} // that session owns the harness; this one was told to stay out
 	}
-	rt := ReadRuntime(c.root, c.session)
 	n := sum.SessionCount
 	if rt != nil {
 		n = rt.Session

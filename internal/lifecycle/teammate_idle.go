@@ -19,7 +19,8 @@ func TeammateIdle(p hook.Payload) hook.Decision {
 	if err != nil {
 		return hook.Decision{}
 	}
-	if _, other := otherSession(c, sum.Concurrent); other {
+	rt := ReadRuntime(c.root, c.session)
+	if stayOut(c, rt, sum.Concurrent) {
 		return hook.Decision{}
 	}
 	name := p.Str("teammate_name")
@@ -33,7 +34,6 @@ func TeammateIdle(p hook.Payload) hook.Decision {
 	if reason == "" && sum.Next != nil {
 		reason = fmt.Sprintf("HARNESS: eligible work remains: run `%s` to start %s.", claimCmd(sum.Next.ID), describe(sum.Next.ID, sum.Next.Title))
 	}
-	rt := ReadRuntime(c.root, c.session)
 	if reason == "" {
 		if rt != nil && rt.Idle[name] != nil {
 			delete(rt.Idle, name) // the teammate may idle: the chain of refusals is over
