@@ -13,11 +13,26 @@ import (
 )
 
 // recentLines is how many log lines the session context quotes; statsScan is
-// how far back it looks for the last STATS line.
+// how far back it looks for the last STATS line; maxListed is how many lines
+// of one kind (recovery, dependency, …) it gives before counting the rest.
 const (
 	recentLines = 5
 	statsScan   = 200
+	maxListed   = 5
 )
+
+// listed writes one "label: item" line per item, at most maxListed of them,
+// then how many more there are and the command that shows them all: the
+// context stays readable in seconds however many tasks a failure touched.
+func listed(b *strings.Builder, label string, items []string, all string) {
+	for i, it := range items {
+		if i == maxListed {
+			fmt.Fprintf(b, "%s: … and %d more (%s)\n", label, len(items)-maxListed, all)
+			return
+		}
+		fmt.Fprintf(b, "%s: %s\n", label, clip(it, 300))
+	}
+}
 
 // startContext is the block of text SessionStart gives the model: where the
 // job stands and the one thing to do next, readable in seconds. Never the
@@ -54,15 +69,9 @@ func startContext(c *call, s *state.State, source string, o opening, env string,
 	} else {
 		line("next=none (%s)", schedule.Explain(s.Tasks))
 	}
-	for _, r := range o.recovered {
-		line("recovery: %s", r)
-	}
-	for _, b := range o.blocked {
-		line("dependency: %s", b)
-	}
-	for _, r := range o.toRecover {
-		line("RECOVER FIRST: %s", r)
-	}
+	listed(&b, "recovery", o.recovered, "harness status")
+	listed(&b, "dependency", o.blocked, "harness status")
+	listed(&b, "RECOVER FIRST", o.toRecover, "harness recover --dry-run")
 	if len(o.toRecover) > 0 {
 		line("do now: run `%s` (it carries out the recovery decision matrix for the task(s) above; `harness recover --dry-run` shows what it would do)", recoverCmd)
 	}

@@ -89,6 +89,9 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 	sum := summary.Of(s)
 	var b strings.Builder
 	fmt.Fprintf(&b, "HARNESS: verification gate: %d task(s) completed in this session no longer pass their validation.\n", len(reopened))
+	if len(reopened) > maxListed {
+		reopened = append(reopened[:maxListed], fmt.Sprintf("- … and %d more (harness status)", len(reopened)-maxListed))
+	}
 	b.WriteString(strings.Join(reopened, "\n"))
 	fmt.Fprintf(&b, "\n%s\n", sum.Stats.Counts())
 	if todo := nextStep(remaining(sum, c.now, c.ids()...), details(s)); todo != "" {
