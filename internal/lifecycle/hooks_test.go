@@ -198,5 +198,5 @@ func TestCompactKeepsTheSessionsStory(t *testing.T) {
 	rt := ReadRuntime(dir, sessionID)
 	require.NotNil(t, rt)
 	assert.Equal(t, before.LogOffset, rt.LogOffset, "the session's part of the log still starts where it began")
-	assert.Equal(t, []string{"task-001"}, readSessionLog(dir, rt, 1, nil).completed)
+	assert.Equal(t, []string{"task-001"}, readSessionLog(dir, rt, owner{n: 1}).completed)
 }

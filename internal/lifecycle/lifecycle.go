@@ -130,6 +130,34 @@ func stayOut(c *call, rt *Runtime, concurrent bool) bool {
 // harness command's worker id (HARNESS_WORKER_ID, else "session:<id>").
 func (c *call) ids() []string { return []string{cycle.WorkerID()} }
 
+// owner says which log lines of session n are this session's (see owner).
+func (c *call) owner(sum *summary.Summary, rt *Runtime, n int) owner {
+	if !sum.Concurrent {
+		return owner{n: n}
+	}
+	who := owner{n: n, worker: cycle.WorkerID()}
+	if rt != nil {
+		who.held = append(who.held, rt.Held...)
+	}
+	for _, cl := range sum.InProgress {
+		if cl.ClaimedBy == who.worker {
+			who.held = append(who.held, cl.ID)
+		}
+	}
+	return who
+}
+
+// heldBy lists the tasks in progress claimed by worker.
+func heldBy(s *state.State, worker string) []string {
+	var ids []string
+	for i := range s.Tasks {
+		if t := &s.Tasks[i]; t.Status == state.InProgress && t.ClaimedBy == worker {
+			ids = append(ids, t.ID)
+		}
+	}
+	return ids
+}
+
 // owns reports whether a task in progress claimed by claimedBy belongs to the
 // session identified by ids: in exclusive mode every one does (the session
 // holds the lock), in concurrent mode the ones claimed under one of ids.

@@ -33,6 +33,10 @@ type Runtime struct {
 	// whole life, so its hooks stay silent even after that session ends
 	// (see stayOut).
 	Excluded bool `json:"excluded,omitempty"`
+	// Held lists the tasks this worker had in progress when the session
+	// began (concurrent mode): their outcomes in the log are this session's
+	// although their Starting lines are older (see readSessionLog).
+	Held []string `json:"held,omitempty"`
 	// Stop counts consecutive Stop blocks without progress.
 	Stop Valve `json:"stop_valve"`
 	// Idle counts TeammateIdle refusals without progress, per teammate.

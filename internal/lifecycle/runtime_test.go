@@ -160,21 +160,54 @@ func TestReadSessionLog(t *testing.T) {
 		"[2025-07-01T11:00:09Z] [SESSION-3] Completed",
 		"[2025-07-01T11:00:10Z] [SESSION-3] ERROR [task-006",
 	)
-	got := readSessionLog(dir, rt, 3, nil)
+	got := readSessionLog(dir, rt, owner{n: 3})
 	assert.Equal(t, []string{"task-002", "task-005"}, got.completed)
 	assert.Equal(t, 4, got.outcomes) // 3 Completed lines + 1 task ERROR
 
-	// Another worker's lines count when the task was claimed by this worker.
-	got = readSessionLog(dir, rt, 3, func(id string) bool { return id == "task-009" })
-	assert.Equal(t, []string{"task-002", "task-009", "task-005"}, got.completed)
-
 	// Without a runtime the recent lines are read.
-	got = readSessionLog(dir, nil, 2, nil)
+	got = readSessionLog(dir, nil, owner{n: 2})
 	assert.Equal(t, []string{"task-001"}, got.completed)
 
 	// An offset past the end (the log was replaced) reads the last part.
-	got = readSessionLog(dir, &Runtime{Session: 3, LogOffset: 1 << 40}, 3, nil)
+	got = readSessionLog(dir, &Runtime{Session: 3, LogOffset: 1 << 40}, owner{n: 3})
 	assert.Equal(t, 4, got.outcomes)
+}
+
+// In concurrent mode every worker tags its lines with the global
+// session_count: outcomes are told apart by who last claimed the task, never
+// by the number.
+func TestReadSessionLogConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	appendLog(t, dir, "[2025-07-01T10:00:00Z] [SESSION-1] Starting [task-007] Old (base=a worker=wb)")
+	rt := &Runtime{Session: 2, LogOffset: logSize(dir), Held: []string{"task-007"}}
+	appendLog(t, dir,
+		"[2025-07-01T11:00:00Z] [SESSION-2] Starting [task-001] Lexer (base=a worker=wa)",
+		"[2025-07-01T11:00:01Z] [SESSION-2] Completed [task-001] (commit b)", // wa's, tagged with wb's number
+		"[2025-07-01T11:00:02Z] [SESSION-2] Starting [task-002] Parser (base=b worker=wb)",
+		"[2025-07-01T11:00:03Z] [SESSION-2] ERROR [task-002] [TEST_FAIL] 2 tests failed",
+		"[2025-07-01T11:00:04Z] [SESSION-2] Starting [task-002] Parser (base=b worker=wa)",
+		"[2025-07-01T11:00:05Z] [SESSION-2] Completed [task-002] (commit c)", // wa's retry
+		"[2025-07-01T11:00:06Z] [SESSION-3] Completed [task-007] (commit d)", // claimed before the session began
+		"[2025-07-01T11:00:07Z] [SESSION-3] RECOVERY [task-003] action=\"resumed at checkpoint 1/2, re-claimed by wb\" reason=\"ok\"",
+		"[2025-07-01T11:00:08Z] [SESSION-3] Completed [task-003] (commit e)",
+		"[2025-07-01T11:00:09Z] [SESSION-3] Starting [task-004] [wip] wb) (base=e worker=wab)", // not wb's
+		"[2025-07-01T11:00:10Z] [SESSION-3] Completed [task-004] (commit f)",
+		// Claims as the harness command now logs them: the worker is on the LOCK line.
+		"[2025-07-01T11:00:11Z] [SESSION-3] Starting [task-005] Five (base=f)",
+		"[2025-07-01T11:00:11Z] [SESSION-3] LOCK task-005 claimed (lease_expires_at=2025-07-01T12:00:11Z worker=wb)",
+		"[2025-07-01T11:00:12Z] [SESSION-3] Completed [task-005] (commit g)",
+		"[2025-07-01T11:00:13Z] [SESSION-3] Starting [task-006] Six (base=g)",
+		"[2025-07-01T11:00:13Z] [SESSION-3] LOCK task-006 claimed (lease_expires_at=2025-07-01T12:00:13Z worker=wa)",
+		"[2025-07-01T11:00:14Z] [SESSION-3] ERROR [task-006] [TEST_FAIL] boom",
+		"[2025-07-01T11:00:15Z] [SESSION-3] LOCK released",
+	)
+	wb := readSessionLog(dir, rt, owner{n: 2, worker: "wb", held: rt.Held})
+	assert.Equal(t, []string{"task-007", "task-003", "task-005"}, wb.completed)
+	assert.Equal(t, 4, wb.outcomes) // task-002's ERROR, task-007, task-003, task-005
+
+	wa := readSessionLog(dir, &Runtime{Session: 1, LogOffset: rt.LogOffset}, owner{n: 1, worker: "wa"})
+	assert.Equal(t, []string{"task-001", "task-002"}, wa.completed)
+	assert.Equal(t, 3, wa.outcomes) // task-001, task-002, task-006's ERROR
 }
 
 func TestFields(t *testing.T) {

@@ -143,6 +143,9 @@ func SessionStart(p hook.Payload) hook.Decision {
 		// The session's story in the log begins here.
 		rt = &Runtime{SessionID: c.session, Session: o.n, Source: source, Worker: c.workerID,
 			StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: logSize(c.root)}
+		if concurrent {
+			rt.Held = heldBy(s, cycle.WorkerID())
+		}
 		pruneRuntimes(c.root, c.now)
 	}
 	rt.save(c.root)

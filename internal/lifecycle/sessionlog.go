@@ -22,23 +22,49 @@ const tailWithoutRuntime = 2000
 // reopened; it is not a task outcome of its own.
 const regressionNote = "regression detected at session end"
 
+// leaseClaim follows the task id in the LOCK line of a concurrent-mode claim.
+const leaseClaim = " claimed (lease_expires_at="
+
 // sessionLog is what the session's part of the progress log says.
 type sessionLog struct {
 	completed []string // ids with a Completed line, first completion first, once each
 	outcomes  int      // Completed lines plus task ERROR lines: tasks executed
 }
 
-// readSessionLog reads the log lines of session n: those after the runtime's
-// log offset (or the recent ones without a runtime) tagged [SESSION-n], or
-// for which also(id) is true.
-func readSessionLog(dir string, rt *Runtime, n int, also func(id string) bool) sessionLog {
+// owner says whose task outcomes a session's log lines are.
+//
+// Exclusive mode (worker == ""): the lines tagged [SESSION-n]. The session
+// holds the lock, so nobody else logs task outcomes while it lives.
+//
+// Concurrent mode: every worker tags its lines with the global
+// session_count, which moves whenever any worker starts a session, so the
+// number says nothing about who wrote a line. An outcome is this worker's
+// when this worker was the last to claim the task before it: the LOCK line
+// `<id> claimed (lease_expires_at=… worker=W)` after a claim's Starting line
+// (or, in older logs, a `Starting [id] (… worker=W)` line), a RECOVERY line
+// `re-claimed by W`, or a claim it held (held) before the lines read begin.
+// A task's claimed_by cannot tell: completing or failing a task clears it.
+type owner struct {
+	n      int
+	worker string
+	held   []string
+}
+
+// readSessionLog reads the session's lines of the log (those after the
+// runtime's log offset, or the recent ones without a runtime) and sums up
+// the task outcomes that are its own.
+func readSessionLog(dir string, rt *Runtime, who owner) sessionLog {
 	var lines []string
 	if rt != nil && rt.LogOffset >= 0 {
 		lines = linesFrom(dir, rt.LogOffset)
 	} else {
 		lines, _ = progress.Tail(dir, tailWithoutRuntime)
 	}
-	tag := "[SESSION-" + strconv.Itoa(n) + "] "
+	tag := "[SESSION-" + strconv.Itoa(who.n) + "] "
+	claimed := map[string]bool{} // concurrent mode: task id -> last claimed by this worker
+	for _, id := range who.held {
+		claimed[id] = true
+	}
 	var out sessionLog
 	seen := map[string]bool{}
 	for _, l := range lines {
@@ -51,9 +77,31 @@ func readSessionLog(dir string, rt *Runtime, n int, also func(id string) bool) s
 		if end < 0 {
 			continue
 		}
-		rest := l[i+2+end+2:]
-		typ, id, cat, msg := fields(rest)
-		if id == "" || !tagged && (also == nil || !also(id)) {
+		typ, id, cat, msg := fields(l[i+2+end+2:])
+		if who.worker != "" && typ == progress.Lock {
+			if k := strings.Index(msg, leaseClaim); k > 0 {
+				claimed[msg[:k]] = strings.HasSuffix(msg, " worker="+who.worker+")")
+			}
+			continue
+		}
+		if id == "" {
+			continue
+		}
+		if who.worker != "" {
+			switch typ {
+			case progress.Starting: // a new claim; whose, its LOCK line says
+				claimed[id] = strings.HasSuffix(l, " worker="+who.worker+")")
+				continue
+			case progress.Recovery:
+				if strings.Contains(msg, "re-claimed by "+who.worker+`"`) {
+					claimed[id] = true
+				}
+				continue
+			}
+			if !claimed[id] {
+				continue
+			}
+		} else if !tagged {
 			continue
 		}
 		switch {

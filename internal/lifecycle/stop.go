@@ -44,20 +44,35 @@ func Stop(p hook.Payload) hook.Decision {
 	if stayOut(c, rt, sum.Concurrent) {
 		return hook.Decision{} // that session owns the harness; this one was told to stay out
 	}
+	return stopActive(c, rt, sum)
+}
+
+// stopActive is Stop's decision for an active harness this session may work on.
+func stopActive(c *call, rt *Runtime, sum *summary.Summary) hook.Decision {
 	n := sum.SessionCount
 	if rt != nil {
 		n = rt.Session
 	}
-	story := readSessionLog(c.root, rt, n, nil)
+	story := readSessionLog(c.root, rt, c.owner(sum, rt, n))
 	if rt == nil {
 		rt = &Runtime{SessionID: c.session, Session: n, Worker: c.workerID, LogOffset: -1}
 	}
 
-	if max := sum.Config.MaxSessions; max > 0 && sum.SessionCount > max {
-		return allowStop(c, rt, n, sum.Stats, fmt.Sprintf("harness: session_config.max_sessions=%d reached; the session may stop", max))
-	}
-	if max := sum.Config.MaxTasksPerSession; max > 0 && story.outcomes >= max {
-		return allowStop(c, rt, n, sum.Stats, fmt.Sprintf("harness: session_config.max_tasks_per_session=%d reached (%d task outcomes in SESSION-%d); the session may stop, the next one continues", max, story.outcomes, n))
+	// A limit ends the session, not the run: what the session completed is
+	// still verified, so a regression is caught by the session that made
+	// it. (The valve's allow skips the gate: it opens because the agent is
+	// stuck, and a gate that blocked again would defeat it.)
+	if note := limitReached(sum, story, n); note != "" {
+		if gateDue(sum, rt, story) {
+			s, err := state.Load(c.root)
+			if err != nil {
+				return unreadable(c, err)
+			}
+			if d, blocked := gate(c, s, sum, rt, n, story); blocked {
+				return d
+			}
+		}
+		return allowStop(c, rt, n, sum.Stats, note)
 	}
 	if w := remaining(sum, c.now, c.ids()...); !w.empty() {
 		return blockOrValve(c, rt, n, sum, workReason(sum, w))
@@ -68,20 +83,45 @@ func Stop(p hook.Payload) hook.Decision {
 	if err != nil {
 		return unreadable(c, err)
 	}
-	if sum.Config.VerifyOnStop && rt.Verified != sum.Fingerprint {
-		if s.Concurrent() {
-			story = readSessionLog(c.root, rt, n, claimedBy(s, c.ids()...))
-		}
-		if d, blocked := verificationGate(c, s, rt, n, story.completed); blocked {
-			return d
-		}
-		rt.Verified = sum.Fingerprint
+	if d, blocked := gate(c, s, sum, rt, n, story); blocked {
+		return d
 	}
 	switch schedule.Explain(s.Tasks) {
 	case schedule.AllDone, schedule.Blocked:
 		return finish(c, s, rt, n)
 	}
 	return allowStop(c, rt, n, sum.Stats, "")
+}
+
+// limitReached returns the note for the user when the session may stop
+// because of session_config's limits, "" when none is reached.
+func limitReached(sum *summary.Summary, story sessionLog, n int) string {
+	if max := sum.Config.MaxSessions; max > 0 && sum.SessionCount > max {
+		return fmt.Sprintf("harness: session_config.max_sessions=%d reached; the session may stop", max)
+	}
+	if max := sum.Config.MaxTasksPerSession; max > 0 && story.outcomes >= max {
+		return fmt.Sprintf("harness: session_config.max_tasks_per_session=%d reached (%d task outcomes in SESSION-%d); the session may stop, the next one continues", max, story.outcomes, n)
+	}
+	return ""
+}
+
+// gateDue reports whether the verification gate has anything to do: it is
+// on, this session completed tasks, and it has not passed on this state yet.
+func gateDue(sum *summary.Summary, rt *Runtime, story sessionLog) bool {
+	return sum.Config.VerifyOnStop && rt.Verified != sum.Fingerprint && len(story.completed) > 0
+}
+
+// gate runs the verification gate when it is due, and remembers that it
+// passed on this state. It reports the decision when it blocked.
+func gate(c *call, s *state.State, sum *summary.Summary, rt *Runtime, n int, story sessionLog) (hook.Decision, bool) {
+	if !gateDue(sum, rt, story) {
+		return hook.Decision{}, false
+	}
+	if d, blocked := verificationGate(c, s, rt, n, story.completed); blocked {
+		return d, true
+	}
+	rt.Verified = sum.Fingerprint
+	return hook.Decision{}, false
 }
 
 // blockOrValve blocks the stop with reason, unless the valve opens: then the
@@ -109,15 +149,6 @@ func workReason(sum *summary.Summary, w work) string {
 	fmt.Fprintf(&b, "do now: %s\n", nextStep(w, nil))
 	b.WriteString("Then keep going, task after task (claim -> checkpoint -> validate), until no eligible task remains.")
 	return b.String()
-}
-
-// claimedBy returns a test for task ids claimed by one of ids (concurrent
-// mode: another worker's log lines may carry another session number).
-func claimedBy(s *state.State, ids ...string) func(string) bool {
-	return func(id string) bool {
-		t := s.Task(id)
-		return t != nil && t.ClaimedBy != "" && owns(true, t.ClaimedBy, ids...)
-	}
 }
 
 // allowStop lets the stop through, with a STATS line, and starts the valve's
