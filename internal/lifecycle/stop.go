@@ -44,6 +44,17 @@ func Stop(p hook.Payload) hook.Decision {
 	if stayOut(c, rt, sum.Concurrent) {
 		return hook.Decision{} // that session owns the harness; this one was told to stay out
 	}
+	if sum.Key == "" {
+		// summary.Load never caches, so never keys, a summary it read from
+		// harness-tasks.json.bak: the tasks file is corrupt. Restore it
+		// before deciding, so the decision and the agent's next command
+		// read the same state, and say so.
+		restored, note, err := restore(c)
+		if err != nil {
+			restored, note = sum, "WARN: harness-tasks.json is corrupt; the harness decided from harness-tasks.json.bak and could not restore it: "+oneLine(err)
+		}
+		return withNote(stopActive(c, rt, restored), note)
+	}
 	return stopActive(c, rt, sum)
 }
 
@@ -122,6 +133,36 @@ func gate(c *call, s *state.State, sum *summary.Summary, rt *Runtime, n int, sto
 	}
 	rt.Verified = sum.Fingerprint
 	return hook.Decision{}, false
+}
+
+// restoredNote tells the model and the user that the tasks file was restored.
+const restoredNote = "WARN: harness-tasks.json was corrupt and has been restored from harness-tasks.json.bak (the corrupt copy is kept beside it, a RECOVERY line is logged); check that recent work is recorded."
+
+// restore restores a corrupt tasks file from its valid backup (state.Update
+// does it, keeps the corrupt copy and logs a RECOVERY line) and returns the
+// summary of the restored state and the note that says so.
+func restore(c *call) (*summary.Summary, string, error) {
+	if _, err := state.Update(c.root, func(*state.State) error { return nil }); err != nil {
+		return nil, "", err
+	}
+	sum, err := summary.Load(c.root)
+	return sum, restoredNote, err
+}
+
+// withNote adds note to d: before the reason of a block, as the warning of
+// anything else.
+func withNote(d hook.Decision, note string) hook.Decision {
+	if d.Kind == hook.Block {
+		d.Reason = note + "\n" + d.Reason
+	}
+	if d.Kind == hook.Silent {
+		d.Kind = hook.Allow
+	}
+	if d.Warning != "" {
+		note += "\n" + d.Warning
+	}
+	d.Warning = note
+	return d
 }
 
 // blockOrValve blocks the stop with reason, unless the valve opens: then the
