@@ -75,8 +75,9 @@ func runAdd(e *Env, args []string) int {
 			}
 		}
 		s.AddTask(t)
-		return progress.Append(dir, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init, TaskID: t.ID,
-			Message: fmt.Sprintf("Task added: %s (priority=%s depends_on=%s)", t.Title, t.Priority, strings.Join(t.DependsOn, ","))})
+		// INIT is a session-level type: the protocol gives it no [task-id].
+		return progress.Append(dir, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init,
+			Message: fmt.Sprintf("Task added: %s (id=%s priority=%s depends_on=%s)", t.Title, t.ID, t.Priority, strings.Join(t.DependsOn, ","))})
 	})
 	if err != nil {
 		return e.fail(err)

@@ -242,7 +242,9 @@ func (w *Worker) rollback(o *Outcome, tree Tree, session int) {
 			entry.Type, entry.Message = progress.Warn, fmt.Sprintf("rollback to %s failed (work saved as %s): %v", git.Short(f.Base), ref, err)
 		} else {
 			f.RolledBack = true
-			entry.Type, entry.Message = progress.Rollback, fmt.Sprintf("git reset --hard %s (snapshot %s)", git.Short(f.Base), ref)
+			// The protocol's line exactly; the snapshot is listed by
+			// `harness snapshots ID` (and printed by the verb).
+			entry.Type, entry.Message = progress.Rollback, "git reset --hard "+git.Short(f.Base)
 		}
 	}
 	w.logLocked(entry)
