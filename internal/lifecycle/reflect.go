@@ -54,7 +54,7 @@ func reflection(c *call, rt *Runtime) hook.Decision {
 	}
 	rt.ReflectRounds++
 	rt.save(c.root)
-	return hook.Decision{Kind: hook.Block, Reason: reflectPrompt(rt.ReflectRounds, rt.ReflectLimit, originalRequest(c.p.Str("transcript_path")), last)}
+	return hook.Decision{Kind: hook.Block, Reason: reflectPrompt(rt.ReflectRounds, rt.ReflectLimit, rt.Ending, originalRequest(c.p.Str("transcript_path")), last)}
 }
 
 // saidDone reports whether msg has ReflectDone on a line of its own
@@ -72,10 +72,14 @@ func notWord(r rune) bool {
 	return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
 }
 
-// reflectPrompt is the text of reflection round i of n.
-func reflectPrompt(i, n int, request, last string) string {
+// reflectPrompt is the text of reflection round i of n; ending says how the
+// run ended (see ending).
+func reflectPrompt(i, n int, ending, request, last string) string {
+	if ending == "" {
+		ending = "the harness run is over"
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Self-reflect %d/%d: every harness task is done and the harness is deactivated. Before you finish, check the work against what was asked.\n", i, n)
+	fmt.Fprintf(&b, "Self-reflect %d/%d: %s and the harness is deactivated. Before you finish, check the work against what was asked.\n", i, n, ending)
 	switch {
 	case request != "":
 		fmt.Fprintf(&b, "Original request:\n%s\n", quote(clipText(request, 2000)))

@@ -47,6 +47,9 @@ type Runtime struct {
 	// Finished is set when this session found the work done and removed
 	// .harness-active; it arms the self-reflection rounds.
 	Finished bool `json:"finished,omitempty"`
+	// Ending says how the run ended ("every harness task is completed", or
+	// what failed), for the reflection prompt.
+	Ending string `json:"ending,omitempty"`
 	// ReflectLimit is the number of reflection rounds, fixed when the run
 	// finished; ReflectRounds counts the rounds asked for so far.
 	ReflectLimit  int  `json:"reflect_limit,omitempty"`

@@ -217,8 +217,26 @@ func finish(c *call, s *state.State, rt *Runtime, n int) hook.Decision {
 	})
 	rt.Stop = Valve{}
 	rt.Finished = true
+	rt.Ending = ending(s)
 	rt.ReflectLimit = reflectLimit(s.Config.MaxReflectIterations)
 	return reflection(c, rt)
+}
+
+// ending says how a finished run ended, in a phrase: the reflection must not
+// call a run done whose tasks failed.
+func ending(s *state.State) string {
+	st := schedule.Count(s.Tasks)
+	if st.Completed == st.Total {
+		return "every harness task is done"
+	}
+	what := []string{fmt.Sprintf("%d of %d completed", st.Completed, st.Total)}
+	if st.Failed > 0 {
+		what = append(what, fmt.Sprintf("%d failed for good", st.Failed))
+	}
+	if left := st.Total - st.Completed - st.Failed; left > 0 {
+		what = append(what, fmt.Sprintf("%d never ran, blocked by a failed dependency", left))
+	}
+	return "the harness run is over but NOT all done (" + strings.Join(what, ", ") + ")"
 }
 
 // unreadable is the Stop decision when the state cannot be read: block once

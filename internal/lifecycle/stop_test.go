@@ -14,6 +14,7 @@ import (
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/state"
 )
 
 // task renders one task object; fields are extra JSON members, and a
@@ -350,4 +351,23 @@ func TestVerificationGateBudget(t *testing.T) {
 	assert.Contains(t, log, "WARN verification gate: `sleep 20` (task-001) did not finish within HARNESS_VERIFY_BUDGET=1s; left unverified")
 	data, _ := os.ReadFile(filepath.Join(dir, "harness-tasks.json"))
 	assert.Contains(t, string(data), `"status": "completed"`)
+}
+
+func TestEnding(t *testing.T) {
+	tests := []struct {
+		tasks []string
+		want  string
+	}{
+		{[]string{task("task-001", "completed"), task("task-002", "completed")}, "every harness task is done"},
+		{[]string{task("task-001", "completed"), task("task-002", "failed", `"attempts": 3`, `"max_attempts": 3`)},
+			"the harness run is over but NOT all done (1 of 2 completed, 1 failed for good)"},
+		{[]string{task("task-001", "failed", `"attempts": 3`, `"max_attempts": 3`), task("task-002", "pending", `"depends_on": ["task-001"]`)},
+			"the harness run is over but NOT all done (0 of 2 completed, 1 failed for good, 1 never ran, blocked by a failed dependency)"},
+	}
+	for _, tt := range tests {
+		dir := project(t, tasksJSON(1, "", tt.tasks...))
+		s, err := state.Load(dir)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, ending(s))
+	}
 }
