@@ -68,9 +68,15 @@ type result struct {
 // installSH runs install.sh with args in env.
 func installSH(t *testing.T, env []string, args ...string) result {
 	t.Helper()
+	return installSHIn(t, t.TempDir(), env, args...)
+}
+
+// installSHIn runs install.sh with args in env, in the directory dir.
+func installSHIn(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(filepath.Join(repoRoot(t), "install.sh"), args...)
 	cmd.Env = env
-	cmd.Dir = t.TempDir()
+	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -187,8 +193,9 @@ func TestInstallScript(t *testing.T) {
 	t.Run("uninstall project scope keeps what the user scope uses", func(t *testing.T) {
 		r := installSH(t, env, "--uninstall", "--project", project)
 		require.Equal(t, 0, r.code)
-		assert.Empty(t, ours(t, []byte(read(t, filepath.Join(project, ".claude", "settings.json")))))
-		assert.NoDirExists(t, filepath.Join(project, ".claude", "skills"))
+		// The install created the project's settings file and skill: none
+		// of it stays behind as untracked files in the user's repository.
+		assert.NoDirExists(t, filepath.Join(project, ".claude"))
 		assert.Contains(t, r.stdout, "keeping the executables in "+bin+": the hooks in "+settings+" still use them")
 		assert.FileExists(t, harness)
 		assert.Equal(t, installed, read(t, settings))
@@ -303,4 +310,172 @@ func TestInstallScriptRefusesForeignSkill(t *testing.T) {
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "install.sh: ERROR [CONFIG] "+filepath.Dir(foreign)+" exists and is not the harness skill; nothing was installed\n")
 	assert.Equal(t, []string{".claude/", ".claude/skills/", ".claude/skills/harness/", ".claude/skills/harness/SKILL.md"}, tree(t, home))
+}
+
+// hooksStatus runs `harness hooks status` of the harness in bin with args.
+func hooksStatus(t *testing.T, env []string, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, "harness"), append([]string{"hooks", "status"}, args...)...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	assert.NoError(t, err, "%s", out)
+	return string(out)
+}
+
+// Moving the bin directory takes the executables out of the old one, and
+// the uninstall removes them from where the hooks ran, not from the default
+// place (once they were left in ~/.claude/harness/bin and in the new place).
+// The settings file the install created goes too: nothing is left.
+func TestInstallScriptMovedBinDir(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the harness; skipped with -short")
+	}
+	t.Parallel()
+	home := t.TempDir()
+	env := buildEnv(t, home)
+	old := filepath.Join(home, ".claude", "harness", "bin")
+	moved := filepath.Join(home, "newbin")
+
+	require.Equal(t, 0, installSH(t, env).code)
+	assert.FileExists(t, filepath.Join(old, "harness-stop"))
+
+	r := installSH(t, env, "--bin-dir", moved)
+	require.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "~ Stop          "+moved+"/harness-stop (was "+old+"/harness-stop)")
+	assert.Contains(t, r.stdout, "removing the executables from "+old+"\n")
+	assert.NoDirExists(t, filepath.Join(home, ".claude", "harness"), "the old bin directory went with its executables")
+	for _, p := range programs {
+		assert.True(t, executable(filepath.Join(moved, p)), p)
+	}
+	hooksStatus(t, env, moved, "--bin-dir", moved)
+	assert.NoFileExists(t, filepath.Join(home, ".claude", "settings.json"+BackupSuffix), "a file the harness created gets no backup")
+
+	r = installSH(t, env, "--uninstall")
+	require.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "removing the executables from "+moved+"\n")
+	assert.Empty(t, tree(t, home), "nothing left: no executables, no skill, no {} settings, no backup")
+}
+
+// An empty settings.json is read as {}: the install registers the hooks in
+// it (keeping the empty file as the backup), the uninstall leaves {}.
+func TestInstallScriptEmptySettings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the harness; skipped with -short")
+	}
+	t.Parallel()
+	home := t.TempDir()
+	env := buildEnv(t, home)
+	settings := filepath.Join(home, ".claude", "settings.json")
+	bin := filepath.Join(home, ".claude", "harness", "bin")
+	write(t, settings, "", 0o644)
+
+	r := installSH(t, env)
+	require.Equal(t, 0, r.code)
+	assert.Equal(t, wantOurs(bin), ours(t, []byte(read(t, settings))))
+	assert.Equal(t, "", read(t, settings+BackupSuffix))
+	hooksStatus(t, env, bin)
+
+	r = installSH(t, env, "--uninstall")
+	require.Equal(t, 0, r.code)
+	assert.Equal(t, "{}\n", read(t, settings))
+	assert.Equal(t, []string{".claude/", ".claude/settings.json", ".claude/settings.json.harness.bak"}, tree(t, home))
+}
+
+// A relative --bin-dir is made absolute and clean, as the hook commands are
+// written, so uninstalling a project still sees that the user settings run
+// hooks from the same directory (once `$H/./nb` missed `$H/nb` and the
+// executables went while the user's hooks still ran them).
+func TestInstallScriptRelativeBinDir(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the harness twice; skipped with -short")
+	}
+	t.Parallel()
+	home := t.TempDir()
+	env := buildEnv(t, home)
+	project := filepath.Join(home, "proj")
+	require.NoError(t, os.MkdirAll(project, 0o755))
+	bin := filepath.Join(home, "nb")
+	settings := filepath.Join(home, ".claude", "settings.json")
+
+	r := installSHIn(t, home, env, "--bin-dir", "./nb")
+	require.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "installing the executables in "+bin+"\n")
+	assert.Equal(t, wantOurs(bin), ours(t, []byte(read(t, settings))))
+	require.Equal(t, 0, installSHIn(t, project, env, "--bin-dir", "../nb/.", "--project", ".").code)
+
+	r = installSHIn(t, home, env, "--uninstall", "--project", "proj", "--bin-dir", "./nb")
+	require.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "keeping the executables in "+bin+": the hooks in "+settings+" still use them")
+	assert.NoDirExists(t, filepath.Join(project, ".claude"), "the project's settings and skill were all ours")
+	hooksStatus(t, env, bin, "--bin-dir", bin)
+
+	r = installSHIn(t, home, env, "--uninstall", "--bin-dir", "nb/")
+	require.Equal(t, 0, r.code)
+	assert.NoDirExists(t, bin)
+	assert.Equal(t, []string{"proj/"}, tree(t, home))
+}
+
+// A harness skill install.sh did not put there (an npx skills copy, or the
+// user's own) is left as it is, with a message, at install and uninstall.
+func TestInstallScriptKeepsSkillItDidNotInstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the harness; skipped with -short")
+	}
+	t.Parallel()
+	home := t.TempDir()
+	env := buildEnv(t, home)
+	skill := filepath.Join(home, ".claude", "skills", "harness")
+	mine := "---\nname: harness\ndescription: my own older copy\n---\nmine\n"
+	write(t, filepath.Join(skill, "SKILL.md"), mine, 0o644)
+
+	r := installSH(t, env)
+	require.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "leaving the skill in "+skill+" as it is: install.sh did not put it there (an npx skills copy, or your own), and it differs from this version's skill/harness; to use this one, remove it (npx skills remove harness, or by hand) and run ./install.sh again\n")
+	assert.Equal(t, mine, read(t, filepath.Join(skill, "SKILL.md")))
+	assert.Equal(t, []string{"SKILL.md"}, tree(t, skill))
+
+	r = installSH(t, env, "--uninstall")
+	require.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "leaving "+skill+": install.sh did not put it there")
+	assert.Equal(t, mine, read(t, filepath.Join(skill, "SKILL.md")))
+}
+
+// A directory that cannot be written stops the install before anything is
+// copied; a failure after the copying began undoes this run's changes. Either
+// way: one ERROR line, exit 2, everything as it was.
+func TestInstallScriptNothingHalfDone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the harness; skipped with -short")
+	}
+	t.Parallel()
+	t.Run("not writable", func(t *testing.T) {
+		home := t.TempDir()
+		write(t, filepath.Join(home, ".claude", "skills"), "x\n", 0o644)
+		r := installSH(t, buildEnv(t, home))
+		assert.Equal(t, 2, r.code)
+		skills := filepath.Join(home, ".claude", "skills")
+		assert.Equal(t, "install.sh: ERROR [ENV_SETUP] cannot install the skill in "+skills+": "+skills+" is not a directory; nothing was installed\n"+
+			"hint: fix that (or choose another --bin-dir or --project), then run ./install.sh again\n", r.stderr)
+		assert.Empty(t, r.stdout, "it stops before the build")
+		assert.Equal(t, []string{".claude/", ".claude/skills"}, tree(t, home))
+	})
+	t.Run("failure after copying", func(t *testing.T) {
+		home := t.TempDir()
+		env := buildEnv(t, home)
+		settings := filepath.Join(home, ".claude", "settings.json")
+		write(t, settings, `{"model": "opus"}`, 0o644)
+		// The bin directory's registry is a directory: writing it fails
+		// after the executables and the skill were copied.
+		registry := filepath.Join(home, ".claude", "harness", "bin", ".harness-installs")
+		require.NoError(t, os.MkdirAll(registry, 0o755))
+		before := tree(t, home)
+
+		r := installSH(t, env)
+		assert.Equal(t, 2, r.code)
+		assert.Contains(t, r.stdout, "installing the skill in")
+		assert.Regexp(t, "(?m)^install.sh: ERROR \\[ENV_SETUP\\] registering the hooks in "+settings+": `.*` failed \\(above\\); install.sh undid its changes, everything is as it was before$", r.stderr)
+		assert.Equal(t, 1, strings.Count(r.stderr, "ERROR"), "one ERROR line")
+		assert.Equal(t, before, tree(t, home))
+		assert.Equal(t, `{"model": "opus"}`, read(t, settings))
+	})
 }
