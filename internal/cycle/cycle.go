@@ -217,6 +217,14 @@ func orNone(s string) string {
 	return s
 }
 
+// orNull names an unset commit the way the state file shows it.
+func orNull(hash string) string {
+	if hash == "" {
+		return "null"
+	}
+	return hash
+}
+
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // logLocked appends entries to the progress log under the transaction lock.

@@ -134,8 +134,8 @@ func (w *Worker) recoverTask(ctx context.Context, s *state.State, t state.Task, 
 	base := git.Short(t.StartedAtCommit)
 	switch {
 	case facts.BaseMissing:
-		rc.Outcome, rc.Err = w.fail(ctx, t, tree, failure.TaskExec, fmt.Sprintf("started_at_commit %s missing", orNone(t.StartedAtCommit)), false)
-		rc.Action, rc.Reason = "marked failed at max_attempts", fmt.Sprintf("started_at_commit %s does not exist (%s)", orNone(t.StartedAtCommit), facts.Summary())
+		rc.Outcome, rc.Err = w.fail(ctx, t, tree, failure.TaskExec, fmt.Sprintf("started_at_commit %s missing", orNull(t.StartedAtCommit)), false)
+		rc.Action, rc.Reason = "marked failed at max_attempts", fmt.Sprintf("started_at_commit %s does not exist (%s)", orNull(t.StartedAtCommit), facts.Summary())
 	case rc.Row == recovery.NoProgress:
 		rc.Outcome, rc.Err = w.fail(ctx, t, tree, failure.SessionTimeout, "No progress detected", false)
 		rc.Action, rc.Reason = "marked failed", "No progress detected: no changes, no task commits, no checkpoints since "+base

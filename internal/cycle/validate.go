@@ -188,7 +188,7 @@ func (w *Worker) fail(ctx context.Context, t state.Task, tree Tree, category, me
 		if f.BaseMissing {
 			// Nothing to roll back to: retrying could not start clean.
 			cur.Attempts = max(cur.Attempts, cur.MaxAttempts)
-			if missing := fmt.Sprintf("started_at_commit %s missing", orNone(t.StartedAtCommit)); message != missing {
+			if missing := fmt.Sprintf("started_at_commit %s missing", orNull(t.StartedAtCommit)); message != missing {
 				cur.ErrorLog = append(cur.ErrorLog, "["+failure.TaskExec+"] "+missing)
 				log = append(log, progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Error, TaskID: t.ID, Category: failure.TaskExec, Message: missing})
 			}
@@ -204,7 +204,7 @@ func (w *Worker) fail(ctx context.Context, t state.Task, tree Tree, category, me
 	case rollback:
 		w.rollback(o, tree, session)
 	case f.BaseMissing:
-		f.NotRolledBack = fmt.Sprintf("started_at_commit %s does not exist; the work tree was left as it is", orNone(f.Base))
+		f.NotRolledBack = fmt.Sprintf("started_at_commit %s does not exist; the work tree was left as it is", orNull(f.Base))
 	default:
 		f.NotRolledBack = "nothing to roll back"
 	}
@@ -233,7 +233,7 @@ func (w *Worker) rollback(o *Outcome, tree Tree, session int) {
 		entry.Type, entry.Message = progress.Warn, "rollback skipped: "+f.NotRolledBack
 	case f.BaseMissing:
 		f.Snapshot = ref
-		f.NotRolledBack = fmt.Sprintf("started_at_commit %s does not exist; the work tree was left as it is (saved as %s)", orNone(f.Base), ref)
+		f.NotRolledBack = fmt.Sprintf("started_at_commit %s does not exist; the work tree was left as it is (saved as %s)", orNull(f.Base), ref)
 		entry.Type, entry.Message = progress.Warn, "rollback skipped: "+f.NotRolledBack
 	default:
 		f.Snapshot = ref
