@@ -2,9 +2,11 @@ package hook
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/tidwall/gjson"
 )
 
 func TestRender(t *testing.T) {
@@ -61,4 +63,50 @@ func TestPanicBecomesSilent(t *testing.T) {
 	d := decide(func(Payload) Decision { panic("boom") }, Payload{})
 	assert.Equal(t, Silent, d.Kind)
 	assert.Contains(t, d.Warning, "internal error")
+}
+
+// FuzzParse feeds arbitrary stdin to the payload parser and its accessors,
+// and renders a decision carrying what they returned: no input may panic,
+// make an accessor return a value of the wrong type, or yield output that is
+// not one JSON object. It runs no hook, so it explores fast:
+// `go test -fuzz=FuzzParse ./internal/hook`.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		"", " ", "{}", "null", "[]", "[1]", `"x"`, "42", "{", "}", "\x00\xff\xfe", "\xef\xbb\xbf{}",
+		`{"session_id":"s","cwd":"/tmp","hook_event_name":"Stop","stop_hook_active":true}`,
+		`{"cwd":42,"session_id":{"a":1},"stop_hook_active":"true","tool_name":["Bash"]}`,
+		`{"tool_input":{"command":"rm -rf /","file_path":null},"tool_name":"Bash"}`,
+		`{"a":1,"a":2,"cwd":"/x","cwd":7}`,
+		`{"cwd":"\u0000\ud800","session_id":"` + "\u2028" + `"}`,
+		` {"stop_hook_active":true} trailing`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := Parse(data)
+		if p.Malformed && (p.SessionID() != "" || p.Cwd() != "" || p.Bool("stop_hook_active")) {
+			t.Fatalf("a malformed payload has fields: %q", data)
+		}
+		for _, path := range []string{"cwd", "session_id", "hook_event_name", "tool_name", "source", "tool_input.command", "tool_input.file_path", "tool_input.edits.0.new_string", "a.b.c", ""} {
+			if r := p.Get(path); p.Str(path) != "" && r.Type != gjson.String {
+				t.Fatalf("Str(%q) is %q for a %s", path, p.Str(path), r.Type)
+			}
+			if p.Bool(path) && p.Get(path).Type != gjson.True {
+				t.Fatalf("Bool(%q) is true for %s", path, p.Get(path).Raw)
+			}
+		}
+		d := Decision{Kind: Block, Reason: p.Str("tool_input.command") + p.Cwd(), Context: p.SessionID(), Warning: p.Event() + p.ToolName()}
+		for _, event := range []string{PreToolUse, Stop, SessionStart, TeammateIdle} {
+			var out, errb bytes.Buffer
+			code := Render(event, d, &out, &errb)
+			if code != 0 {
+				t.Fatalf("%s: exit %d", event, code)
+			}
+			dec := json.NewDecoder(&out)
+			var v map[string]any
+			if err := dec.Decode(&v); err != nil || dec.More() {
+				t.Fatalf("%s: stdout is not one JSON object: %q (%v)", event, out.String(), err)
+			}
+		}
+	})
 }

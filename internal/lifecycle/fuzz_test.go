@@ -8,12 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/root"
 )
 
 // The fuzz targets' seed corpora run with every `go test`; explore further
-// with `go test -fuzz=FuzzPayload ./internal/lifecycle` (or FuzzState).
+// with `go test -fuzz=FuzzPayload ./internal/lifecycle` (or FuzzState). Both
+// run whole hooks (state transactions, git) per input, so they explore
+// slowly; hook.FuzzParse covers the payload parser itself, fast.
 
 var lifecycleHooks = []struct {
 	event  string
@@ -74,15 +78,17 @@ func FuzzPayload(f *testing.F) {
 		`{"session_id":"s","agent_id":"a","teammate_name":"bob"}`,
 		`{"session_id":"s","last_assistant_message":"REFLECT-DONE","stop_hook_active":"true"}`,
 		`{"session_id":{"a":1},"source":["startup"],"stop_hook_active":1}`,
+		`{"session_id":"s","cwd":42}`, `{"cwd":["/"]}`, `{"cwd":{"path":"/"}}`, `{"cwd":null,"source":"compact"}`,
 	} {
 		f.Add([]byte(seed))
 	}
 	marker := filepath.Join(dir, root.ActiveMarker)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := hook.Parse(data)
-		if p.Get("cwd").Exists() {
+		if p.Get("cwd").Type == gjson.String {
 			// A cwd names the session's git work tree: keep the fuzzer out
-			// of real ones (the test's own directory is in one).
+			// of real ones (the test's own directory is in one). A cwd of
+			// any other type is ignored by the hooks, and fuzzed.
 			t.Skip()
 		}
 		os.WriteFile(marker, nil, 0o644)
