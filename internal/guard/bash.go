@@ -2,10 +2,13 @@ package guard
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/shellscan"
 	"github.com/harness-agent/harness/internal/state"
@@ -17,6 +20,7 @@ const (
 	ruleActive   = "premature-completion"
 	ruleCommands = "allowed-commands"
 	ruleGit      = "shared-worktree-git"
+	ruleInit     = "init-script"
 )
 
 // mutatingVerbs are the harness verbs that change the state.
@@ -58,7 +62,7 @@ func (c *call) bash(cmd string) hook.Decision {
 	var targets []string
 	var ops []string
 	for _, w := range rep.Writes {
-		if !w.Dynamic && w.Kind != shellscan.GitRestore {
+		if !w.Dynamic && w.Kind != shellscan.GitRestore && w.Kind != shellscan.GitIndex && w.Kind != shellscan.LinkSource {
 			targets = append(targets, w.Path)
 			ops = append(ops, w.Op)
 		}
@@ -86,37 +90,145 @@ func mentionsHarness(rep shellscan.Report, cmd string) bool {
 // bashStateWrites denies writes to the harness files that only the harness
 // command may make.
 func (c *call) bashStateWrites(rep shellscan.Report) (hook.Decision, bool) {
-	tasks := filepath.Join(c.dir, state.FileName)
-	progressLog := filepath.Join(c.dir, "harness-progress.txt")
-	active := filepath.Join(c.dir, root.ActiveMarker)
-	runtime := filepath.Join(c.dir, summary.RuntimeDir)
+	linking := false
 	for _, w := range rep.Writes {
-		if w.Kind == shellscan.GitRestore {
-			continue // the state files are kept out of git by harness init
+		linking = linking || w.Kind == shellscan.Link
+	}
+	for _, w := range rep.Writes {
+		name, exact := c.bashHit(w)
+		if name == "" && linking && w.Raw != "" && isWatched(filepath.Base(w.Path)) {
+			// a/link/../x where the command itself makes the link: where
+			// ".." leads is not known until it runs.
+			name = filepath.Base(w.Path)
 		}
-		hits := func(target string) bool {
-			return w.Touches(target) || !w.Dynamic && resolve(w.Path) == target
+		if name == "" {
+			continue
 		}
-		switch {
-		case hits(tasks) || hits(tasks+".bak") || hits(tasks+".tmp"):
-			if d, denied := c.lockCheck(w.Op); denied {
-				return d, true
-			}
-			return deny(ruleBash, fmt.Sprintf("`%s` writes harness-tasks.json (or its backup); only the harness command changes the state.", w.Op),
-				"`harness claim`, `harness checkpoint ID M/N \"…\"`, `harness validate ID`, `harness fail ID --category C \"…\"`, `harness add \"…\"`."), true
-		case hits(progressLog) && w.Kind != shellscan.Append:
-			return deny(ruleBash, fmt.Sprintf("`%s` would rewrite harness-progress.txt, which is append-only.", w.Op),
-				"append with `>>` only (the harness command logs its own steps)."), true
-		case hits(active) && (w.Kind == shellscan.Remove || w.Kind == shellscan.MoveSource):
-			if d, denied := c.deactivation(w); denied {
-				return d, true
-			}
-		case w.Touches(runtime) || w.Touches(runtime+"/x") || strings.HasPrefix(w.Path, runtime+"/"):
-			return deny(ruleBash, fmt.Sprintf("`%s` writes %s/, the hooks' own bookkeeping.", w.Op, summary.RuntimeDir),
-				"leave it alone."), true
+		if d, denied := c.bashHarnessWrite(w, name, exact); denied {
+			return d, true
 		}
 	}
 	return hook.Decision{}, false
+}
+
+// lockName is how the session lock directory is named in reasons.
+const lockName = "the session lock"
+
+// bashHit names the harness file w may affect ("" for none), and whether
+// its target is known exactly (not an expansion or glob that may match).
+func (c *call) bashHit(w shellscan.Write) (name string, exact bool) {
+	if !w.Dynamic {
+		for _, p := range c.physical(w) {
+			if n := c.harnessName(p); n != "" {
+				return n, true
+			}
+			if c.isLock(p) {
+				return lockName, true
+			}
+			if w.Kind == shellscan.LinkSource && c.ancestorOfRoot(p) {
+				return ".", true
+			}
+			if n := c.sameFile(p); n != "" {
+				return n, true
+			}
+		}
+	}
+	for _, n := range bashWatched {
+		if w.Touches(filepath.Join(c.dir, n)) && c.gitReaches(w, n) {
+			return n, false
+		}
+	}
+	if w.Touches(filepath.Join(c.dir, summary.RuntimeDir, "x")) && c.gitReaches(w, summary.RuntimeDir) {
+		return summary.RuntimeDir, false
+	}
+	if lk := lock.SessionPath(c.dir); (w.Touches(lk) || w.Touches(lk+"/pid")) && w.Reach == shellscan.ReachAll {
+		return lockName, false
+	}
+	if w.Kind == shellscan.LinkSource && w.Touches(c.dir) {
+		return ".", false
+	}
+	return "", false
+}
+
+func isWatched(name string) bool {
+	for _, n := range bashWatched {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// bashWatched are the harness files a dynamic write is checked against.
+var bashWatched = []string{state.FileName, state.FileName + ".bak", state.FileName + ".tmp", "harness-progress.txt", root.ActiveMarker, "harness-init.sh"}
+
+// physical returns the paths the kernel may reach for w: the lexically
+// cleaned path with symlinks resolved, and, when the command wrote "..",
+// the same path resolved component by component (a symlink before a ".."
+// is followed first).
+func (c *call) physical(w shellscan.Write) []string {
+	out := []string{resolve(w.Path)}
+	if w.Raw != "" {
+		if p := resolvePhysical(w.Raw); p != out[0] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (c *call) isLock(p string) bool {
+	lk := lock.SessionPath(c.dir)
+	return p == lk || strings.HasPrefix(p, lk+"/")
+}
+
+// ancestorOfRoot reports whether p is the state root or a directory above
+// it: a link to it is a second way into the harness files.
+func (c *call) ancestorOfRoot(p string) bool {
+	return p == c.dir || p == "/" || strings.HasPrefix(c.dir, p+"/")
+}
+
+// bashHarnessWrite decides one Bash write to the harness file name.
+func (c *call) bashHarnessWrite(w shellscan.Write, name string, exact bool) (hook.Decision, bool) {
+	if d, denied := c.lockCheck(w.Op); denied {
+		return d, true
+	}
+	what := fmt.Sprintf("`%s` writes %s", w.Op, name)
+	if !exact {
+		what = fmt.Sprintf("`%s` may write %s (its target is not known statically: %s)", w.Op, name, w.Path)
+	}
+	switch {
+	case w.Kind == shellscan.LinkSource:
+		if name == "." {
+			name = "the state root"
+		}
+		return deny(ruleBash, fmt.Sprintf("`%s` would make a link to %s: a second name through which harness files could be rewritten unseen.", w.Op, name),
+			"read harness files in place (`harness status`, `cat harness-tasks.json`); copy them with plain `cp` if you need a scratch copy."), true
+	case name == lockName:
+		return deny(ruleLock, fmt.Sprintf("`%s` would change %s (%s), which only the harness takes and releases.", w.Op, lockName, lock.SessionPath(c.dir)),
+			"leave it alone: SessionStart takes it, SessionEnd releases it, and a dead owner's lock is reclaimed at the next session start."), true
+	case name == state.FileName || name == state.FileName+".bak" || name == state.FileName+".tmp":
+		return deny(ruleBash, what+"; only the harness command changes the state (harness-tasks.json, its .bak and .tmp).",
+			"`harness claim`, `harness checkpoint ID M/N \"…\"`, `harness validate ID`, `harness fail ID --category C \"…\"`, `harness add \"…\"`."), true
+	case name == "harness-progress.txt":
+		if w.Kind == shellscan.Append {
+			return hook.Decision{}, false
+		}
+		return deny(ruleBash, what+", which is append-only: only `>>` may add to it.",
+			"append with `>>` only (the harness command logs its own steps)."), true
+	case name == root.ActiveMarker:
+		switch w.Kind {
+		case shellscan.Touch, shellscan.Redirect, shellscan.Append, shellscan.Tee, shellscan.Output, shellscan.Chmod, shellscan.Truncate:
+			return hook.Decision{}, false // (re)creating the marker
+		}
+		return c.deactivation(w)
+	case name == "harness-init.sh":
+		if w.Kind == shellscan.Remove || w.Kind == shellscan.MoveSource || w.Reach != shellscan.ReachAll {
+			return hook.Decision{}, false // removing it, or git setting it aside, adds no commands
+		}
+		return deny(ruleInit, what+"; SessionStart runs it at every session start, outside this guard, so it is the user's to change.",
+			"ask the user to change harness-init.sh; put one-off set-up commands in your own Bash calls."), true
+	}
+	return deny(ruleBash, what+", which is the harness's own bookkeeping.", "leave it alone."), true
 }
 
 // deactivation refuses to switch the harness off while work remains.
@@ -171,4 +283,55 @@ func (c *call) commandPolicy(rep shellscan.Report) (hook.Decision, bool) {
 		}
 	}
 	return hook.Decision{}, false
+}
+
+// gitReaches reports whether a git write can affect the harness file name:
+// a checkout or reset rewrites only files git tracks, git clean and git
+// stash -u also untracked files that are not ignored (harness init lists
+// the harness files in .git/info/exclude). git is asked once per call, and
+// only for such commands.
+func (c *call) gitReaches(w shellscan.Write, name string) bool {
+	switch w.Reach {
+	case shellscan.ReachTracked:
+		if c.tracked == nil {
+			c.tracked = c.gitList("--cached")
+		}
+		return c.tracked[name]
+	case shellscan.ReachUnignored:
+		if c.unignored == nil {
+			c.unignored = c.gitList("--cached", "--others", "--exclude-standard")
+		}
+		return c.unignored[name]
+	}
+	return true
+}
+
+// gitList lists which harness files `git ls-files` reports with flags. When
+// git cannot answer, every file counts (fail closed).
+func (c *call) gitList(flags ...string) map[string]bool {
+	args := append([]string{"-C", c.dir, "ls-files", "-z"}, flags...)
+	args = append(append(append(args, "--"), bashWatched...), summary.RuntimeDir)
+	cmd := exec.Command("git", args...)
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	out, err := cmd.Output()
+	m := map[string]bool{}
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok && strings.Contains(string(ee.Stderr), "not a git repository") {
+			return m // nothing is tracked outside a repository
+		}
+		for _, n := range bashWatched {
+			m[n] = true
+		}
+		m[summary.RuntimeDir] = true
+		return m
+	}
+	for _, f := range strings.Split(string(out), "\x00") {
+		if dir, _, nested := strings.Cut(f, "/"); nested {
+			f = dir
+		}
+		if f != "" {
+			m[f] = true
+		}
+	}
+	return m
 }

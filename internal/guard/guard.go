@@ -16,10 +16,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/summary"
 )
 
@@ -36,6 +38,8 @@ type call struct {
 	sumDone bool
 
 	gateDeadline time.Time // when the completion gate's budget ends
+
+	tracked, unignored map[string]bool // harness files git would touch, asked lazily
 }
 
 // Check decides one PreToolUse call.
@@ -100,8 +104,8 @@ func deny(rule, what, instead string) hook.Decision {
 	return hook.Decision{Kind: hook.Deny, Reason: reason}
 }
 
-// abs makes a tool's path argument absolute (against the call's cwd), clean,
-// and with symlinks resolved as far as the path exists.
+// abs makes a tool's path argument absolute (against the call's cwd), with
+// symlinks resolved as far as the path exists.
 func (c *call) abs(path string) string {
 	if path == "" {
 		return ""
@@ -112,22 +116,80 @@ func (c *call) abs(path string) string {
 		}
 	}
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(c.cwd, path)
+		path = c.cwd + "/" + path
 	}
-	return resolve(filepath.Clean(path))
+	return resolvePhysical(path)
 }
 
-// resolve follows symlinks in the longest existing prefix of path.
+// resolve follows symlinks in the longest existing prefix of path (an
+// absolute, clean path).
 func resolve(path string) string {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		return real
 	}
-	dir, base := filepath.Split(path)
-	dir = filepath.Clean(dir)
-	if dir == path || dir == "." || dir == "/" {
-		return path
+	return resolvePhysical(path)
+}
+
+// maxLinks bounds symlink hops, as the kernel does (ELOOP).
+const maxLinks = 40
+
+// resolvePhysical resolves an absolute path the way the kernel does:
+// component by component, following a symlink before applying a ".." after
+// it (a/link/../x is not a/x when link points elsewhere). What does not
+// exist is appended as written, cleaned.
+func resolvePhysical(path string) string {
+	rest := strings.Split(path, "/")
+	done := "/"
+	hops := 0
+	for len(rest) > 0 {
+		part := rest[0]
+		rest = rest[1:]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			done = filepath.Dir(done)
+			continue
+		}
+		next := filepath.Join(done, part)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return filepath.Join(append([]string{next}, rest...)...)
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			done = next
+			continue
+		}
+		hops++
+		target, err := os.Readlink(next)
+		if err != nil || hops > maxLinks {
+			return filepath.Join(append([]string{next}, rest...)...)
+		}
+		if filepath.IsAbs(target) {
+			done = "/"
+		}
+		rest = append(strings.Split(target, "/"), rest...)
 	}
-	return filepath.Join(resolve(dir), base)
+	return done
+}
+
+// sameFile names the harness state file that p is another name of (a hard
+// link), or "". It costs one Lstat, and more only for a file with several
+// links.
+func (c *call) sameFile(p string) string {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink < 2 {
+		return ""
+	}
+	for _, n := range []string{state.FileName, state.FileName + ".bak", "harness-progress.txt", "harness-init.sh"} {
+		if hf, err := os.Stat(filepath.Join(c.dir, n)); err == nil && os.SameFile(fi, hf) {
+			return n
+		}
+	}
+	return ""
 }
 
 // harnessName returns the harness file name of target (an absolute, resolved

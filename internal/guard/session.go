@@ -79,41 +79,88 @@ func (c *call) heartbeat() {
 
 // sharedGit denies destructive git commands in a work tree where another
 // worker holds a live claim (concurrent mode): a rollback there would destroy
-// that worker's work.
+// that worker's work. The work tree is the one the git command acts on
+// (after the command's cd's, git -C and --work-tree), not the hook's cwd.
 func (c *call) sharedGit(rep shellscan.Report) (hook.Decision, bool) {
-	var destructive string
+	type run struct {
+		what string
+		dirs []string
+	}
+	var runs []run
 	for _, p := range rep.Programs {
-		if ok, what := shellscan.IsDestructiveGit(p); ok {
-			destructive = "`" + strings.Join(append([]string{p.Name}, p.Args...), " ") + "` (" + what + ")"
-			break
+		if p.Dynamic || p.Base() != "git" {
+			continue
+		}
+		dirs := shellscan.GitDirs(p)
+		what := ""
+		if ok, why := shellscan.IsDestructiveGit(p); ok {
+			what = why
+		} else if w := checkoutFile(shellscan.GitCheckoutWords(p), dirs); w != "" {
+			what = "git checkout " + w + " discards uncommitted changes to " + w
+		}
+		if what != "" {
+			runs = append(runs, run{"`" + strings.Join(append([]string{p.Name}, p.Args...), " ") + "` (" + what + ")", dirs})
 		}
 	}
-	if destructive == "" {
+	if len(runs) == 0 {
 		return hook.Decision{}, false
 	}
 	sum, err := c.summary()
 	if err != nil || !sum.Concurrent {
 		return hook.Decision{}, false
 	}
-	here := worktreeTop(c.cwd)
 	stateTree := worktreeTop(c.dir)
 	me := cycle.WorkerID()
 	now := time.Now()
-	for _, cl := range sum.InProgress {
-		if cl.ClaimedBy == me {
-			continue
-		}
-		if exp, err := time.Parse(time.RFC3339, cl.LeaseExpiresAt); err == nil && now.After(exp) {
-			continue
-		}
-		tree := cl.Worktree
-		if tree == "" {
-			tree = stateTree
-		}
-		if tree != "" && tree == here {
-			return deny(ruleGit, fmt.Sprintf("%s in %s would destroy the work of %s, which holds a live claim on %s in this work tree.", destructive, here, cl.ClaimedBy, cl.ID),
-				"work in your own git worktree (`git worktree add ../w2`, then HARNESS_STATE_ROOT pointing at the shared state); roll back your own task with `harness fail ID --category TASK_EXEC \"…\"`."), true
+	for _, r := range runs {
+		for _, dir := range r.dirs {
+			here := ""
+			if dir != "" {
+				here = worktreeTop(resolve(dir))
+			}
+			for _, cl := range sum.InProgress {
+				if cl.ClaimedBy == me {
+					continue
+				}
+				if exp, err := time.Parse(time.RFC3339, cl.LeaseExpiresAt); err == nil && now.After(exp) {
+					continue
+				}
+				tree := cl.Worktree
+				if tree == "" {
+					tree = stateTree
+				}
+				if tree == "" || dir != "" && tree != here {
+					continue
+				}
+				where := "in " + here
+				if dir == "" {
+					where = "in a directory not known statically (it may be " + tree + ")"
+				}
+				return deny(ruleGit, fmt.Sprintf("%s %s would destroy the work of %s, which holds a live claim on %s in that work tree.", r.what, where, cl.ClaimedBy, cl.ID),
+					"work in your own git worktree (`git worktree add ../w2`, then HARNESS_STATE_ROOT pointing at the shared state); roll back your own task with `harness fail ID --category TASK_EXEC \"…\"`."), true
+			}
 		}
 	}
 	return hook.Decision{}, false
+}
+
+// checkoutFile returns the first word of a `git checkout WORD` that names an
+// existing file or directory in one of dirs (so git restores it instead of
+// switching branches), or "".
+func checkoutFile(words, dirs []string) string {
+	for _, w := range words {
+		for _, d := range dirs {
+			if d == "" {
+				continue
+			}
+			p := w
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(d, w)
+			}
+			if _, err := os.Lstat(p); err == nil {
+				return w
+			}
+		}
+	}
+	return ""
 }

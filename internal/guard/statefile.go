@@ -27,6 +27,10 @@ func (c *call) fileWrite(path string) hook.Decision {
 	}
 	name := c.harnessName(target)
 	if name == "" {
+		if n := c.sameFile(target); n != "" {
+			return deny(ruleState, fmt.Sprintf("%s is a hard link of %s: writing it rewrites the harness file (%s on %s).", path, n, c.tool, path),
+				"remove the link with `rm "+path+"` and write a file of your own.")
+		}
 		return c.scopeCheck([]string{target}, c.tool+" "+path)
 	}
 	if d, denied := c.lockCheck(c.tool + " " + name); denied {
@@ -37,8 +41,11 @@ func (c *call) fileWrite(path string) hook.Decision {
 		return c.tasksWrite(target)
 	case name == "harness-progress.txt":
 		return c.progressWrite(target)
-	case name == root.ActiveMarker || name == "harness-init.sh":
-		return hook.Decision{} // activating the harness, or the user's init script
+	case name == root.ActiveMarker:
+		return hook.Decision{} // activating the harness
+	case name == "harness-init.sh":
+		return deny(ruleInit, fmt.Sprintf("harness-init.sh runs at every session start, outside this guard, so it is the user's to change (%s on %s).", c.tool, path),
+			"ask the user to change harness-init.sh; put one-off set-up commands in your own Bash calls.")
 	}
 	return deny(ruleState, fmt.Sprintf("%s is managed by the harness itself (%s on %s).", name, c.tool, path),
 		"leave harness files alone; `harness status` shows the state and `harness help` lists the commands that change it.")

@@ -43,11 +43,14 @@ func Find(cwd string) string {
 }
 
 // Active reports whether the hooks are switched on for the state root dir.
+// The marker counts by its own presence: a symlink in its place counts even
+// when it dangles, so `ln -sf /nonexistent .harness-active` cannot switch
+// the hooks off.
 func Active(dir string) bool {
 	if dir == "" {
 		return false
 	}
-	_, err := os.Stat(filepath.Join(dir, ActiveMarker))
+	_, err := os.Lstat(filepath.Join(dir, ActiveMarker))
 	return err == nil
 }
 

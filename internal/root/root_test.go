@@ -68,3 +68,10 @@ func TestIsHarnessFile(t *testing.T) {
 		assert.Equal(t, want, IsHarnessFile(name), name)
 	}
 }
+
+func TestActiveDanglingSymlink(t *testing.T) {
+	dir := mkroot(t)
+	assert.False(t, Active(dir))
+	require.NoError(t, os.Symlink("/nonexistent", filepath.Join(dir, ActiveMarker)))
+	assert.True(t, Active(dir), "a dangling symlink in the marker's place still counts")
+}

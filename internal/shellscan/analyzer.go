@@ -250,14 +250,14 @@ func (a *analyzer) mention(s string) {
 	a.mbytes += len(s)
 }
 
-func (a *analyzer) addProgram(name field, args []field) {
+func (a *analyzer) addProgram(name field, args []field, dirs []field) {
 	if len(a.programs) >= maxPrograms {
 		a.incomplete = true
 		return
 	}
 	if len(a.programs) < 32 {
 		for _, p := range a.programs {
-			if p.Name == name.text && sameArgs(p.Args, args) {
+			if p.Name == name.text && sameArgs(p.Args, args) && sameDirs(p.Dirs, dirs) {
 				return
 			}
 		}
@@ -270,6 +270,13 @@ func (a *analyzer) addProgram(name field, args []field) {
 		}
 	}
 	p := Program{Name: name.text, Dynamic: name.dyn}
+	for _, d := range dirs {
+		if d.dyn {
+			p.Dirs = append(p.Dirs, "")
+		} else {
+			p.Dirs = append(p.Dirs, d.text)
+		}
+	}
 	if len(args) > 0 {
 		p.Args = make([]string, len(args))
 		for i, f := range args {
@@ -299,21 +306,41 @@ func sameArgs(have []string, args []field) bool {
 }
 
 func programKey(p Program) string {
-	return p.Name + "\x00" + strings.Join(p.Args, "\x00")
+	return p.Name + "\x00" + strings.Join(p.Args, "\x00") + "\x01" + strings.Join(p.Dirs, "\x00")
+}
+
+func sameDirs(have []string, dirs []field) bool {
+	if len(have) != len(dirs) {
+		return false
+	}
+	for i, d := range dirs {
+		if d.dyn && have[i] != "" || !d.dyn && have[i] != d.text {
+			return false
+		}
+	}
+	return true
 }
 
 // write records that f (resolved against each candidate working directory)
 // may be written.
 func (a *analyzer) write(st *state, f field, kind WriteKind, op string, tree bool) {
+	a.writeReach(st, f, kind, op, tree, ReachAll)
+}
+
+// writeReach is write for git commands that affect only some files.
+func (a *analyzer) writeReach(st *state, f field, kind WriteKind, op string, tree bool, reach Reach) {
 	if f.text == "" && f.pat == "" {
 		return
 	}
 	for _, d := range st.dirs {
 		p := joinPath(d, f)
 		if !isPseudoDevice(p) {
-			w := Write{Path: p.text, Kind: kind, Op: clip(op), Dynamic: p.dyn, Tree: tree}
+			w := Write{Path: p.text, Kind: kind, Op: clip(op), Dynamic: p.dyn, Tree: tree, Reach: reach}
 			if p.pat != p.text {
 				w.pattern = p.pat
+			}
+			if p.raw != "" && strings.Contains(p.raw, "..") {
+				w.Raw = p.raw
 			}
 			a.emit(w)
 		}

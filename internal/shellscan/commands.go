@@ -53,7 +53,7 @@ func (a *analyzer) dispatch(c *ctx, args []field) res {
 	}
 	a.nodes++
 	name := args[0]
-	a.addProgram(name, args[1:])
+	a.addProgram(name, args[1:], c.st.dirs)
 	if name.dyn {
 		return c.same()
 	}
@@ -673,7 +673,35 @@ func hCopy(kind WriteKind, sp optSpec) handler {
 		p := parseArgs(args, sp)
 		tree := kind == MoveTarget || p.has("r", "R", "a", "recursive", "archive")
 		a.copyLike(c, p, kind, tree)
+		if kind == Link || kind == CopyTarget && p.has("l", "link", "s", "symbolic-link") {
+			a.linkSources(c, p)
+		}
 		return c.same()
+	}
+}
+
+// linkSources reports what new links point at: a link to a file is another
+// name for it, through which it can be written later. A symbolic link's
+// target is relative to the link's directory, so sources are resolved
+// against both the working directory and that directory.
+func (a *analyzer) linkSources(c *ctx, p parsed) {
+	dirs := p.vals("t", "target-directory")
+	srcs := p.pos
+	dest := lit(".")
+	switch {
+	case len(dirs) > 0:
+		dest = dirs[len(dirs)-1]
+	case len(srcs) >= 2:
+		dest, srcs = srcs[len(srcs)-1], srcs[:len(srcs)-1]
+		if len(srcs) == 1 && !strings.HasSuffix(dest.text, "/") {
+			dest = field{text: path.Dir(dest.text), pat: path.Dir(dest.pat), dyn: dest.dyn}
+		}
+	}
+	for _, s := range srcs {
+		a.write(c.st, s, LinkSource, c.op, false)
+		if !s.isAbs() && !s.floating() {
+			a.write(c.st, joinPath(dest, s), LinkSource, c.op, false)
+		}
 	}
 }
 

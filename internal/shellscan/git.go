@@ -1,16 +1,25 @@
 package shellscan
 
-import "strings"
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
 
 // gitCmd is a git command line split into its parts.
 type gitCmd struct {
-	chdirs []field // -C DIR, in order
-	sub    string
-	args   []field
+	chdirs   []field // -C DIR, in order
+	worktree *field  // --work-tree DIR
+	configs  []field // -c KEY=VALUE, in order
+	sub      string
+	args     []field
+	// shell is the command a "!"-alias runs instead of a git subcommand.
+	shell *field
 }
 
 // parseGit skips git's global options, which come before the subcommand
-// and are where "git -C elsewhere reset --hard" hides.
+// and are where "git -C elsewhere reset --hard" hides, and expands an alias
+// defined with -c alias.NAME=… on the same command line.
 func parseGit(args []field) gitCmd {
 	var g gitCmd
 	for i := 0; i < len(args); i++ {
@@ -21,20 +30,124 @@ func parseGit(args []field) gitCmd {
 				g.chdirs = append(g.chdirs, args[i+1])
 				i++
 			}
-		case t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace" ||
-			t == "--super-prefix" || t == "--config-env":
+		case t == "-c":
+			if i+1 < len(args) {
+				g.configs = append(g.configs, args[i+1])
+				i++
+			}
+		case t == "--work-tree":
+			if i+1 < len(args) {
+				w := args[i+1]
+				g.worktree = &w
+				i++
+			}
+		case strings.HasPrefix(t, "--work-tree="):
+			w := sub(args[i], len("--work-tree="))
+			g.worktree = &w
+		case t == "--git-dir" || t == "--namespace" || t == "--super-prefix" || t == "--config-env":
 			i++
 		case strings.HasPrefix(t, "-C") && len(t) > 2:
 			g.chdirs = append(g.chdirs, sub(args[i], 2))
+		case strings.HasPrefix(t, "-c") && len(t) > 2:
+			g.configs = append(g.configs, sub(args[i], 2))
 		case strings.HasPrefix(t, "-"):
-			// --no-pager, -p, --bare, --git-dir=…, -c… and the like.
+			// --no-pager, -p, --bare, --git-dir=…, and the like.
 		default:
 			g.sub = t
 			g.args = args[i+1:]
+			g.expandAlias()
 			return g
 		}
 	}
 	return g
+}
+
+// expandAlias replaces an alias given with -c by what it stands for.
+func (g *gitCmd) expandAlias() {
+	for i := len(g.configs) - 1; i >= 0; i-- {
+		key, val, ok := strings.Cut(g.configs[i].text, "=")
+		if !ok || !strings.EqualFold(key, "alias."+g.sub) {
+			continue
+		}
+		if strings.HasPrefix(val, "!") {
+			sh := lit(val[1:] + " " + joinText(g.args))
+			g.shell, g.sub, g.args = &sh, "", nil
+			return
+		}
+		words := strings.Fields(val)
+		if len(words) == 0 {
+			return
+		}
+		var args []field
+		for _, w := range words[1:] {
+			args = append(args, lit(strings.Trim(w, `'"`)))
+		}
+		g.sub, g.args = words[0], append(args, g.args...)
+		return
+	}
+}
+
+// gitExecKeys are config keys whose value git runs as a shell command.
+var gitExecKeys = []string{
+	"core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.askpass", "core.hookspath",
+	"diff.external", "sequence.editor", "gpg.program", "credential.helper", "pager.", "difftool.",
+	"mergetool.", "filter.", "diff.", "merge.", "uploadpack.packobjectshook", "protocol.ext.",
+}
+
+// execConfig returns the shell command a -c KEY=VALUE makes git run, or "".
+func execConfig(kv string) string {
+	key, val, ok := strings.Cut(kv, "=")
+	if !ok {
+		return ""
+	}
+	key = strings.ToLower(key)
+	for _, k := range gitExecKeys {
+		if key == k || strings.HasSuffix(k, ".") && strings.HasPrefix(key, k) {
+			return strings.TrimPrefix(val, "!")
+		}
+	}
+	return ""
+}
+
+// GitDirs returns the directories a git program works in: its starting
+// directories with -C and --work-tree applied; "" stands for one that is
+// not known statically.
+func GitDirs(p Program) []string {
+	g := parseGit(fieldsOf(p.Args))
+	out := make([]string, 0, len(p.Dirs))
+	for _, d := range p.Dirs {
+		if d == "" {
+			out = append(out, "")
+			continue
+		}
+		dirs := []field{lit(d)}
+		for _, c := range g.chdirs {
+			dirs = chdirs(dirs, c)
+		}
+		if g.worktree != nil {
+			dirs = chdirs(dirs, *g.worktree)
+		}
+		for _, x := range dirs {
+			if x.dyn {
+				out = append(out, "")
+			} else {
+				out = append(out, x.text)
+			}
+		}
+	}
+	return out
+}
+
+func fieldsOf(args []string) []field {
+	fs := make([]field, len(args))
+	for i, s := range args {
+		if strings.HasPrefix(s, "$") || strings.ContainsAny(s, "`") {
+			fs[i] = anyField(s)
+		} else {
+			fs[i] = lit(s)
+		}
+	}
+	return fs
 }
 
 // splitDashDash splits arguments at the first "--", which separates
@@ -70,41 +183,59 @@ func hGit(a *analyzer, c *ctx, args []field) res {
 	for _, d := range g.chdirs {
 		cc = cc.chdir(d)
 	}
-	st, op := cc.st, c.op
-	// worktree stands for the whole worktree, whose root is not known here.
-	worktree := func(kind WriteKind) {
-		for _, d := range st.dirs {
-			a.write(st, field{text: d.text, pat: string(wildAny), dyn: true}, kind, op, true)
+	for _, kv := range g.configs {
+		if sh := execConfig(kv.text); sh != "" {
+			a.script(sh, cc.st.clone(), syntax.LangBash, false)
 		}
 	}
-	specs := func(fs []field, kind WriteKind, tree bool) {
+	if g.shell != nil {
+		a.script(g.shell.text, cc.st.clone(), syntax.LangBash, false)
+		return c.same()
+	}
+	st, op := cc.st, c.op
+	// worktree stands for the whole worktree, whose root is not known here.
+	worktree := func(kind WriteKind, reach Reach) {
+		for _, d := range st.dirs {
+			a.writeReach(st, field{text: d.text, pat: string(wildAny), dyn: true}, kind, op, true, reach)
+		}
+	}
+	specs := func(fs []field, kind WriteKind, tree bool, reach Reach) {
 		for _, f := range fs {
-			a.write(st, pathspec(f), kind, op, tree)
+			a.writeReach(st, pathspec(f), kind, op, tree, reach)
 		}
 	}
 	switch g.sub {
 	case "checkout":
 		before, after, dd := splitDashDash(g.args)
 		p := parseArgs(before, optSpec{arg: "bBU", long: []string{"orphan", "conflict", "pathspec-from-file", "inter-hunk-context"}})
-		if p.has("f", "force") {
-			worktree(GitRestore)
+		if p.has("f", "force") || p.has("pathspec-from-file") {
+			worktree(GitRestore, ReachTracked)
 		}
 		if dd {
-			specs(after, GitRestore, true)
+			specs(after, GitRestore, true, ReachTracked)
 		}
 		if !dd && !p.has("b", "B", "orphan") {
 			// Without "--" a word may be a branch or a path; assume path.
-			specs(p.pos, GitRestore, true)
+			specs(p.pos, GitRestore, true, ReachTracked)
 		}
+	case "checkout-index":
+		p := parseArgs(g.args, optSpec{long: []string{"prefix", "stage"}})
+		if p.has("a", "all") || p.has("stdin") {
+			worktree(GitRestore, ReachTracked)
+		}
+		specs(p.pos, GitRestore, false, ReachTracked)
 	case "restore":
 		p := parseArgs(g.args, optSpec{arg: "s", long: []string{"source", "pathspec-from-file", "conflict", "inter-hunk-context"}})
 		if p.has("S", "staged") && !p.has("W", "worktree") {
 			break // only the index changes
 		}
-		specs(p.pos, GitRestore, true)
+		if p.has("pathspec-from-file") {
+			worktree(GitRestore, ReachTracked)
+		}
+		specs(p.pos, GitRestore, true, ReachTracked)
 	case "reset":
 		if p := parseArgs(g.args, optSpec{}); p.has("hard", "merge", "keep") {
-			worktree(GitRestore)
+			worktree(GitRestore, ReachTracked)
 		}
 	case "stash":
 		subc := ""
@@ -112,9 +243,17 @@ func hGit(a *analyzer, c *ctx, args []field) res {
 			subc = g.args[0].text
 		}
 		switch subc {
-		case "list", "show", "drop", "clear", "create", "store":
+		case "list", "show", "drop", "clear", "create", "store", "branch":
 		default:
-			worktree(GitRestore)
+			p := parseArgs(g.args, optSpec{arg: "m", long: []string{"message", "pathspec-from-file"}})
+			switch {
+			case p.has("a", "all"):
+				worktree(GitRestore, ReachAll)
+			case p.has("u", "include-untracked"):
+				worktree(GitRestore, ReachUnignored)
+			default:
+				worktree(GitRestore, ReachTracked)
+			}
 		}
 	case "clean":
 		p := parseArgs(g.args, optSpec{arg: "e", long: []string{"exclude"}})
@@ -124,46 +263,104 @@ func hGit(a *analyzer, c *ctx, args []field) res {
 		if len(p.pos) == 0 {
 			p.pos = []field{lit(".")}
 		}
-		specs(p.pos, Remove, true)
+		reach := ReachUnignored
+		if p.has("x", "X") {
+			reach = ReachAll
+		}
+		specs(p.pos, Remove, true, reach)
 	case "rm":
 		p := parseArgs(g.args, optSpec{long: []string{"pathspec-from-file"}})
 		if p.has("cached", "n", "dry-run") {
 			break
 		}
-		specs(p.pos, Remove, p.has("r"))
+		specs(p.pos, Remove, p.has("r"), ReachAll)
 	case "mv":
 		p := parseArgs(g.args, optSpec{})
 		a.copyLike(cc, p, MoveTarget, true)
 	case "switch":
 		if p := parseArgs(g.args, optSpec{arg: "cC", long: []string{"create", "force-create", "orphan", "conflict"}}); p.has("f", "force", "discard-changes") {
-			worktree(GitRestore)
+			worktree(GitRestore, ReachTracked)
+		}
+	case "add":
+		// Forcing an ignored file into the index lets later checkouts and
+		// stashes rewrite it.
+		p := parseArgs(g.args, optSpec{long: []string{"chmod", "pathspec-from-file"}})
+		if p.has("f", "force") {
+			if len(p.pos) == 0 {
+				p.pos = []field{lit(".")}
+			}
+			specs(p.pos, GitIndex, true, ReachAll)
+		}
+	case "update-index":
+		a.gitUpdateIndex(st, op, g.args)
+	case "apply":
+		p := parseArgs(g.args, optSpec{arg: "pC", long: []string{"exclude", "include", "directory", "whitespace", "build-fake-ancestor"}})
+		if p.has("stat", "numstat", "summary", "check", "cached") && !p.has("index", "3way", "3") {
+			break
+		}
+		dir := lit(".")
+		if ds := p.vals("directory"); len(ds) > 0 {
+			dir = ds[len(ds)-1]
+		}
+		// The files are named inside the patch.
+		a.write(st, dir, InPlace, op, true)
+	case "submodule":
+		if len(g.args) > 0 && g.args[0].text == "foreach" {
+			p := parseArgs(g.args[1:], optSpec{stop: true})
+			a.script(joinText(p.pos), st.clone(), syntax.LangBash, false)
 		}
 	}
 	return c.same()
 }
 
+// gitUpdateIndex reports the files whose index entries git update-index
+// sets: its operands and the paths of --cacheinfo.
+func (a *analyzer) gitUpdateIndex(st *state, op string, args []field) {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "--cacheinfo":
+			// --cacheinfo MODE,SHA,PATH or --cacheinfo MODE SHA PATH
+			if i+1 < len(args) && strings.Count(args[i+1].text, ",") >= 2 {
+				parts := strings.SplitN(args[i+1].text, ",", 3)
+				a.write(st, lit(parts[2]), GitIndex, op, false)
+				i++
+			} else if i+3 < len(args) {
+				a.write(st, args[i+3], GitIndex, op, false)
+				i += 3
+			}
+		case t == "--index-info" || t == "--stdin":
+			a.write(st, anyField("<stdin>"), GitIndex, op, false)
+		case t == "--chmod" || t == "--info-only" || strings.HasPrefix(t, "-"):
+		default:
+			a.write(st, args[i], GitIndex, op, false)
+		}
+	}
+}
+
 // IsDestructiveGit reports whether p is a git command that throws away
 // uncommitted work, and why: git reset --hard/--merge/--keep, git clean
-// (any flags), git checkout with pathspecs or -f (git checkout . and
+// (but -n), git checkout with pathspecs or -f (git checkout . and
 // git checkout -- FILE), git restore of the worktree (git restore --staged
-// alone only unstages and is allowed), git switch --discard-changes/-f, and
-// git stash except list and show. Global options such as -C DIR are skipped.
+// alone only unstages and is allowed), git switch --discard-changes/-f,
+// git checkout-index -f, and git stash except list, show, drop, clear,
+// create and store. Global options such as -C DIR are skipped and an alias
+// defined with -c is expanded. A plain "git checkout WORD" may switch
+// branches or restore a file: see GitCheckoutWords.
 func IsDestructiveGit(p Program) (bool, string) {
 	if p.Dynamic || p.Base() != "git" {
 		return false, ""
 	}
-	args := make([]field, len(p.Args))
-	for i, s := range p.Args {
-		args[i] = lit(s)
-	}
-	g := parseGit(args)
+	g := parseGit(fieldsOf(p.Args))
 	switch g.sub {
 	case "reset":
 		if q := parseArgs(g.args, optSpec{}); q.has("hard", "merge", "keep") {
 			return true, "git reset --hard discards uncommitted changes"
 		}
 	case "clean":
-		return true, "git clean deletes untracked files"
+		if q := parseArgs(g.args, optSpec{arg: "e", long: []string{"exclude"}}); !q.has("n", "dry-run") {
+			return true, "git clean deletes untracked files"
+		}
 	case "checkout":
 		before, after, dd := splitDashDash(g.args)
 		q := parseArgs(before, optSpec{arg: "bBU", long: []string{"orphan", "conflict", "pathspec-from-file", "inter-hunk-context"}})
@@ -177,9 +374,13 @@ func IsDestructiveGit(p Program) (bool, string) {
 			return true, "git checkout of paths discards uncommitted changes"
 		}
 		for _, f := range q.pos {
-			if f.text == "." || f.text == ".." || strings.HasPrefix(f.text, ":") || strings.HasPrefix(f.text, "./") || strings.ContainsAny(f.text, "*?[") {
+			if f.text == "." || f.text == ".." || strings.HasPrefix(f.text, ":") || strings.HasPrefix(f.text, "./") || strings.ContainsAny(f.text, "*?[/") {
 				return true, "git checkout " + f.text + " discards uncommitted changes"
 			}
+		}
+	case "checkout-index":
+		if q := parseArgs(g.args, optSpec{long: []string{"prefix", "stage"}}); q.has("f", "force") {
+			return true, "git checkout-index --force overwrites uncommitted changes"
 		}
 	case "restore":
 		q := parseArgs(g.args, optSpec{arg: "s", long: []string{"source", "pathspec-from-file", "conflict", "inter-hunk-context"}})
@@ -192,10 +393,36 @@ func IsDestructiveGit(p Program) (bool, string) {
 			return true, "git switch --discard-changes discards uncommitted changes"
 		}
 	case "stash":
-		if len(g.args) > 0 && (g.args[0].text == "list" || g.args[0].text == "show") {
-			return false, ""
+		if len(g.args) > 0 {
+			switch g.args[0].text {
+			case "list", "show", "drop", "clear", "create", "store":
+				return false, ""
+			}
 		}
 		return true, "git stash removes uncommitted changes from the worktree"
 	}
 	return false, ""
+}
+
+// GitCheckoutWords returns the words of a "git checkout WORD…" without "--"
+// or -b that may name files rather than a branch: git restores them from
+// the index when they are files. A caller that can look at the disk tells.
+func GitCheckoutWords(p Program) []string {
+	if p.Dynamic || p.Base() != "git" {
+		return nil
+	}
+	g := parseGit(fieldsOf(p.Args))
+	if g.sub != "checkout" {
+		return nil
+	}
+	before, _, dd := splitDashDash(g.args)
+	q := parseArgs(before, optSpec{arg: "bBU", long: []string{"orphan", "conflict", "pathspec-from-file", "inter-hunk-context"}})
+	if dd || q.has("b", "B", "orphan") {
+		return nil
+	}
+	var out []string
+	for _, f := range q.pos {
+		out = append(out, f.text)
+	}
+	return out
 }

@@ -90,6 +90,15 @@ type Write struct {
 	// Tree is set when everything below Path may be affected too (rm -r,
 	// moving a directory, find -delete, git checkout ., …).
 	Tree bool
+	// Raw is the path joined to its directory without lexical cleaning,
+	// set only when it has ".." components: the kernel follows a symlink
+	// before the ".." after it (a/link/../x is not a/x), so a caller that
+	// can look at the disk should resolve Raw too.
+	Raw string
+	// Reach narrows which files a git command can affect under Path: git
+	// checkout, restore and reset --hard touch only files git tracks; git
+	// clean and git stash -u also untracked files, but not ignored ones.
+	Reach Reach
 
 	// pattern is Path with each unresolved part replaced by a wildcard, so
 	// Touches can over-approximate what a dynamic write may hit.
@@ -133,6 +142,10 @@ type Program struct {
 	// Dynamic is set when Name itself comes from an expansion, so the
 	// program that runs is not known statically.
 	Dynamic bool
+	// Dirs are the working directories it may start in (after the
+	// command's own cd's), absolute and clean; "" stands for one that is
+	// not known statically.
+	Dirs []string
 }
 
 // Base returns the program's file name without its directory, which is what
@@ -167,6 +180,18 @@ const (
 	GitRestore                         // git checkout/restore/reset --hard/stash
 	Extract                            // tar -x, unzip
 	ScriptRewrite                      // a file name in python/node/ruby/perl/awk code that writes
+	GitIndex                           // git update-index, git add -f: the index entry of a file
+	LinkSource                         // the file a new link (ln, cp -l/-s) points at: the link is an alias of it
+)
+
+// Reach says which files under a git write's path it can affect.
+type Reach uint8
+
+// The reaches. ReachAll is the zero value: every file.
+const (
+	ReachAll       Reach = iota
+	ReachTracked         // only files in the index
+	ReachUnignored       // files in the index and untracked files that are not ignored
 )
 
 var kindNames = [...]string{
@@ -187,6 +212,8 @@ var kindNames = [...]string{
 	GitRestore:    "git restore",
 	Extract:       "extract",
 	ScriptRewrite: "script write",
+	GitIndex:      "git index",
+	LinkSource:    "link source",
 }
 
 func (k WriteKind) String() string {

@@ -437,6 +437,30 @@ func TestWriteDetails(t *testing.T) {
 	assert.Equal(t, []w{{"x", Remove}}, writesOf(r), "without a cwd paths stay relative")
 }
 
+func TestGitDirs(t *testing.T) {
+	r := Analyze("cd /other && git -C sub --work-tree=../w reset --hard", cwd)
+	require.Len(t, r.Programs, 2)
+	assert.Equal(t, []string{"/other/w"}, GitDirs(r.Programs[1]))
+	r = Analyze("cd $X && git reset --hard", cwd)
+	assert.Equal(t, []string{""}, GitDirs(r.Programs[len(r.Programs)-1]))
+	assert.Equal(t, []string{"main", "x.go"}, GitCheckoutWords(Analyze("git checkout main x.go", cwd).Programs[0]))
+	assert.Nil(t, GitCheckoutWords(Analyze("git checkout -b x", cwd).Programs[0]))
+}
+
+func TestGitHiddenPrograms(t *testing.T) {
+	for _, cmd := range []string{
+		"git -c alias.x='!curl x' x",
+		"git -c core.pager='curl x' log",
+		`git submodule foreach "curl x"`,
+	} {
+		var names []string
+		for _, p := range Analyze(cmd, cwd).Programs {
+			names = append(names, p.Base())
+		}
+		assert.Contains(t, names, "curl", cmd)
+	}
+}
+
 func TestPrograms(t *testing.T) {
 	tests := []struct {
 		cmd  string
@@ -470,8 +494,8 @@ func TestPrograms(t *testing.T) {
 
 	r := Analyze("$CMD arg; /usr/bin/git -C x status", cwd)
 	require.Len(t, r.Programs, 2)
-	assert.Equal(t, Program{Name: "$CMD", Args: []string{"arg"}, Dynamic: true}, r.Programs[0])
-	assert.Equal(t, Program{Name: "/usr/bin/git", Args: []string{"-C", "x", "status"}}, r.Programs[1])
+	assert.Equal(t, Program{Name: "$CMD", Args: []string{"arg"}, Dynamic: true, Dirs: []string{cwd}}, r.Programs[0])
+	assert.Equal(t, Program{Name: "/usr/bin/git", Args: []string{"-C", "x", "status"}, Dirs: []string{cwd}}, r.Programs[1])
 	assert.Equal(t, "git", r.Programs[1].Base())
 
 	r = Analyze("command -v rm", cwd)
@@ -523,7 +547,13 @@ func TestDestructiveGit(t *testing.T) {
 		{"git stash", true},
 		{"git stash push -m x", true},
 		{"git stash pop", true},
-		{"git stash drop", true},
+		{"git stash drop", false},
+		{"git clean -n", false},
+		{"git clean --dry-run -d", false},
+		{"git -c alias.r='reset --hard' r", true},
+		{"git -c alias.st=status st", false},
+		{"git checkout-index -f -a", true},
+		{"git checkout src/a.go", true},
 		{"git stash list", false},
 		{"git stash show -p", false},
 		{"git status", false},
@@ -657,4 +687,74 @@ func TestKindString(t *testing.T) {
 	assert.Equal(t, "append", Append.String())
 	assert.Equal(t, "unknown", WriteKind(0).String())
 	assert.Equal(t, "unknown", WriteKind(200).String())
+}
+
+func TestBraceEmptyAlternative(t *testing.T) {
+	r := Analyze("mv harness-tasks.json{,.old}", cwd)
+	assert.NotEmpty(t, r.WritesTo(cwd+"/harness-tasks.json"))
+	r = Analyze("cp harness-tasks.json{.bak,}", cwd)
+	var copies []string
+	for _, w := range r.Writes {
+		if w.Kind == CopyTarget {
+			copies = append(copies, w.Path)
+		}
+	}
+	assert.Contains(t, copies, cwd+"/harness-tasks.json")
+}
+
+func TestLinkSources(t *testing.T) {
+	for _, cmd := range []string{"ln harness-tasks.json notes.json", "ln -s harness-tasks.json l", "cp -l harness-tasks.json n", "cp --link harness-tasks.json n", "ln -s ../harness-tasks.json sub/l"} {
+		r := Analyze(cmd, cwd)
+		var hit bool
+		for _, w := range r.Writes {
+			hit = hit || w.Kind == LinkSource && strings.HasSuffix(w.Path, "/harness-tasks.json")
+		}
+		assert.True(t, hit, cmd)
+	}
+	for _, w := range Analyze("cp harness-tasks.json n", cwd).Writes {
+		assert.NotEqual(t, LinkSource, w.Kind)
+	}
+}
+
+func TestRawPath(t *testing.T) {
+	r := Analyze("echo {} > deep/../../../harness-tasks.json", cwd)
+	require.Len(t, r.Writes, 1)
+	assert.Equal(t, cwd+"/deep/../../../harness-tasks.json", r.Writes[0].Raw)
+	r = Analyze("cd deep && echo {} > ../../x", cwd)
+	require.Len(t, r.Writes, 1)
+	assert.Equal(t, cwd+"/deep/../../x", r.Writes[0].Raw)
+	r = Analyze("echo x > a/b", cwd)
+	assert.Empty(t, r.Writes[0].Raw)
+}
+
+func TestGitReach(t *testing.T) {
+	tests := []struct {
+		cmd   string
+		kind  WriteKind
+		reach Reach
+	}{
+		{"git checkout -- .", GitRestore, ReachTracked},
+		{"git restore harness-tasks.json", GitRestore, ReachTracked},
+		{"git checkout-index -f -a", GitRestore, ReachTracked},
+		{"git stash", GitRestore, ReachTracked},
+		{"git stash -u", GitRestore, ReachUnignored},
+		{"git stash push --all", GitRestore, ReachAll},
+		{"git clean -fd", Remove, ReachUnignored},
+		{"git clean -fdx", Remove, ReachAll},
+		{"git add -f harness-tasks.json", GitIndex, ReachAll},
+		{"git update-index --add --cacheinfo 100644,abc,harness-tasks.json", GitIndex, ReachAll},
+		{"git update-index --add --cacheinfo 100644 abc harness-tasks.json", GitIndex, ReachAll},
+		{"git apply x.patch", InPlace, ReachAll},
+	}
+	for _, tt := range tests {
+		r := Analyze(tt.cmd, cwd)
+		require.NotEmpty(t, r.Writes, tt.cmd)
+		assert.Equal(t, tt.kind, r.Writes[0].Kind, tt.cmd)
+		assert.Equal(t, tt.reach, r.Writes[0].Reach, tt.cmd)
+	}
+	for _, cmd := range []string{"git add .", "git stash list", "git clean -n", "git apply --check x.patch"} {
+		assert.Empty(t, Analyze(cmd, cwd).Writes, cmd)
+	}
+	r := Analyze("git update-index --add --cacheinfo 100644,abc,harness-tasks.json", cwd)
+	assert.Equal(t, cwd+"/harness-tasks.json", r.Writes[0].Path)
 }

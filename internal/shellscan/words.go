@@ -29,6 +29,16 @@ type field struct {
 	// feed is the literal text behind a <(…) process substitution, for
 	// "source <(echo …)" and "bash <(echo …)".
 	feed *string
+	// raw is text before lexical cleaning, for paths joined to a
+	// directory (see Write.Raw); "" when the same as text.
+	raw string
+}
+
+func (f field) rawText() string {
+	if f.raw != "" {
+		return f.raw
+	}
+	return f.text
 }
 
 func lit(s string) field { return field{text: s, pat: s} }
@@ -59,13 +69,23 @@ func concat(x, y field) field {
 // relative path against the working directory.
 func joinPath(dir, rel field) field {
 	if rel.isAbs() || rel.floating() || dir.text == "" {
-		return cleanField(rel)
+		f := cleanField(rel)
+		if !f.dyn && rel.rawText() != f.text {
+			f.raw = rel.rawText()
+		}
+		return f
 	}
-	return cleanField(field{
+	f := cleanField(field{
 		text: dir.text + "/" + rel.text,
 		pat:  dir.pat + "/" + rel.pat,
 		dyn:  dir.dyn || rel.dyn,
 	})
+	if !f.dyn {
+		if raw := dir.rawText() + "/" + rel.rawText(); raw != f.text {
+			f.raw = raw
+		}
+	}
+	return f
 }
 
 func cleanField(f field) field {
@@ -309,7 +329,11 @@ func (a *analyzer) part(st *state, part syntax.WordPart, split bool) []field {
 		}
 		var out []field
 		for _, e := range p.Elems {
-			out = append(out, a.fields(st, e, true)...)
+			fs := a.fields(st, e, true)
+			if len(fs) == 0 {
+				fs = []field{lit("")} // x{,.old} is "x" and "x.old"
+			}
+			out = append(out, fs...)
 			if len(out) > maxAlternatives {
 				return []field{anyField(a.braceText(p))}
 			}
