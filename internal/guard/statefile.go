@@ -1,6 +1,8 @@
 package guard
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -117,10 +119,16 @@ func (c *call) tasksWrite(target string) hook.Decision {
 	if why := brokenInvariant(before, afterByID, after.SessionCount); why != "" {
 		return deny(ruleState, why, "use the harness command: `harness claim`, `harness checkpoint`, `harness validate ID`, `harness fail ID --category C MSG`, `harness add`.")
 	}
+	if !sameJSON(gjson.GetBytes(currentRaw, "session_config").Raw, gjson.Get(next, "session_config").Raw) {
+		return deny(ruleState, "session_config may not be changed by hand (it holds the policies: allowed_commands, concurrency_mode, max_sessions, …).",
+			"no harness verb changes it: ask the user to edit session_config.")
+	}
 	var newlyCompleted []*state.Task
 	for i := range after.Tasks {
 		t := &after.Tasks[i]
-		if old := beforeByID[t.ID]; old != nil && old.Status != state.Completed && t.Status == state.Completed {
+		// A task added already completed passes the gate like one that
+		// turned completed.
+		if old := beforeByID[t.ID]; (old == nil || old.Status != state.Completed) && t.Status == state.Completed {
 			newlyCompleted = append(newlyCompleted, t)
 		}
 	}
@@ -153,11 +161,13 @@ func brokenInvariant(before *state.State, after map[string]*state.Task, afterCou
 		return fmt.Sprintf("session_count may not go down (%d → %d).", before.SessionCount, afterCount)
 	}
 	for i := range before.Tasks {
+		if after[before.Tasks[i].ID] == nil {
+			return fmt.Sprintf("task %s would be removed; tasks are never deleted.", before.Tasks[i].ID)
+		}
+	}
+	for i := range before.Tasks {
 		b := &before.Tasks[i]
 		a := after[b.ID]
-		if a == nil {
-			return fmt.Sprintf("task %s would be removed; tasks are never deleted.", b.ID)
-		}
 		switch {
 		case a.Title != b.Title:
 			return fmt.Sprintf("the title of %s may not change.", b.ID)
@@ -169,10 +179,16 @@ func brokenInvariant(before *state.State, after map[string]*state.Task, afterCou
 			return fmt.Sprintf("max_attempts of %s may not change.", b.ID)
 		case a.Attempts < b.Attempts:
 			return fmt.Sprintf("attempts of %s may not go down (%d → %d).", b.ID, b.Attempts, a.Attempts)
-		case len(a.ErrorLog) < len(b.ErrorLog):
-			return fmt.Sprintf("error_log of %s may not be shortened.", b.ID)
-		case len(a.Checkpoints) < len(b.Checkpoints):
-			return fmt.Sprintf("checkpoints of %s may not be shortened.", b.ID)
+		case !prefix(b.ErrorLog, a.ErrorLog):
+			return fmt.Sprintf("error_log of %s may only grow: its entries may not be shortened or rewritten (`harness fail %s --category C MSG` adds one).", b.ID, b.ID)
+		case !checkpointPrefix(b.Checkpoints, a.Checkpoints):
+			return fmt.Sprintf("checkpoints of %s may only grow: they may not be shortened or rewritten (`harness checkpoint %s M/N \"…\"` adds one).", b.ID, b.ID)
+		case a.Priority != b.Priority:
+			return fmt.Sprintf("the priority of %s may not change by hand (no harness verb changes it: ask the user).", b.ID)
+		case strings.Join(a.AllowedPaths, "\x00") != strings.Join(b.AllowedPaths, "\x00"):
+			return fmt.Sprintf("allowed_paths of %s may not change: it is the task's scope lock (set with `harness add … --allowed-paths`; ask the user to widen it).", b.ID)
+		case a.ClaimedBy != b.ClaimedBy || a.LeaseExpiresAt != b.LeaseExpiresAt || a.StartedAtCommit != b.StartedAtCommit:
+			return fmt.Sprintf("the claim of %s (claimed_by, lease_expires_at, started_at_commit) may not change by hand: `harness claim` takes it, `harness renew` extends the lease.", b.ID)
 		}
 	}
 	return ""
@@ -221,4 +237,40 @@ func (c *call) progressWrite(target string) hook.Decision {
 			"append with Bash: `echo \"…\" >> harness-progress.txt`.")
 	}
 	return hook.Decision{}
+}
+
+func prefix(old, cur []string) bool {
+	if len(cur) < len(old) {
+		return false
+	}
+	for i := range old {
+		if old[i] != cur[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func checkpointPrefix(old, cur []state.Checkpoint) bool {
+	if len(cur) < len(old) {
+		return false
+	}
+	for i := range old {
+		if old[i] != cur[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameJSON compares two JSON texts ignoring insignificant whitespace.
+func sameJSON(a, b string) bool {
+	if a == b {
+		return true
+	}
+	var x, y bytes.Buffer
+	if json.Compact(&x, []byte(a)) != nil || json.Compact(&y, []byte(b)) != nil {
+		return false
+	}
+	return bytes.Equal(x.Bytes(), y.Bytes())
 }
