@@ -190,3 +190,31 @@ func BenchmarkSessionStart10000(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkSessionEnd1000 closes a session that did work on 1,000 tasks
+// (exclusive mode): lock released, last_session written (one transactional
+// write of the tasks file), a STATS line. "idle" is a session that logged
+// nothing: the lock release alone.
+func BenchmarkSessionEnd1000(b *testing.B) {
+	for _, worked := range []bool{true, false} {
+		name := "idle"
+		if worked {
+			name = "worked"
+		}
+		b.Run(name, func(b *testing.B) {
+			dir := benchProject(b, 1000, 50<<20, false)
+			start := hook.Parse([]byte(`{"session_id":"` + sessionID + `","source":"startup"}`))
+			end := hook.Parse([]byte(`{"session_id":"` + sessionID + `","reason":"other"}`))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				SessionStart(start)
+				if worked {
+					progress.Append(dir, progress.Entry{Session: 1, Type: progress.Checkpoint, TaskID: "task-00001", Message: "step=1/2 \"x\""})
+				}
+				b.StartTimer()
+				SessionEnd(end)
+			}
+		})
+	}
+}
