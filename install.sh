@@ -25,14 +25,16 @@ usage: ./install.sh [--bin-dir DIR] [--project DIR] [--dry-run] [--uninstall]
 
 Builds the harness (scripts/build.sh) and installs it for Claude Code:
   - the executables in the bin directory (default ~/.claude/harness/bin),
-  - the /harness skill in ~/.claude/skills/harness,
+  - the /harness skill in ~/.claude/skills/harness (one already there that
+    install.sh did not put there, from npx skills or your own, stays),
   - the hooks in ~/.claude/settings.json, with absolute paths; your other
     settings and hooks stay as they are, a backup is written first
     (settings.json.harness.bak), and running it again changes nothing.
 
 options:
   --bin-dir DIR   install the executables in DIR (moving them from an earlier
-                  install updates the hook entries instead of adding more)
+                  install updates the hook entries instead of adding more,
+                  and empties the old directory once nothing uses it)
   --project DIR   project scope: hooks in DIR/.claude/settings.json and the
                   skill in DIR/.claude/skills/harness (executables still in
                   the bin directory)
