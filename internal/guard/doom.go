@@ -3,9 +3,13 @@ package guard
 import (
 	"fmt"
 	"hash/fnv"
+	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/summary"
@@ -35,7 +39,7 @@ func (c *call) doomLoop() (hook.Decision, bool) {
 	}
 	path := filepath.Join(c.dir, summary.RuntimeDir, "calls-"+safeName(session))
 	ring := readRing(path)
-	fp := fingerprint(c.tool, c.p.Get("tool_input").Raw)
+	fp := fingerprint(c.tool, c.p.Get("tool_input"))
 	if isEdit(c.tool) && !contains(ring, fp) {
 		ring = append(ring, resetMark)
 	}
@@ -53,15 +57,18 @@ func (c *call) doomLoop() (hook.Decision, bool) {
 		}
 	}
 	n := count(since, fp)
+	// Alternation is judged before repetition: by the 6th call of an A/B
+	// swing each action has been seen 3 times, and the more specific nudge
+	// is the useful one.
 	switch {
 	case n >= loopDeny:
 		return deny(ruleLoop, fmt.Sprintf("this exact %s call is the %s in your last %d calls with no new edit in between; it is not run again.", c.tool, ordinal(n), loopWindow),
 			"step back: re-read the failing output, question the assumption behind the approach, and try something different (or record the blocker with `harness fail ID --category TASK_EXEC \"…\"`)."), true
+	case alternating(since):
+		c.notes = append(c.notes, fmt.Sprintf("harness [%s]: your last 6 calls alternate between the same two actions. Step back, re-read the failing output, try something different; the %s identical call will be denied.", ruleLoop, ordinal(loopDeny)))
 	case n >= loopNudge:
 		c.notes = append(c.notes, fmt.Sprintf("harness [%s]: you are repeating yourself (this exact %s call %d times recently). Step back, re-read the failing output, try something different; the %s identical call will be denied.",
 			ruleLoop, c.tool, n, ordinal(loopDeny)))
-	case alternating(since):
-		c.notes = append(c.notes, fmt.Sprintf("harness [%s]: your last 6 calls alternate between the same two actions. Step back and try something different.", ruleLoop))
 	}
 	return hook.Decision{}, false
 }
@@ -88,12 +95,75 @@ func alternating(ring []string) bool {
 	return true
 }
 
-func fingerprint(tool, input string) string {
+// fingerprint identifies a call by what it does. A Bash call is its command
+// alone: Claude Code sends a fresh description (and maybe a timeout or
+// run_in_background) with every call, and those change nothing about what
+// runs. Any other tool's input is hashed in a canonical form (object keys
+// sorted, whitespace and escapes normalised), so the same input written
+// differently is the same call.
+func fingerprint(tool string, input gjson.Result) string {
 	h := fnv.New64a()
 	h.Write([]byte(tool))
 	h.Write([]byte{0})
-	h.Write([]byte(strings.Join(strings.Fields(input), " ")))
+	if tool == "Bash" && input.IsObject() {
+		h.Write([]byte(strings.TrimSpace(input.Get("command").String())))
+	} else {
+		canonical(h, input, 0)
+	}
 	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// maxCanonicalDepth bounds the recursion on hostile input; what is deeper
+// is hashed as written.
+const maxCanonicalDepth = 64
+
+// canonical writes an unambiguous encoding of v to w: a type tag, then
+// length-prefixed strings, numbers as written, and object members in key
+// order.
+func canonical(w io.Writer, v gjson.Result, depth int) {
+	if depth > maxCanonicalDepth {
+		writeStr(w, 'r', v.Raw)
+		return
+	}
+	switch {
+	case v.IsObject():
+		type member struct {
+			key string
+			val gjson.Result
+		}
+		var ms []member
+		v.ForEach(func(k, val gjson.Result) bool {
+			ms = append(ms, member{k.String(), val})
+			return true
+		})
+		sort.SliceStable(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
+		fmt.Fprintf(w, "{%d", len(ms))
+		for _, m := range ms {
+			writeStr(w, 'k', m.key)
+			canonical(w, m.val, depth+1)
+		}
+	case v.IsArray():
+		arr := v.Array()
+		fmt.Fprintf(w, "[%d", len(arr))
+		for _, e := range arr {
+			canonical(w, e, depth+1)
+		}
+	case v.Type == gjson.String:
+		writeStr(w, 's', v.Str)
+	case v.Type == gjson.Number:
+		writeStr(w, 'n', strings.TrimSpace(v.Raw))
+	case v.Type == gjson.True:
+		w.Write([]byte{'t'})
+	case v.Type == gjson.False:
+		w.Write([]byte{'f'})
+	default:
+		writeStr(w, 'z', strings.TrimSpace(v.Raw)) // null, or missing
+	}
+}
+
+func writeStr(w io.Writer, tag byte, s string) {
+	fmt.Fprintf(w, "%c%d:", tag, len(s))
+	io.WriteString(w, s)
 }
 
 func readRing(path string) []string {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/tidwall/gjson"
 )
 
 func TestGlobMatch(t *testing.T) {
@@ -38,7 +39,25 @@ func TestAlternating(t *testing.T) {
 	assert.False(t, alternating([]string{"a", "b"}))
 }
 
-func TestFingerprintIgnoresWhitespace(t *testing.T) {
-	assert.Equal(t, fingerprint("Bash", `{"command": "ls"}`), fingerprint("Bash", `{"command":  "ls"}`))
-	assert.NotEqual(t, fingerprint("Bash", `{"command":"ls"}`), fingerprint("Read", `{"command":"ls"}`))
+func TestFingerprint(t *testing.T) {
+	fp := func(tool, input string) string { return fingerprint(tool, gjson.Parse(input)) }
+
+	// Bash: the command is the call; Claude Code's description, timeout and
+	// run_in_background are not.
+	assert.Equal(t, fp("Bash", `{"command":"go test ./...","description":"Run the tests"}`),
+		fp("Bash", `{"description":"Re-run tests after the fix","command":" go test ./...\n","timeout":120000,"run_in_background":false}`))
+	assert.NotEqual(t, fp("Bash", `{"command":"go test ./a"}`), fp("Bash", `{"command":"go test ./b"}`))
+	assert.NotEqual(t, fp("Bash", `{"command":"echo 'a  b'"}`), fp("Bash", `{"command":"echo 'a b'"}`))
+
+	// Other tools: every field counts, written in any order or spacing.
+	assert.Equal(t, fp("Read", `{"file_path":"a.go","limit":10}`), fp("Read", `{ "limit": 10, "file_path": "a.go" }`))
+	assert.Equal(t, fp("Read", `{"file_path":"a.go"}`), fp("Read", `{"file_path":"\u0061.go"}`))
+	assert.NotEqual(t, fp("Read", `{"file_path":"a.go","limit":10}`), fp("Read", `{"file_path":"a.go","limit":20}`))
+	assert.NotEqual(t, fp("Edit", `{"file_path":"a","old_string":"x","new_string":"y"}`), fp("Edit", `{"file_path":"a","old_string":"y","new_string":"x"}`))
+	assert.Equal(t, fp("MultiEdit", `{"edits":[{"new_string":"b","old_string":"a"}],"file_path":"f"}`), fp("MultiEdit", `{"file_path":"f","edits":[{"old_string":"a","new_string":"b"}]}`))
+	assert.NotEqual(t, fp("MultiEdit", `{"edits":[{"a":1},{"b":2}]}`), fp("MultiEdit", `{"edits":[{"b":2},{"a":1}]}`))
+	assert.NotEqual(t, fp("Bash", `{"command":"ls"}`), fp("Read", `{"command":"ls"}`))
+	// the encoding cannot be forged by choosing keys and values
+	assert.NotEqual(t, fp("X", `{"a":"bc"}`), fp("X", `{"ab":"c"}`))
+	assert.NotEqual(t, fp("X", `{"a":"1"}`), fp("X", `{"a":1}`))
 }
