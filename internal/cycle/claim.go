@@ -106,11 +106,15 @@ func (w *Worker) Claim(id string) (*Claim, error) {
 			// The guard keeps other workers' destructive git out of this tree.
 			pick.Worktree = tree.Top
 		}
-		msg := fmt.Sprintf("%s (base=%s)", pick.Title, git.Short(head))
+		log = append(log, progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Starting, TaskID: pick.ID,
+			Message: fmt.Sprintf("%s (base=%s)", pick.Title, git.Short(head))})
 		if s.Concurrent() {
-			msg = fmt.Sprintf("%s (base=%s worker=%s)", pick.Title, git.Short(head), w.ID)
+			// The protocol's Starting line has no room for the worker, and
+			// claimed_by is cleared when the task ends: the claim (a lease,
+			// a lock on the task) says whose it was on a LOCK line.
+			log = append(log, progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Lock,
+				Message: LeaseLine(pick.ID, pick.LeaseExpiresAt, w.ID)})
 		}
-		log = append(log, progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Starting, TaskID: pick.ID, Message: msg})
 		c.Task = *pick
 		return nil
 	})
@@ -135,18 +139,32 @@ func (w *Worker) busy(s *state.State) *state.Task {
 	return nil
 }
 
-// sessionTasks counts the tasks this session started, from its Starting lines
-// (in concurrent mode, this worker's): the protocol's per-session counter.
+// LeaseLine is the message of the LOCK line that follows a concurrent-mode
+// Starting line: "<id> claimed (lease_expires_at=<time> worker=<id>)". It
+// ends like the Starting lines of older logs (" worker=<id>)"), so one
+// suffix test finds a worker's claims in both.
+func LeaseLine(taskID, expires, worker string) string {
+	return fmt.Sprintf("%s claimed (lease_expires_at=%s worker=%s)", taskID, expires, worker)
+}
+
+// sessionTasks counts the tasks this session started, from its Starting
+// lines, the protocol's per-session counter. In concurrent mode every worker
+// logs under the global session number, so it counts this worker's claims:
+// the LOCK lines after its Starting lines (Starting lines that still named
+// the worker, in logs written before).
 func (w *Worker) sessionTasks(s *state.State) int {
 	lines, _ := progress.Tail(w.Root, SessionScan)
-	prefix := fmt.Sprintf("] [SESSION-%d] %s [", s.SessionCount, progress.Starting)
-	suffix := ""
-	if s.Concurrent() {
-		suffix = " worker=" + w.ID + ")"
-	}
+	tag := fmt.Sprintf("] [SESSION-%d] ", s.SessionCount)
+	starting, lease := tag+progress.Starting+" [", tag+progress.Lock+" "
+	mine := " worker=" + progress.OneLine(w.ID) + ")"
 	n := 0
 	for _, l := range lines {
-		if strings.Contains(l, prefix) && strings.HasSuffix(l, suffix) {
+		switch {
+		case !s.Concurrent():
+			if strings.Contains(l, starting) {
+				n++
+			}
+		case strings.HasSuffix(l, mine) && (strings.Contains(l, starting) || strings.Contains(l, lease) && strings.Contains(l, " claimed (lease_expires_at=")):
 			n++
 		}
 	}

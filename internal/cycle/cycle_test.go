@@ -17,6 +17,7 @@ import (
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -145,6 +146,37 @@ func TestMaxTasksPerSession(t *testing.T) {
 	c, err = w.Claim("")
 	require.NoError(t, err)
 	assert.Equal(t, "task-003", c.Task.ID)
+}
+
+// In concurrent mode every worker logs under the global session number, so
+// the per-session count is this worker's claims: the LOCK line after each
+// Starting line (the protocol's Starting line has no room for the worker),
+// or a Starting line naming it, as older logs have.
+func TestMaxTasksPerSessionConcurrentCountsThisWorker(t *testing.T) {
+	t.Parallel()
+	p := newProject(t, state.Concurrent, task("task-001", "true"), task("task-002", "true"), task("task-003", "true"))
+	p.setJSON(`"max_tasks_per_session": 20`, `"max_tasks_per_session": 1`)
+	w1, w2 := p.worker("w1"), p.worker("w2")
+	c, err := w1.Claim("task-001")
+	require.NoError(t, err)
+	require.True(t, c.Claimed())
+	base := git.Short(c.Base)
+	assert.Regexp(t, `\] \[SESSION-0\] Starting \[task-001\] Title of task-001 \(base=`+base+`\)\n`+
+		`\[[^]]+\] \[SESSION-0\] LOCK task-001 claimed \(lease_expires_at=\S+Z worker=w1\)\n`, p.log())
+	c, err = w2.Claim("task-002")
+	require.NoError(t, err)
+	assert.True(t, c.Claimed(), "w1's claim is not w2's")
+	_, err = w1.Validate(ctx, "task-001")
+	require.NoError(t, err)
+	c, err = w1.Claim("")
+	require.NoError(t, err)
+	assert.True(t, c.Stop)
+	assert.Equal(t, 1, c.Count)
+
+	p.write(progress.FileName, p.log()+"[2026-01-02T03:04:05Z] [SESSION-0] Starting [task-009] Old (base=abc1234 worker=w3)\n")
+	c, err = p.worker("w3").Claim("")
+	require.NoError(t, err)
+	assert.True(t, c.Stop, "an older log's Starting line names its worker")
 }
 
 func TestExpiredLeaseIsReapedByTheNextClaim(t *testing.T) {
