@@ -634,10 +634,21 @@ func TestScenarioSkill(t *testing.T) {
 		t.Fatalf("%s: want frontmatter with a description and a body", skill)
 	}
 
+	// Work is pending: a status request still ends with its answer (the
+	// Stop hook does not push a status turn into the work loop).
+	p.initState()
+	p.add("Pending work", "--validate", "test -f done.txt")
+
 	api := fakeapi.New(t, fakeapi.Text("Status shown."))
 	res := p.run(api, "/harness status")
 	if res.ExitCode != 0 {
 		t.Fatalf("session failed: %v", res)
+	}
+	if n := len(api.MainRequests()); n != 1 {
+		t.Errorf("the status turn took %d model requests, want 1 (the Stop hook pushed it into work?)", n)
+	}
+	if !strings.Contains(res.Result, "Status shown.") {
+		t.Errorf("the session did not end with the status answer: %q", res.Result)
 	}
 	first := api.Request(0)
 	listing := "- harness: " + clipRunes(desc, 60)

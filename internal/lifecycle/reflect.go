@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -156,6 +157,53 @@ func originalRequest(path string) string {
 		if err != nil {
 			return ""
 		}
+	}
+	return ""
+}
+
+// askOnly are the /harness sub-commands that ask about the job or set it
+// up without asking for work on it (the skill's `status`, `add`, `init`,
+// `help`): a turn that answered one of them may end while work remains.
+var askOnly = map[string]bool{"status": true, "add": true, "init": true, "help": true}
+
+// lastPromptBytes bounds how much of the transcript's end askedOnly reads.
+const lastPromptBytes = 256 << 10
+
+// askedOnly returns the /harness sub-command of the turn's prompt when it is
+// one of askOnly, "" otherwise (another prompt, or none found in the last
+// lastPromptBytes of the transcript). It reads the transcript from the end:
+// the prompt that started the turn is the last entry a human typed.
+func askedOnly(path string) string {
+	if path == "" {
+		return ""
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	from := max(fi.Size()-lastPromptBytes, 0)
+	buf := make([]byte, fi.Size()-from)
+	n, _ := f.ReadAt(buf, from)
+	lines := bytes.Split(buf[:n], []byte("\n"))
+	if from > 0 {
+		lines = lines[1:] // the first line is cut
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		text := userText(lines[i])
+		if text == "" {
+			continue
+		}
+		fields := strings.Fields(text)
+		name := strings.TrimPrefix(fields[0], "/")
+		if (name == "harness" || strings.HasSuffix(name, ":harness")) && len(fields) > 1 && askOnly[fields[1]] {
+			return fields[1]
+		}
+		return ""
 	}
 	return ""
 }
