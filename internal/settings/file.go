@@ -107,12 +107,12 @@ func edit(path string, dryRun bool, fn func([]byte, string) ([]byte, []Change, e
 	}
 	if !created && !ours {
 		r.Backup = path + BackupSuffix
-		if err := renameio.WriteFile(r.Backup, before, mode); err != nil {
+		if err := renameio.WriteFile(r.Backup, before, mode, renameio.WithTempDir(filepath.Dir(r.Backup))); err != nil {
 			return nil, failure.New(failure.EnvSetup, "cannot write the backup %s: %v", r.Backup, err).
 				WithHint("%s was left as it was", path)
 		}
 	}
-	if err := renameio.WriteFile(path, after, mode); err != nil {
+	if err := renameio.WriteFile(path, after, mode, renameio.WithTempDir(filepath.Dir(path))); err != nil {
 		return nil, failure.New(failure.EnvSetup, "cannot write %s: %v", path, err).
 			WithHint("it was left as it was")
 	}

@@ -39,7 +39,7 @@ func (s *State) save() error {
 	if err := backup(s.Dir, s.raw, mode); err != nil {
 		return failure.New(failure.EnvSetup, "cannot write %s: %v", BackupPath(s.Dir), err)
 	}
-	if err := renameio.WriteFile(Path(s.Dir), edited, mode); err != nil {
+	if err := renameio.WriteFile(Path(s.Dir), edited, mode, besideIt(Path(s.Dir))); err != nil {
 		return failure.New(failure.EnvSetup, "cannot write %s: %v", Path(s.Dir), err)
 	}
 	s.raw = edited
@@ -332,7 +332,7 @@ func backup(dir string, raw []byte, mode os.FileMode) error {
 		}
 		os.Remove(tmp)
 	}
-	return renameio.WriteFile(BackupPath(dir), raw, mode)
+	return renameio.WriteFile(BackupPath(dir), raw, mode, besideIt(BackupPath(dir)))
 }
 
 // unchanged reports whether a task is exactly as it was read, which is true of
@@ -347,3 +347,10 @@ func unchanged(a, b *Task) bool {
 		slices.Equal(a.Checkpoints, b.Checkpoints) && slices.Equal(a.AllowedPaths, b.AllowedPaths) &&
 		(a.AllowedPaths == nil) == (b.AllowedPaths == nil)
 }
+
+// besideIt writes the temporary file of an atomic write in the target's own
+// directory. renameio would otherwise use $TMPDIR when it is on the same
+// file system, and a $TMPDIR inside the project would show the half-written
+// file to git (a dirty tree) and to anyone listing the project. Beside the
+// target it is named ".harness-tasks.json<random>", a harness file.
+func besideIt(path string) renameio.Option { return renameio.WithTempDir(filepath.Dir(path)) }

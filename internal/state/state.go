@@ -756,10 +756,10 @@ func loadLocked(dir string) (*State, error) {
 	}
 	corrupt, _ := os.ReadFile(Path(dir))
 	keep := fmt.Sprintf("%s.corrupt-%s", Path(dir), time.Now().UTC().Format("20060102T150405Z"))
-	if err := renameio.WriteFile(keep, corrupt, 0o644); err != nil {
+	if err := renameio.WriteFile(keep, corrupt, 0o644, besideIt(keep)); err != nil {
 		return nil, failure.New(failure.EnvSetup, "cannot keep the corrupt file as %s: %v", keep, err)
 	}
-	if err := renameio.WriteFile(Path(dir), s.raw, fileMode(BackupPath(dir))); err != nil {
+	if err := renameio.WriteFile(Path(dir), s.raw, fileMode(BackupPath(dir)), besideIt(Path(dir))); err != nil {
 		return nil, failure.New(failure.EnvSetup, "cannot restore %s from backup: %v", Path(dir), err)
 	}
 	s.FromBackup = false

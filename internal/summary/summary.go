@@ -106,7 +106,7 @@ func Store(st *state.State) {
 func (s *Summary) write(dir string) {
 	if data, err := json.Marshal(s); err == nil {
 		os.MkdirAll(filepath.Join(dir, RuntimeDir), 0o755)
-		renameio.WriteFile(Path(dir), data, 0o644)
+		renameio.WriteFile(Path(dir), data, 0o644, renameio.WithTempDir(filepath.Dir(Path(dir))))
 	}
 }
 
