@@ -65,6 +65,10 @@ func (e *Env) Run(args []string) int {
 			if c, ok := commands[args[1]]; ok {
 				return c.run(e, []string{"--help"})
 			}
+			if args[1] == "version" {
+				fmt.Fprintf(e.Stdout, "usage: harness version\n\n%s\n", versionSummary)
+				return ExitOK
+			}
 		}
 		e.usage(e.Stdout)
 		if len(args) == 0 {
@@ -87,6 +91,10 @@ func (e *Env) Run(args []string) int {
 // Version is set at build time with -ldflags "-X …cli.Version=…".
 var Version = "dev"
 
+// versionSummary is the help line of `harness version`, the one verb that
+// needs no state (the skill runs it to see whether the harness is installed).
+const versionSummary = "print the harness version (also --version)"
+
 func (e *Env) usage(w io.Writer) {
 	fmt.Fprintln(w, "harness: keeps a long-running agent job on track across sessions.")
 	fmt.Fprintln(w, "\nusage: harness <command> [arguments]\n\ncommands:")
@@ -94,8 +102,13 @@ func (e *Env) usage(w io.Writer) {
 	for n := range commands {
 		names = append(names, n)
 	}
+	names = append(names, "version")
 	sort.Strings(names)
 	for _, n := range names {
+		if n == "version" {
+			fmt.Fprintf(w, "  %-11s %s\n", n, versionSummary)
+			continue
+		}
 		c := commands[n]
 		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/state"
 )
 
 // The exact commands the hooks hand to the agent. One place, so the words
 // the model reads always match the harness verbs.
-func claimCmd(id string) string    { return "harness claim " + id }
-func validateCmd(id string) string { return "harness validate " + id }
+func claimCmd(id string) string    { return "harness claim " + failure.ShellArg(id) }
+func validateCmd(id string) string { return "harness validate " + failure.ShellArg(id) }
 
 // recoverCmd carries out the recovery decision matrix for every interrupted
 // task the session may recover.
