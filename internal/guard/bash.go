@@ -59,18 +59,7 @@ func (c *call) bash(cmd string) hook.Decision {
 	if d, denied := c.sharedGit(rep); denied {
 		return d
 	}
-	var targets []string
-	var ops []string
-	for _, w := range rep.Writes {
-		if !w.Dynamic && w.Kind != shellscan.GitRestore && w.Kind != shellscan.GitIndex && w.Kind != shellscan.LinkSource {
-			targets = append(targets, w.Path)
-			ops = append(ops, w.Op)
-		}
-	}
-	if len(targets) > 0 {
-		return c.scopeCheckOps(targets, ops)
-	}
-	return hook.Decision{}
+	return c.scopeWrites(rep.Writes)
 }
 
 func mentionsHarness(rep shellscan.Report, cmd string) bool {

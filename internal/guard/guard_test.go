@@ -32,6 +32,26 @@ func TestGlobMatch(t *testing.T) {
 	}
 }
 
+func TestScopeDirectories(t *testing.T) {
+	globs := []string{"src/auth/**", "docs/*.md", "cmd/tool"}
+	for dir, want := range map[string]bool{
+		".": true, "src": true, "src/auth": true, "src/auth/x/y": true, "docs": true,
+		"docs/a.md": true, "cmd": true, "cmd/tool/sub": true,
+		"lib": false, "src/other": false, "docs/sub": false, "docs/a.txt": false, "cmdx": false,
+	} {
+		assert.Equal(t, want, anyBelow(globs, dir), "a permitted path may lie at or below %s", dir)
+	}
+	for dir, want := range map[string]bool{
+		"src/auth": true, "src/auth/x": true, "cmd/tool": true, "cmd/tool/a": true,
+		".": false, "src": false, "docs": false, "docs/a.md": false, "cmd": false,
+	} {
+		assert.Equal(t, want, coversTree(globs, dir), "everything below %s is permitted", dir)
+	}
+	assert.True(t, coversTree([]string{"**"}, "."))
+	assert.False(t, coversTree([]string{"src/*"}, "src"), "src/a/b is not permitted by src/*")
+	assert.False(t, coversTree([]string{"src/**/*.go"}, "src"))
+}
+
 func TestAlternating(t *testing.T) {
 	assert.True(t, alternating([]string{"x", "a", "b", "a", "b", "a", "b"}))
 	assert.False(t, alternating([]string{"a", "b", "a", "b", "a", "c"}))

@@ -33,7 +33,7 @@ func (c *call) fileWrite(path string) hook.Decision {
 			return deny(ruleState, fmt.Sprintf("%s is a hard link of %s: writing it rewrites the harness file (%s on %s).", path, n, c.tool, path),
 				"remove the link with `rm "+path+"` and write a file of your own.")
 		}
-		return c.scopeCheck([]string{target}, c.tool+" "+path)
+		return c.scopeCheck(target, c.tool+" "+path)
 	}
 	if d, denied := c.lockCheck(c.tool + " " + name); denied {
 		return d

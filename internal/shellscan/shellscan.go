@@ -119,6 +119,28 @@ func (w Write) Touches(target string) bool {
 	return w.Tree && globMatch(strings.TrimSuffix(p, "/")+"/"+string(wildAny), target)
 }
 
+// Under returns the deepest directory known statically to hold every path
+// the write may affect (for "rm lib/*" or "> lib/$f.go", lib), or "" when
+// even that is unknown (the path starts with an expansion, or ".." follows
+// one). It takes an unresolved variable to stand for names below its
+// directory, not for a climb out of it ("lib/$x" with x="../src/a" is
+// outside it).
+func (w Write) Under() string {
+	p := w.pattern
+	if p == "" {
+		p = w.Path
+	}
+	i := strings.IndexAny(p, string(wildAny)+string(wildGlob))
+	if i < 0 {
+		return path.Dir(p)
+	}
+	j := strings.LastIndexByte(p[:i], '/')
+	if j < 0 || p[0] != '/' {
+		return ""
+	}
+	return path.Clean(p[:j+1])
+}
+
 // WritesTo returns the writes that may affect the file at target, an absolute
 // clean path; see Write.Touches.
 func (r Report) WritesTo(target string) []Write {

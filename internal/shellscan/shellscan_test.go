@@ -437,6 +437,24 @@ func TestWriteDetails(t *testing.T) {
 	assert.Equal(t, []w{{"x", Remove}}, writesOf(r), "without a cwd paths stay relative")
 }
 
+func TestUnder(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"rm lib/*":                "/repo/lib",
+		"rm -rf lib/*/cache":      "/repo/lib",
+		"echo x > lib/$f.go":      "/repo/lib",
+		"echo x > lib/a$f.go":     "/repo/lib",
+		"echo x > lib$f":          "/repo",
+		"echo x > /abs/dir/$f":    "/abs/dir",
+		"echo x > lib/a.go":       "/repo/lib",
+		`echo x > "$OUT/a.go"`:    "",
+		"echo x > $(mktemp -d)/a": "",
+	} {
+		r := Analyze(cmd, cwd)
+		require.Len(t, r.Writes, 1, describe(r))
+		assert.Equal(t, want, r.Writes[0].Under(), cmd)
+	}
+}
+
 func TestGitDirs(t *testing.T) {
 	r := Analyze("cd /other && git -C sub --work-tree=../w reset --hard", cwd)
 	require.Len(t, r.Programs, 2)
