@@ -27,6 +27,10 @@ type RecoverOptions struct {
 	// state the agent has verified (work outside git, say): instead of being
 	// failed it stays in_progress, re-claimed by this worker.
 	Resume string
+	// From is the state to assess, when the caller has just read or written
+	// it (the SessionStart hook, on a large state, saves a second parse);
+	// nil loads it. Changes are made in their own transactions either way.
+	From *state.State
 }
 
 // Recovered is what Recover found and did for one task.
@@ -76,9 +80,12 @@ func (w *Worker) Interrupted(s *state.State) (mine, expired, live []state.Task) 
 // line. Running it again finds nothing left to do. Per-task problems are in
 // each Recovered's Err; the error is for problems that stop everything.
 func (w *Worker) Recover(ctx context.Context, opts RecoverOptions) ([]Recovered, error) {
-	s, err := state.Load(w.Root)
-	if err != nil {
-		return nil, err
+	s := opts.From
+	if s == nil {
+		var err error
+		if s, err = state.Load(w.Root); err != nil {
+			return nil, err
+		}
 	}
 	if err := w.checkSession(s); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,7 +74,7 @@ func SessionStart(p hook.Payload) hook.Decision {
 		// model lost what it was told, so it is told again.
 		return excluded()
 	}
-	concurrent, restored := peek(c.root)
+	concurrent := peek(c.root)
 	var held *lock.Result // nil in concurrent mode: no session lock
 	if !concurrent {
 		res, err := lock.Acquire(c.root, lock.Self())
@@ -86,11 +87,7 @@ func SessionStart(p hook.Payload) hook.Decision {
 				failure.EnvSetup, lock.SessionPath(c.root), err, lock.Dir())}
 		}
 		if res.Outcome == lock.Busy {
-			if c.session != "" { // without an id the file would be every such session's
-				(&Runtime{SessionID: c.session, Source: source, Worker: c.workerID, Excluded: true,
-					StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: -1}).save(c.root)
-			}
-			return busy(res.Holder)
+			return lockedOut(c, source, res.Holder)
 		}
 		held = &res
 	}
@@ -98,13 +95,11 @@ func SessionStart(p hook.Payload) hook.Decision {
 	// the state transaction runs (session-start's recovery row leaves git
 	// alone).
 	gitFacts := make(chan string, 1)
-	go func() {
-		modeOnly := &state.State{Config: state.Config{ConcurrencyMode: state.Exclusive}}
-		if concurrent {
-			modeOnly.Config.ConcurrencyMode = state.Concurrent
-		}
-		gitFacts <- gitLine(c.tree(modeOnly).Top, c.root)
-	}()
+	modeOnly := &state.State{Config: state.Config{ConcurrencyMode: state.Exclusive}}
+	if concurrent {
+		modeOnly.Config.ConcurrencyMode = state.Concurrent
+	}
+	go func() { gitFacts <- gitLine(c.tree(modeOnly).Top, c.root) }()
 
 	var o opening
 	var s *state.State
@@ -128,7 +123,15 @@ func SessionStart(p hook.Payload) hook.Decision {
 			return unusable(c, err)
 		}
 		progress.Append(c.root, o.entries...)
+		if s.Concurrent() != concurrent {
+			// peek read a corrupt file; the backup it was restored from
+			// says otherwise: settle the lock by the restored state.
+			if held, concurrent = settleLock(c, s.Concurrent(), held); held != nil && held.Outcome == lock.Busy {
+				return lockedOut(c, source, held.Holder)
+			}
+		}
 	}
+	restored := s.Restored || s.FromBackup
 
 	var env string
 	if !continued && !o.overLimit {
@@ -200,21 +203,64 @@ func (o *opening) validate(s *state.State, at time.Time) {
 	}
 }
 
+// lockedOut is the decision for a session that found another live session
+// holding the lock: it is remembered as excluded for its whole life (see
+// stayOut) and told to leave the harness alone.
+func lockedOut(c *call, source string, holder lock.Holder) hook.Decision {
+	if c.session != "" { // without an id the file would be every such session's
+		(&Runtime{SessionID: c.session, Source: source, Worker: c.workerID, Excluded: true,
+			StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: -1}).save(c.root)
+	}
+	return busy(holder)
+}
+
+// settleLock makes the session lock agree with the state's mode after a
+// restore changed it: released in concurrent mode, taken in exclusive mode.
+// It returns the lock now held (nil: none; Busy: another session has it).
+func settleLock(c *call, concurrent bool, held *lock.Result) (*lock.Result, bool) {
+	if concurrent {
+		if held != nil {
+			lock.Release(c.root, lock.Self())
+		}
+		return nil, true
+	}
+	res, err := lock.Acquire(c.root, lock.Self())
+	if err != nil {
+		res = lock.Result{Outcome: lock.Busy}
+	}
+	return &res, false
+}
+
+// peekBytes is how much of the tasks file peek reads first: session_config
+// sits near the top of a file the harness wrote.
+const peekBytes = 64 << 10
+
 // peek reads, before the session takes its lock, the one setting that
-// decides whether it takes one, without parsing the tasks: whether the state
-// is in concurrent mode, and whether the tasks file is corrupt (then the
-// backup says, and the transaction that follows restores it). An unreadable
-// state is exclusive here; the transaction reports what is wrong with it.
-func peek(dir string) (concurrent, corrupt bool) {
-	raw, err := os.ReadFile(state.Path(dir))
-	if err == nil && !gjson.ValidBytes(raw) {
-		corrupt = true
-		raw, err = os.ReadFile(state.BackupPath(dir))
+// decides whether it takes one, whether the state is in concurrent mode,
+// without parsing or even reading the whole file: on a 10,000-task state
+// that is most of the hook's time. An unreadable or corrupt file reads as
+// exclusive here; the transaction that follows restores it from its backup
+// (or reports it), and SessionStart settles the lock again if the restored
+// state says otherwise.
+func peek(dir string) (concurrent bool) {
+	f, err := os.Open(state.Path(dir))
+	if err != nil {
+		return false
 	}
-	if err != nil || !gjson.ValidBytes(raw) {
-		return false, corrupt
+	defer f.Close()
+	head := make([]byte, peekBytes)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	cfg := gjson.GetBytes(head, "session_config")
+	if !cfg.Exists() || cfg.Index <= 0 || cfg.Index+len(cfg.Raw) >= len(head) {
+		// Not wholly inside the head (or absent): read it all.
+		all, err := os.ReadFile(state.Path(dir))
+		if err != nil {
+			return false
+		}
+		cfg = gjson.GetBytes(all, "session_config")
 	}
-	return gjson.GetBytes(raw, "session_config.concurrency_mode").Str == state.Concurrent, corrupt
+	return cfg.Get("concurrency_mode").Str == state.Concurrent
 }
 
 // recover carries out the Context Window Recovery Protocol the way `harness
@@ -224,7 +270,7 @@ func peek(dir string) (concurrent, corrupt bool) {
 // When it failed tasks, dependency validation runs again. It returns the
 // state as it now is (s when nothing changed).
 func (o *opening) recover(c *call, s *state.State) (*state.State, error) {
-	got, err := c.worker().Recover(context.Background(), cycle.RecoverOptions{Rows: []recovery.Row{recovery.NoProgress}})
+	got, err := c.worker().Recover(context.Background(), cycle.RecoverOptions{Rows: []recovery.Row{recovery.NoProgress}, From: s})
 	if err != nil {
 		o.toRecover = append(o.toRecover, fmt.Sprintf("recovery could not run: %s", oneLine(err)))
 	}

@@ -108,6 +108,9 @@ type State struct {
 	// FromBackup is set when the file was corrupt and this state was read
 	// from harness-tasks.json.bak instead (read-only loads only).
 	FromBackup bool
+	// Restored is set by Update when the file was corrupt and has just been
+	// restored from harness-tasks.json.bak (a RECOVERY line is logged).
+	Restored bool
 
 	raw       []byte
 	origTasks []Task
@@ -762,7 +765,7 @@ func loadLocked(dir string) (*State, error) {
 	if err := renameio.WriteFile(Path(dir), s.raw, fileMode(BackupPath(dir)), besideIt(Path(dir))); err != nil {
 		return nil, failure.New(failure.EnvSetup, "cannot restore %s from backup: %v", Path(dir), err)
 	}
-	s.FromBackup = false
+	s.FromBackup, s.Restored = false, true
 	progress.Append(dir, progress.Entry{Session: s.SessionCount, Type: progress.Recovery,
 		Message: fmt.Sprintf(`action="restored %s from %s" reason="not valid JSON; corrupt copy kept as %s"`, FileName, BackupName, filepath.Base(keep))})
 	return s, nil
