@@ -127,7 +127,7 @@ func (c *call) bashHit(w shellscan.Write) (name string, exact bool) {
 			return n, false
 		}
 	}
-	if w.Touches(filepath.Join(c.dir, summary.RuntimeDir, "x")) && c.gitReaches(w, summary.RuntimeDir) {
+	if touchesRuntime(w, c.dir) && c.gitReaches(w, summary.RuntimeDir) {
 		return summary.RuntimeDir, false
 	}
 	if lk := lock.SessionPath(c.dir); (w.Touches(lk) || w.Touches(lk+"/pid")) && w.Reach == shellscan.ReachAll {
@@ -137,6 +137,22 @@ func (c *call) bashHit(w shellscan.Write) (name string, exact bool) {
 		return ".", false
 	}
 	return "", false
+}
+
+// touchesRuntime reports whether w may remove or rewrite the runtime
+// directory or a file the harness keeps in it. A new file of another name
+// there is harmless, so "> $D/out.txt" is not suspect: only a write that
+// reaches the directory, leaves the name open, or names a runtime file.
+func touchesRuntime(w shellscan.Write, dir string) bool {
+	rt := filepath.Join(dir, summary.RuntimeDir)
+	if w.Touches(rt) || w.Touches(rt+"/\x7f") {
+		return true
+	}
+	base := filepath.Base(w.Path)
+	if base == "summary.json" || strings.HasPrefix(base, "calls-") || strings.HasPrefix(base, "heartbeat-") || strings.HasPrefix(base, "session-") {
+		return w.Touches(rt + "/" + base)
+	}
+	return false
 }
 
 func isWatched(name string) bool {

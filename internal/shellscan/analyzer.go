@@ -381,10 +381,13 @@ func (a *analyzer) emit(w Write) {
 // Branches get clones; where control flow joins, states are merged so every
 // directory a later relative path might be resolved against is kept.
 type state struct {
-	dirs  []field           // candidate working directories
-	vars  map[string]string // variables with a known literal value
-	funcs map[string]*syntax.Stmt
-	stack [][]field // pushd stack
+	dirs []field           // candidate working directories
+	vars map[string]string // variables with a known literal value
+	// shapes are variables whose value is not known but whose form is
+	// ("$(mktemp)": a fresh name in a temporary directory).
+	shapes map[string]field
+	funcs  map[string]*syntax.Stmt
+	stack  [][]field // pushd stack
 	// shared maps belong to another state too and must be copied before
 	// they are changed.
 	shared bool
@@ -414,7 +417,14 @@ func (s *state) own() {
 	for k, v := range s.funcs {
 		funcs[k] = v
 	}
-	s.vars, s.funcs, s.shared = vars, funcs, false
+	var shapes map[string]field
+	if len(s.shapes) > 0 {
+		shapes = make(map[string]field, len(s.shapes))
+		for k, v := range s.shapes {
+			shapes[k] = v
+		}
+	}
+	s.vars, s.funcs, s.shapes, s.shared = vars, funcs, shapes, false
 }
 
 func (s *state) setVar(name, v string) {
@@ -423,10 +433,31 @@ func (s *state) setVar(name, v string) {
 		s.vars = make(map[string]string)
 	}
 	s.vars[name] = v
+	delete(s.shapes, name)
+}
+
+// setShape records that name holds a value of the form f (a dynamic field).
+func (s *state) setShape(name string, f field) {
+	s.forget(name)
+	s.own()
+	if s.shapes == nil {
+		s.shapes = make(map[string]field)
+	}
+	f.feed, f.raw = nil, ""
+	s.shapes[name] = f
+}
+
+func (s *state) shape(name string) (field, bool) {
+	f, ok := s.shapes[name]
+	return f, ok
 }
 
 func (s *state) forget(name string) {
-	if _, ok := s.vars[name]; !ok && name != "HOME" && name != "PWD" {
+	if _, ok := s.shapes[name]; ok {
+		s.own()
+		delete(s.shapes, name)
+	}
+	if _, ok := s.vars[name]; !ok && !hasDefault(name) {
 		return
 	}
 	s.own()
@@ -437,13 +468,35 @@ func (s *state) forget(name string) {
 	s.vars[name] = unknownVar
 }
 
+// hasDefault names the variables this package assumes a value for when the
+// command has not set them: forgetting one must be explicit.
+func hasDefault(name string) bool { return name == "HOME" || name == "PWD" || name == "IFS" }
+
+// defaultIFS is what Bash splits unquoted expansions on unless told otherwise
+// (it does not take IFS from the environment).
+const defaultIFS = " \t\n"
+
+// ifs returns the separators unquoted expansions are split on, or false
+// when the command changed them in a way not known statically.
+func (s *state) ifs() (string, bool) {
+	v, ok := s.vars["IFS"]
+	switch {
+	case !ok:
+		return defaultIFS, true
+	case v == unknownVar:
+		return "", false
+	}
+	return v, true
+}
+
 // unknownVar marks a variable whose value cannot be known; it is not a
 // value any real assignment can produce.
 const unknownVar = "\x00unknown"
 
 func (s *state) forgetAll() {
 	s.own()
-	s.vars = map[string]string{"HOME": unknownVar, "PWD": unknownVar}
+	s.vars = map[string]string{"HOME": unknownVar, "PWD": unknownVar, "IFS": unknownVar}
+	s.shapes = nil
 }
 
 func (s *state) lookup(a *analyzer, name string) (string, bool) {
@@ -492,7 +545,7 @@ func merge(x, y *state) *state {
 				m.vars = make(map[string]string)
 			}
 			m.vars[k] = v
-		} else if k == "HOME" || k == "PWD" {
+		} else if hasDefault(k) {
 			if m.vars == nil {
 				m.vars = make(map[string]string)
 			}
@@ -500,11 +553,19 @@ func merge(x, y *state) *state {
 		}
 	}
 	for k := range y.vars {
-		if _, ok := x.vars[k]; !ok && (k == "HOME" || k == "PWD") {
+		if _, ok := x.vars[k]; !ok && hasDefault(k) {
 			if m.vars == nil {
 				m.vars = make(map[string]string)
 			}
 			m.vars[k] = unknownVar
+		}
+	}
+	for k, v := range x.shapes {
+		if w, ok := y.shapes[k]; ok && w == v {
+			if m.shapes == nil {
+				m.shapes = make(map[string]field)
+			}
+			m.shapes[k] = v
 		}
 	}
 	if len(x.funcs)+len(y.funcs) > 0 {
@@ -849,7 +910,11 @@ func (a *analyzer) assign(st *state, as *syntax.Assign) {
 	v := a.field(st, as.Value)
 	a.mention(v.text)
 	if v.dyn {
-		st.forget(name)
+		if v.pat != string(wildAny) && !as.Append {
+			st.setShape(name, v)
+		} else {
+			st.forget(name)
+		}
 		return
 	}
 	if as.Append {

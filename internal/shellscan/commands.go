@@ -1102,7 +1102,12 @@ func hXargs(a *analyzer, c *ctx, args []field) res {
 	return c.same()
 }
 
-// hFind handles -delete, -exec/-execdir/-ok and -fprint.
+// hFind handles -delete, -exec/-execdir/-ok and -fprint. What an action
+// reaches is narrowed by a -name test that must hold for it: in
+// "find . -name '*.orig' -delete" only files named *.orig, at any depth,
+// the starting points included, are removed. Without parentheses an
+// expression is an or-list (-o, ",") of and-lists, and an action runs only
+// for files that passed the tests before it in its own and-list.
 func hFind(a *analyzer, c *ctx, args []field) res {
 	i := 0
 	for i < len(args) && (args[i].text == "-H" || args[i].text == "-L" || args[i].text == "-P" || strings.HasPrefix(args[i].text, "-D") || strings.HasPrefix(args[i].text, "-O")) {
@@ -1119,18 +1124,31 @@ func hFind(a *analyzer, c *ctx, args []field) res {
 	if len(roots) == 0 {
 		roots = []field{lit(".")}
 	}
-	found := anyField("{}")
-	if len(roots) == 1 {
-		r := joinPath(c.st.dirs[0], roots[0])
-		if len(c.st.dirs) == 1 {
-			found = field{text: "{}", pat: strings.TrimSuffix(r.pat, "/") + "/" + string(wildAny), dyn: true}
-		}
+	grouped := false
+	for _, f := range args[i:] {
+		grouped = grouped || f.text == "(" || f.text == ")"
 	}
+	name := ""      // the -name pattern the current and-list requires, "" for none
+	negate := false // the next test is negated
 	for ; i < len(args); i++ {
-		switch t := args[i].text; t {
+		t := args[i].text
+		not := negate
+		negate = false
+		switch t {
+		case "!", "-not":
+			negate = !not
+		case "-o", "-or", ",":
+			name = ""
+		case "-name":
+			if i+1 < len(args) {
+				i++
+				if !not && !grouped && !args[i].dyn && narrower(args[i].text, name) {
+					name = args[i].text
+				}
+			}
 		case "-delete":
-			for _, r := range roots {
-				a.write(c.st, r, Remove, c.op, true)
+			for _, r := range findReach(c, roots, name) {
+				a.write(c.st, r.field, Remove, c.op, r.tree)
 			}
 		case "-fprint", "-fprint0", "-fls", "-fprintf":
 			if i+1 < len(args) {
@@ -1138,6 +1156,7 @@ func hFind(a *analyzer, c *ctx, args []field) res {
 				i++
 			}
 		case "-exec", "-execdir", "-ok", "-okdir":
+			found := findFound(c, roots, name)
 			j := i + 1
 			var cmd []field
 			for ; j < len(args); j++ {
@@ -1163,4 +1182,64 @@ func hFind(a *analyzer, c *ctx, args []field) res {
 		}
 	}
 	return c.same()
+}
+
+// narrower reports whether the -name pattern p says more about a file
+// than the one already kept (more literal characters): either is a
+// condition the file must meet, so one is enough to keep.
+func narrower(p, kept string) bool {
+	lits := func(s string) int { return len(s) - strings.Count(s, "*") - strings.Count(s, "?") }
+	return kept == "" || lits(p) > lits(kept)
+}
+
+type reach struct {
+	field
+	tree bool
+}
+
+// findReach is what a find action may act on below roots: everything (a
+// tree below each root), or, with a -name pattern, the files so named at
+// any depth, the starting point itself included when its name may match.
+func findReach(c *ctx, roots []field, name string) []reach {
+	var out []reach
+	for _, r := range roots {
+		if name == "" {
+			out = append(out, reach{r, true})
+			continue
+		}
+		pat := unquotedLit(name).pat
+		for _, d := range c.st.dirs {
+			abs := joinPath(d, r)
+			if abs.dyn || globMatch(pat, path.Base(abs.text)) {
+				out = append(out, reach{field: abs})
+			}
+			out = append(out, reach{field: field{
+				text: strings.TrimSuffix(abs.text, "/") + "/**/" + name,
+				pat:  strings.TrimSuffix(abs.pat, "/") + "/" + string(wildAny) + pat,
+				dyn:  true,
+			}})
+			if r.isAbs() || r.floating() {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// findFound is what {} stands for in a find action: any path at or below
+// the starting points, or with a -name pattern one so named.
+func findFound(c *ctx, roots []field, name string) field {
+	if len(roots) != 1 || len(c.st.dirs) != 1 {
+		if name == "" {
+			return anyField("{}")
+		}
+		return field{text: "{}", pat: string(wildAny) + unquotedLit(name).pat, dyn: true}
+	}
+	r := joinPath(c.st.dirs[0], roots[0])
+	// No "/" after the root: {} is the starting point too.
+	p := strings.TrimSuffix(r.pat, "/") + string(wildAny)
+	if name != "" {
+		p += unquotedLit(name).pat
+	}
+	return field{text: "{}", pat: p, dyn: true}
 }

@@ -213,6 +213,8 @@ func (a *analyzer) fields(st *state, w *syntax.Word, split bool) []field {
 		syntax.SplitBraces(w)
 	}
 	alts := []field{{}}
+	var done []field // words ended by field splitting
+	splitted := false
 	for i, part := range w.Parts {
 		var pf []field
 		if i == 0 {
@@ -220,12 +222,116 @@ func (a *analyzer) fields(st *state, w *syntax.Word, split bool) []field {
 				pf = []field{a.tilde(st, l.Value)}
 			}
 		}
+		if pf == nil && split {
+			switch f := a.unquoted(st, part); {
+			case f == nil:
+			case !f.dyn:
+				var ended []field
+				alts, ended = splitValue(st, alts, f.text)
+				done = append(done, ended...)
+				splitted = true
+				continue
+			default:
+				pf = []field{*f}
+			}
+		}
 		if pf == nil {
 			pf = a.part(st, part, split)
 		}
 		alts = product(alts, pf)
 	}
-	return alts
+	if splitted {
+		alts = nonEmpty(alts) // an unquoted expansion to nothing is no word
+	}
+	return append(done, alts...)
+}
+
+// unquoted expands an unquoted parameter or command substitution whose
+// value is known (a literal, to be split and globbed) or whose form is
+// known (a fresh temporary file); nil for anything else.
+func (a *analyzer) unquoted(st *state, part syntax.WordPart) *field {
+	var f field
+	switch p := part.(type) {
+	case *syntax.ParamExp:
+		f = a.param(st, p)
+	case *syntax.CmdSubst:
+		v, ok := a.substValue(st, p)
+		if !ok {
+			return nil
+		}
+		f = v
+	default:
+		return nil
+	}
+	if !f.dyn {
+		return &f
+	}
+	if f.pat == string(wildAny) {
+		return nil
+	}
+	if seps, ok := st.ifs(); !ok || seps != defaultIFS {
+		// A shape assumes the default splitting; under another IFS
+		// the value may fall apart anywhere.
+		any := anyField(f.text)
+		return &any
+	}
+	return &f
+}
+
+// splitValue appends the known value v of an unquoted expansion to the word
+// being built (alts), splitting it on IFS the way Bash does: the pieces
+// before the last end words of their own (returned in ended) and globs in
+// them match files. Under an IFS not known statically, the value may split
+// anywhere.
+func splitValue(st *state, alts []field, v string) (rest, ended []field) {
+	seps, ok := st.ifs()
+	if !ok {
+		any := anyField(v)
+		return product(alts, []field{any}), []field{any}
+	}
+	isSep := func(r rune) bool { return strings.ContainsRune(seps, r) }
+	pieces := strings.FieldsFunc(v, isSep)
+	if len(pieces) == 0 {
+		if v == "" {
+			return alts, nil
+		}
+		return []field{{}}, nonEmpty(alts)
+	}
+	if first, _ := utf8.DecodeRuneInString(v); isSep(first) {
+		ended = nonEmpty(alts)
+		alts = []field{{}}
+	}
+	for i, pc := range pieces {
+		alts = product(alts, []field{globbed(pc)})
+		if i < len(pieces)-1 {
+			ended = append(ended, alts...)
+			alts = []field{{}}
+		}
+	}
+	if last, _ := utf8.DecodeLastRuneInString(v); isSep(last) {
+		ended = append(ended, alts...)
+		alts = []field{{}}
+	}
+	return alts, ended
+}
+
+// globbed is a piece of an unquoted expansion: with a glob character in it,
+// Bash matches it against files.
+func globbed(s string) field {
+	if strings.ContainsAny(s, "*?[") {
+		return unquotedLit(s)
+	}
+	return lit(s)
+}
+
+func nonEmpty(fs []field) []field {
+	out := fs[:0:0]
+	for _, f := range fs {
+		if f.text != "" || f.pat != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // field is fields without brace expansion or splitting, joined into one.
@@ -310,10 +416,8 @@ func (a *analyzer) part(st *state, part syntax.WordPart, split bool) []field {
 	case *syntax.ParamExp:
 		return []field{a.param(st, p)}
 	case *syntax.CmdSubst:
-		if isPwd(p.Stmts) {
-			if d, ok := st.pwd(); ok {
-				return []field{lit(d)}
-			}
+		if f, ok := a.substValue(st, p); ok {
+			return []field{f}
 		}
 		return []field{anyField(a.srcOf(p))}
 	case *syntax.ProcSubst:
@@ -363,12 +467,118 @@ func (a *analyzer) braceText(b *syntax.BraceExp) string {
 	return "{" + strings.Join(parts, sep) + "}"
 }
 
-func isPwd(stmts []*syntax.Stmt) bool {
-	if len(stmts) != 1 || stmts[0] == nil || len(stmts[0].Redirs) > 0 {
-		return false
+// substValue is what a command substitution prints when that is known
+// statically: $(pwd), $(echo WORDS), and the fresh name $(mktemp) makes.
+func (a *analyzer) substValue(st *state, p *syntax.CmdSubst) (field, bool) {
+	if len(p.Stmts) != 1 || p.Stmts[0] == nil || len(p.Stmts[0].Redirs) > 0 || p.Stmts[0].Background {
+		return field{}, false
 	}
-	c, ok := stmts[0].Cmd.(*syntax.CallExpr)
-	return ok && len(c.Args) == 1 && len(c.Assigns) == 0 && c.Args[0].Lit() == "pwd"
+	c, ok := p.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 || len(c.Assigns) > 0 {
+		return field{}, false
+	}
+	switch c.Args[0].Lit() {
+	case "pwd":
+		if d, ok := st.pwd(); ok && len(c.Args) == 1 {
+			return lit(d), true
+		}
+	case "echo":
+		return a.echoValue(st, c.Args[1:])
+	case "mktemp":
+		return a.mktempValue(st, p, c.Args[1:])
+	}
+	return field{}, false
+}
+
+// echoValue is the output of echo WORDS, trailing newline removed as the
+// substitution does, when every word is known and no escape could be
+// interpreted (zsh's echo, and bash's with -e or xpg_echo, would).
+func (a *analyzer) echoValue(st *state, words []*syntax.Word) (field, bool) {
+	var out []string
+	opts := true
+	for _, w := range words {
+		for _, f := range a.fields(st, w, true) {
+			if f.dyn || strings.ContainsRune(f.text, '\\') {
+				return field{}, false
+			}
+			if opts && len(f.text) > 1 && f.text[0] == '-' && strings.Trim(f.text[1:], "neE") == "" {
+				continue // -n, -e, -E: without a backslash they change nothing here
+			}
+			opts = false
+			out = append(out, f.text)
+		}
+	}
+	return lit(strings.TrimRight(strings.Join(out, " "), "\n")), true
+}
+
+// mktempValue is the name mktemp prints: its template (tmp.XXXXXXXXXX by
+// default) with the trailing X's random, in the directory it is told
+// (-p DIR, --tmpdir=DIR, else $TMPDIR or /tmp) or, for a template of one's
+// own and no directory option, relative to the working directory. The file
+// is new: mktemp creates it exclusively, so it is none of the files already
+// there. A value of $TMPDIR not known statically is taken not to contain
+// blanks.
+func (a *analyzer) mktempValue(st *state, p *syntax.CmdSubst, words []*syntax.Word) (field, bool) {
+	var args []field
+	for _, w := range words {
+		args = append(args, a.fields(st, w, true)...)
+	}
+	pa := parseArgs(args, optSpec{arg: "p", long: []string{"suffix"}})
+	if len(pa.pos) > 1 {
+		return field{}, false
+	}
+	template := lit("tmp.XXXXXXXXXX")
+	inDir := len(pa.pos) == 0 || pa.has("t", "p", "tmpdir")
+	if len(pa.pos) == 1 {
+		template = pa.pos[0]
+	}
+	suffix := ""
+	for _, v := range pa.vals("suffix") {
+		if v.dyn {
+			return field{}, false
+		}
+		suffix = v.text
+	}
+	name := template.text
+	if template.dyn || strings.ContainsAny(name+suffix, " \t\n*?[\\") || inDir && strings.Contains(name, "/") {
+		return field{}, false
+	}
+	xs := len(name) - len(strings.TrimRight(name, "X"))
+	if xs < 3 {
+		return field{}, false // mktemp refuses such a template
+	}
+	pat := name[:len(name)-xs] + string(wildGlob) + suffix
+	text := a.srcOf(p)
+	if !inDir {
+		return field{text: text, pat: pat, dyn: true}, true
+	}
+	var dir field
+	switch {
+	case pa.has("t"):
+		dir = anyField("$TMPDIR") // $TMPDIR first, then -p, then /tmp
+	case len(pa.vals("p", "tmpdir")) > 0:
+		vs := pa.vals("p", "tmpdir")
+		dir = vs[len(vs)-1]
+	default:
+		if v, ok := st.lookup(a, "TMPDIR"); ok && v != "" {
+			dir = lit(v)
+		} else if ok {
+			dir = lit("/tmp")
+		} else {
+			dir = anyField("$TMPDIR")
+		}
+	}
+	if !dir.dyn && strings.ContainsAny(dir.text, " \t\n") {
+		return field{}, false
+	}
+	d := cleanField(dir)
+	if !d.isAbs() && !d.floating() {
+		d = joinPath(st.dirs[0], d)
+		if len(st.dirs) != 1 {
+			return field{}, false
+		}
+	}
+	return field{text: text, pat: strings.TrimSuffix(d.pat, "/") + "/" + pat, dyn: true}, true
 }
 
 func (a *analyzer) param(st *state, p *syntax.ParamExp) field {
@@ -386,11 +596,17 @@ func (a *analyzer) param(st *state, p *syntax.ParamExp) field {
 			if ok && v != "" {
 				return lit(v)
 			}
+			if f, ok := st.shape(p.Param.Value); ok {
+				return f
+			}
 		}
 		return anyField(src)
 	}
 	if ok {
 		return lit(v)
+	}
+	if f, ok := st.shape(p.Param.Value); ok {
+		return f
 	}
 	return anyField(src)
 }
