@@ -110,7 +110,7 @@ func (w *Worker) Tree(s *state.State) (Tree, error) {
 	tr := Tree{Top: top, Dir: top}
 	if inside(top, w.Root) {
 		tr.Dir = w.Root
-	} else if rootTop, err := git.Run(w.Root, "rev-parse", "--show-toplevel"); err == nil {
+	} else if rootTop, err := git.Top(w.Root); err == nil {
 		if rel, err := filepath.Rel(rootTop, w.Root); err == nil && rel != "." {
 			if fi, err := os.Stat(filepath.Join(top, rel)); err == nil && fi.IsDir() {
 				tr.Dir = filepath.Join(top, rel)

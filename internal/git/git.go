@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -49,12 +50,38 @@ func Toplevel(dir string) (string, error) {
 	if !Available() {
 		return "", failure.New(failure.EnvSetup, "git is not installed").WithHint("install git: the harness uses it as its checkpoint store")
 	}
-	top, err := Run(dir, "rev-parse", "--show-toplevel")
+	top, err := Top(dir)
 	if err != nil {
 		return "", failure.New(failure.EnvSetup, "%s is not inside a git repository", dir).
 			WithHint("run `git init && git add -A && git commit -m baseline` in the project first")
 	}
 	return top, nil
+}
+
+// Top returns the top of the work tree holding dir, as `git rev-parse
+// --show-toplevel` prints it, without starting git where it can: the
+// nearest directory, dir or one of its parents (symlinks resolved), holding
+// a .git entry (the directory, or the file of a linked worktree or a
+// submodule). A git process costs milliseconds and the hooks ask this on
+// every session start. Git's own environment (GIT_DIR, GIT_WORK_TREE,
+// GIT_CEILING_DIRECTORIES) changes the answer, so with it set, or when no
+// .git is found, git itself is asked.
+func Top(dir string) (string, error) {
+	if os.Getenv("GIT_DIR") == "" && os.Getenv("GIT_WORK_TREE") == "" && os.Getenv("GIT_CEILING_DIRECTORIES") == "" {
+		if abs, err := filepath.Abs(dir); err == nil {
+			if real, err := filepath.EvalSymlinks(abs); err == nil {
+				for cur := real; ; cur = filepath.Dir(cur) {
+					if _, err := os.Lstat(filepath.Join(cur, ".git")); err == nil {
+						return cur, nil
+					}
+					if filepath.Dir(cur) == cur {
+						break
+					}
+				}
+			}
+		}
+	}
+	return Run(dir, "rev-parse", "--show-toplevel")
 }
 
 // Head returns the full hash of HEAD, or "" in a repository without commits.
@@ -87,17 +114,11 @@ func CommitExists(dir, hash string) bool {
 // HEAD, untracked ones included and ignored ones not, leaving out the
 // harness's own files in the state root stateRoot.
 func Changes(dir, stateRoot string) ([]string, error) {
-	// Two git processes at once: the hooks wait for this.
-	topc := make(chan string, 1)
-	go func() {
-		top, _ := Run(dir, "rev-parse", "--show-toplevel")
-		topc <- top
-	}()
 	out, err := Run(dir, "status", "--porcelain=v1", "-z", "--untracked-files=all")
-	top := <-topc
 	if err != nil {
 		return nil, err
 	}
+	top, _ := Top(dir)
 	var changes []string
 	entries := strings.Split(out, "\x00")
 	for i := 0; i < len(entries); i++ {

@@ -228,7 +228,7 @@ func identity(top string) []string {
 // first free "<ref>-N" is used. The real index, HEAD and files are not
 // touched. It returns the ref used and the commit.
 func Snapshot(dir, stateRoot, ref, message string) (usedRef, commit string, err error) {
-	top, err := Run(dir, "rev-parse", "--show-toplevel")
+	top, err := Top(dir)
 	if err != nil {
 		return "", "", err
 	}
@@ -318,7 +318,7 @@ func Snapshot(dir, stateRoot, ref, message string) (usedRef, commit string, err 
 // current bytes. Ignored files stay, as with `git clean -fd`. Take a
 // Snapshot first: Rollback itself keeps nothing.
 func Rollback(dir, stateRoot, base string) error {
-	top, err := Run(dir, "rev-parse", "--show-toplevel")
+	top, err := Top(dir)
 	if err != nil {
 		return err
 	}
@@ -345,7 +345,7 @@ func Rollback(dir, stateRoot, base string) error {
 // commits it with message. When there is nothing to commit it makes no
 // commit and returns HEAD with committed false.
 func CommitAll(dir, stateRoot, message string) (hash string, committed bool, err error) {
-	top, err := Run(dir, "rev-parse", "--show-toplevel")
+	top, err := Top(dir)
 	if err != nil {
 		return "", false, err
 	}

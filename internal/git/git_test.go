@@ -1,0 +1,50 @@
+package git
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Top finds the work tree top without git, and must say exactly what git
+// says: in the top, below it, through a symlink, in a linked worktree and in
+// a submodule; outside any repository both fail.
+func TestTopAgreesWithGit(t *testing.T) {
+	dir := repo(t, map[string]string{"a/b/file": "x"})
+	sh(t, dir, "git worktree add -q ../wt-$(basename $PWD) && ln -s a/b linked")
+	sub := repo(t, map[string]string{"s": "y"})
+	sh(t, dir, "git -c protocol.file.allow=always submodule -q add "+sub+" mod")
+	outside := t.TempDir()
+
+	for name, at := range map[string]string{
+		"top":       dir,
+		"below":     filepath.Join(dir, "a", "b"),
+		"symlink":   filepath.Join(dir, "linked"),
+		"worktree":  filepath.Join(filepath.Dir(dir), "wt-"+filepath.Base(dir)),
+		"submodule": filepath.Join(dir, "mod"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			want, err := Run(at, "rev-parse", "--show-toplevel")
+			require.NoError(t, err)
+			got, err := Top(at)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+		})
+	}
+	t.Run("outside", func(t *testing.T) {
+		_, err := Top(outside)
+		assert.Error(t, err)
+		t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(outside)) // git's own walk
+		_, err = Top(outside)
+		assert.Error(t, err)
+	})
+	t.Run("GIT_DIR asks git", func(t *testing.T) {
+		t.Setenv("GIT_DIR", filepath.Join(dir, ".git"))
+		t.Setenv("GIT_WORK_TREE", dir)
+		got, err := Top(outside)
+		require.NoError(t, err)
+		assert.Equal(t, dir, got)
+	})
+}
