@@ -154,6 +154,7 @@ func init() {
 		"uniq":     hUniq,
 		"tar":      hTar,
 		"unzip":    hUnzip,
+		"zip":      hZip,
 		"patch":    hPatch,
 		"gzip":     hCompress, "gunzip": hCompress, "bzip2": hCompress, "bunzip2": hCompress,
 		"xz": hCompress, "unxz": hCompress, "lzma": hCompress, "zstd": hZstd,
@@ -890,6 +891,52 @@ func hTar(a *analyzer, c *ctx, args []field) res {
 			if f.text != "-" {
 				a.write(c.st, f, Output, c.op, false)
 			}
+		}
+		if p.has("remove-files") {
+			// The archived files are deleted; -C changes where the names
+			// after it are looked up, so each is taken from both places.
+			dirs := append([]*ctx{c}, chdirEach(c, p.vals("C", "directory"))...)
+			for _, f := range p.pos {
+				for _, cc := range dirs {
+					a.write(cc.st, f, Remove, c.op, true)
+				}
+			}
+		}
+	}
+	return c.same()
+}
+
+func chdirEach(c *ctx, dirs []field) []*ctx {
+	var out []*ctx
+	for _, d := range dirs {
+		out = append(out, c.chdir(d))
+	}
+	return out
+}
+
+// hZip handles zip: the archive is written, and with -m (--move) the files
+// put in it are deleted.
+func hZip(a *analyzer, c *ctx, args []field) res {
+	// Lists after -x/-i are patterns, not files to add.
+	for i, f := range args {
+		if t := f.text; t == "-x" || t == "-i" || t == "--exclude" || t == "--include" {
+			args = args[:i]
+			break
+		}
+	}
+	p := parseArgs(args, optSpec{arg: "bnPtZOsUK", long: []string{"temp-path", "suffixes", "password", "from-date", "before-date", "compression-method", "output-file", "split-size", "unicode", "logfile-path"}})
+	for _, f := range p.vals("O", "output-file", "logfile-path") {
+		a.write(c.st, f, Output, c.op, false)
+	}
+	if len(p.pos) == 0 {
+		return c.same()
+	}
+	if len(p.vals("O", "output-file")) == 0 {
+		a.write(c.st, p.pos[0], Output, c.op, false)
+	}
+	if p.has("m", "move") {
+		for _, f := range p.pos[1:] {
+			a.write(c.st, f, Remove, c.op, p.has("r", "recurse-paths"))
 		}
 	}
 	return c.same()

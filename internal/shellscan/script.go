@@ -28,6 +28,7 @@ func interpreter(base string) string {
 // stdin and scans it for file writes.
 func (a *analyzer) interp(c *ctx, kind string, args []field) {
 	var codes []string
+	var operands []field // what the code gets as its arguments (sys.argv[1:], …)
 	script := false
 	switch kind {
 	case "python":
@@ -36,6 +37,7 @@ func (a *analyzer) interp(c *ctx, kind string, args []field) {
 			t := args[i].text
 			switch {
 			case t == "-":
+				operands = args[i+1:]
 				break loop
 			case len(t) > 1 && t[0] == '-' && t[1] != '-':
 				for j := 1; j < len(t); j++ {
@@ -43,8 +45,10 @@ func (a *analyzer) interp(c *ctx, kind string, args []field) {
 					case 'c':
 						if j+1 < len(t) {
 							codes = append(codes, t[j+1:])
+							operands = args[i+1:]
 						} else if i+1 < len(args) {
 							codes = append(codes, args[i+1].text)
+							operands = args[i+2:]
 						}
 						break loop
 					case 'm':
@@ -81,6 +85,8 @@ func (a *analyzer) interp(c *ctx, kind string, args []field) {
 			default:
 				if len(codes) == 0 {
 					script = true
+				} else {
+					operands = args[i:]
 				}
 				i = len(args)
 			}
@@ -96,6 +102,7 @@ func (a *analyzer) interp(c *ctx, kind string, args []field) {
 			if t := args[i].text; t == "-e" || t == "-r" {
 				codes = append(codes, args[i+1].text)
 				i++
+				operands = args[i+1:]
 			}
 		}
 		if len(codes) == 0 && len(args) > 0 {
@@ -106,7 +113,7 @@ func (a *analyzer) interp(c *ctx, kind string, args []field) {
 		codes = append(codes, *c.stdin)
 	}
 	for _, code := range codes {
-		a.code(c, code, false)
+		a.code(c, code, false, operands)
 	}
 }
 
@@ -116,7 +123,7 @@ func hPerlRuby(a *analyzer, c *ctx, args []field) res {
 	inPlace, script := false, false
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
-		if t == "--" {
+		if t == "--" || t == "-" && len(codes) == 0 && !script {
 			files = append(files, args[i+1:]...)
 			break
 		}
@@ -163,7 +170,7 @@ func hPerlRuby(a *analyzer, c *ctx, args []field) res {
 		codes = append(codes, *c.stdin)
 	}
 	for _, code := range codes {
-		a.code(c, code, false)
+		a.code(c, code, false, files)
 	}
 	return c.same()
 }
@@ -189,7 +196,7 @@ func hAwk(a *analyzer, c *ctx, args []field) res {
 		}
 	}
 	for _, prog := range progs {
-		a.code(c, prog.text, true)
+		a.code(c, prog.text, true, files)
 	}
 	return c.same()
 }
@@ -200,20 +207,22 @@ var writeMarkers = []string{
 	"write", "Write", "appendFile", "unlink", "remove", "Remove", "rename", "os.replace",
 	"rmtree", "rmdir", "rmSync", "rm_rf", "rm_r", "rm(", "truncate", "system", "subprocess", "popen",
 	"Popen", "exec", "spawn", "copy", "move", "chmod", "chown", "symlink", "link(", "mkdir", "touch",
-	"dump(", "save", "to_csv", "to_json", "`", "qx", "%x",
+	"dump(", "save", "to_csv", "to_json", "`", "qx", "%x", "delete(", "FileUtils",
 }
 
 // weakMarkers open files; they only count with a write mode ("w", "a+", …).
-var weakMarkers = []string{"open(", "File.", "IO.", "fopen"}
+var weakMarkers = []string{"open(", "open ", "File.", "IO.", "fopen"}
 
 // consoleWrites are writes to the terminal, common in read-only one-liners.
 var consoleWrites = strings.NewReplacer("stdout.write", "", "stderr.write", "", "$stdout.write", "", "STDOUT.write", "")
 
 // code scans code run by an interpreter. When it looks like it writes, every
 // string literal that looks like a path is reported as a ScriptRewrite, and
-// literals that look like shell commands (os.system("rm x")) are analysed as
-// shell. Names built at run time are not seen; Mentions still has the code.
-func (a *analyzer) code(c *ctx, code string, awk bool) {
+// so is every argument the code is given (operands: sys.argv, process.argv,
+// @ARGV, …, which it may open, rewrite or remove); literals that look like
+// shell commands (os.system("rm x")) are analysed as shell. Names built at
+// run time are not seen; Mentions still has the code.
+func (a *analyzer) code(c *ctx, code string, awk bool, operands []field) {
 	a.mention(code)
 	a.nodes += len(code) / 64
 	if a.budget() {
@@ -228,7 +237,16 @@ func (a *analyzer) code(c *ctx, code string, awk bool) {
 		return
 	}
 	tree := containsAny(code, "rmtree", "rm_rf", "rmSync", "recursive")
+	// awk reads its operands as input; it writes one only by naming it.
+	if !awk || containsAny(code, "FILENAME", "ARGV") {
+		for _, f := range operands {
+			a.write(c.st, f, ScriptRewrite, c.op, tree)
+		}
+	}
 	for _, s := range stringLiterals(code) {
+		if _, rest, ok := perlOpen(s); ok {
+			s = rest // open(F, ">file"): the name after the mode
+		}
 		switch {
 		case strings.ContainsAny(s, " \t") && !strings.ContainsAny(s, "\n"):
 			if looksLikeCommand(s) {
@@ -254,8 +272,30 @@ func hasWriteMode(code string) bool {
 		if isOpenMode(s) && strings.ContainsAny(s, "wax+") {
 			return true
 		}
+		if write, _, ok := perlOpen(s); ok && write {
+			return true
+		}
 	}
 	return false
+}
+
+// perlOpen splits a Perl open mode off a string (">file", "+<file", ">>",
+// ">:utf8"): whether the mode writes, and the rest.
+func perlOpen(s string) (write bool, rest string, ok bool) {
+	t := strings.TrimLeft(s, " \t")
+	for _, m := range []string{"+>>", "+<", "+>", ">>", ">", "<"} {
+		if strings.HasPrefix(t, m) {
+			rest = strings.TrimLeft(t[len(m):], " \t")
+			if strings.HasPrefix(rest, "&") || strings.HasPrefix(rest, "=") {
+				return false, "", false // a dup of a handle, or a comparison
+			}
+			if strings.HasPrefix(rest, ":") {
+				rest = "" // ">:utf8": a layer, the name comes in another argument
+			}
+			return m != "<", rest, true
+		}
+	}
+	return false, "", false
 }
 
 func isOpenMode(s string) bool {

@@ -363,6 +363,29 @@ func TestProtectedFiles(t *testing.T) {
 		{"find harness-tasks.json -name '*.json' -delete", tasks},
 		{"find / -name 'harness-tasks.json' -delete", tasks},
 		{"cd sub && find .. -name '*.json' -exec rm {} +", tasks},
+		// Inline interpreter code that writes is given a state file as an argument.
+		{`python3 -c 'import os,sys; os.remove(sys.argv[1])' harness-tasks.json`, tasks},
+		{`python3 -c 'import sys; open(sys.argv[1], "w").write("{}")' harness-tasks.json`, tasks},
+		{"python3 - harness-tasks.json <<'EOF'\nimport os, sys\nos.remove(sys.argv[1])\nEOF", tasks},
+		{`node -e 'require("fs").unlinkSync(process.argv[1])' harness-tasks.json`, tasks},
+		{`node -e 'require("fs").writeFileSync(process.argv[1], "{}")' -- harness-tasks.json`, tasks},
+		{`perl -e 'unlink @ARGV' harness-tasks.json`, tasks},
+		{`perl -e 'open(F, ">$ARGV[0]")' harness-tasks.json`, tasks},
+		{`perl -e 'open(F,">harness-tasks.json")'`, tasks},
+		{`perl -e 'open(my $f, "+<", "harness-tasks.json")'`, tasks},
+		{`perl -e 'open F, ">> harness-tasks.json"'`, tasks},
+		{`ruby -e 'File.delete(ARGV[0])' harness-tasks.json`, tasks},
+		{`php -r 'unlink($argv[1]);' harness-tasks.json`, tasks},
+		{`awk '{print > FILENAME}' harness-tasks.json`, tasks},
+		// Archivers that delete what they archive.
+		{"tar --remove-files -cf /tmp/x.tar harness-tasks.json", tasks},
+		{"tar -czf /tmp/x.tgz --remove-files -C /repo harness-tasks.json", tasks},
+		{"cd sub && tar -cf /tmp/x.tar -C .. harness-tasks.json --remove-files", tasks},
+		{"zip -m /tmp/x.zip harness-tasks.json", tasks},
+		{"zip -rm /tmp/x.zip .", tasks},
+		{"zip harness-tasks.json notes.txt", tasks},
+		{`eval "$(echo rm harness-tasks.json)"`, tasks},
+		{`eval $(echo rm harness-tasks.json)`, tasks},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
@@ -422,6 +445,17 @@ func TestNotProtected(t *testing.T) {
 		"find . -name '*.pyc' -exec rm -rf {} \\;",
 		"find . -name .git -prune -o -name '*.pyc' -delete",
 		"find . -name '*.tmp' -execdir rm {} \\;",
+		// Reading a state file from inline code, or writing another one.
+		`python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["tasks"]))' harness-tasks.json`,
+		`python3 -c 'import os,sys; os.remove(sys.argv[1])' notes.txt`,
+		`node -e 'console.log(require("fs").readFileSync(process.argv[1], "utf8"))' harness-tasks.json`,
+		`perl -ne 'print if /pending/' harness-tasks.json`,
+		`perl -e 'open(F, "<harness-tasks.json"); print <F>'`,
+		`awk '{print > "/dev/stderr"}' harness-tasks.json`,
+		"tar -czf /tmp/state.tgz harness-tasks.json harness-progress.txt",
+		"tar -cf /tmp/x.tar notes --remove-files",
+		"zip -r /tmp/x.zip . -x '*.git*'",
+		"zip -m /tmp/x.zip notes.txt",
 	}
 	for _, cmd := range tests {
 		t.Run(cmd, func(t *testing.T) {
