@@ -37,7 +37,7 @@ func SessionEnd(p hook.Payload) hook.Decision {
 	if !root.Active(c.root) {
 		return hook.Decision{}
 	}
-	n := lastSession(c.root)
+	n := progress.LastSession(c.root)
 	if rt != nil {
 		n = rt.Session
 	}

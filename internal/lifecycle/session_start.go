@@ -386,24 +386,10 @@ func unusable(c *call, err error) hook.Decision {
 	if fe.Hint != "" {
 		text += "\nhint: " + fe.Hint
 	}
-	progress.Append(c.root, progress.Entry{Time: c.now, Session: lastSession(c.root), Type: progress.Error, Category: fe.Category, Message: fe.Message})
+	progress.Append(c.root, progress.Entry{Time: c.now, Session: progress.LastSession(c.root), Type: progress.Error, Category: fe.Category, Message: fe.Message})
 	return hook.Decision{Kind: hook.Allow,
 		Context: text + "\nThe harness cannot run until this is fixed by hand: do no harness work in this session; tell the user what is wrong.",
 		Warning: "harness: " + fe.Error()}
-}
-
-// lastSession returns the session number of the log's last line, 0 when
-// there is none.
-func lastSession(dir string) int {
-	lines, _ := progress.Tail(dir, 1)
-	if len(lines) == 0 {
-		return 0
-	}
-	var n int
-	if i := strings.Index(lines[0], "[SESSION-"); i >= 0 {
-		fmt.Sscanf(lines[0][i:], "[SESSION-%d]", &n)
-	}
-	return n
 }
 
 func oneLine(err error) string { return clip(err.Error(), 200) }

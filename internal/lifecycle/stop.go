@@ -258,7 +258,7 @@ func unreadable(c *call, err error) hook.Decision {
 		text += "\nhint: " + fe.Hint
 	}
 	if c.p.Bool("stop_hook_active") {
-		logWarn(c.root, lastSession(c.root), c.now, "stop allowed although the harness state cannot be read (%s); fix it before the next session", fe.Message)
+		logWarn(c.root, progress.LastSession(c.root), c.now, "stop allowed although the harness state cannot be read (%s); fix it before the next session", fe.Message)
 		return hook.Decision{Kind: hook.Allow, Warning: "WARN: harness state cannot be read and the stop was blocked once already: allowing it. " + fe.Error()}
 	}
 	return hook.Decision{Kind: hook.Block, Reason: "HARNESS: the state cannot be read, so the harness cannot tell whether work remains.\n" + text +
