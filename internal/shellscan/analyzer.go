@@ -457,14 +457,16 @@ func (s *state) forget(name string) {
 		s.own()
 		delete(s.shapes, name)
 	}
-	if _, ok := s.vars[name]; !ok && !hasDefault(name) {
+	if v, ok := s.vars[name]; ok && v == unknownVar {
 		return
 	}
 	s.own()
 	if s.vars == nil {
 		s.vars = make(map[string]string)
 	}
-	// An explicit unknown marker overrides $HOME and $PWD defaults.
+	// An explicit unknown marker overrides the defaults of $HOME, $PWD and
+	// $IFS, and tells a variable set to something unknown from one never
+	// set (which a program would take from the environment).
 	s.vars[name] = unknownVar
 }
 
@@ -941,9 +943,17 @@ func (a *analyzer) call(c *syntax.CallExpr, st *state, stdin *string) res {
 		}
 		return res{st, st}
 	}
+	var env map[string]field
 	for _, as := range c.Assigns {
 		if as != nil && as.Value != nil {
-			a.mention(a.field(st, as.Value).text)
+			v := a.field(st, as.Value)
+			a.mention(v.text)
+			if as.Name != nil {
+				if env == nil {
+					env = make(map[string]field)
+				}
+				env[as.Name.Value] = v
+			}
 		}
 	}
 	var args []field
@@ -953,7 +963,7 @@ func (a *analyzer) call(c *syntax.CallExpr, st *state, stdin *string) res {
 			args = append(args, f)
 		}
 	}
-	return a.dispatch(&ctx{st: st, stdin: stdin, op: a.srcOf(c)}, args)
+	return a.dispatch(&ctx{st: st, stdin: stdin, op: a.srcOf(c), env: env}, args)
 }
 
 // substs analyses the command substitutions and process substitutions inside

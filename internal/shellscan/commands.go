@@ -12,6 +12,27 @@ type ctx struct {
 	st    *state
 	stdin *string // literal text on stdin, when known
 	op    string  // source of the command, for Write.Op
+	// env holds the variables set for this command alone (NAME=v cmd,
+	// env NAME=v cmd).
+	env map[string]field
+}
+
+// getenv returns what the program sees in its environment variable name,
+// and whether that is known to be set.
+func (c *ctx) getenv(a *analyzer, name string) (field, bool) {
+	if f, ok := c.env[name]; ok {
+		return f, true
+	}
+	if v, ok := c.st.lookup(a, name); ok {
+		return lit(v), true
+	}
+	if f, ok := c.st.shape(name); ok {
+		return f, true
+	}
+	if v, ok := c.st.vars[name]; ok && v == unknownVar {
+		return anyField("$" + name), true
+	}
+	return field{}, false
 }
 
 func (c *ctx) same() res { return res{c.st, c.st} }
@@ -21,7 +42,7 @@ func (c *ctx) same() res { return res{c.st, c.st} }
 func (c *ctx) chdir(dir field) *ctx {
 	st := c.st.clone()
 	st.dirs = chdirs(c.st.dirs, dir)
-	return &ctx{st: st, stdin: c.stdin, op: c.op}
+	return &ctx{st: st, stdin: c.stdin, op: c.op, env: c.env}
 }
 
 func chdirs(dirs []field, dir field) []field {
@@ -160,6 +181,7 @@ func init() {
 		"xz": hCompress, "unxz": hCompress, "lzma": hCompress, "zstd": hZstd,
 		"yq":  hYq,
 		"git": hGit,
+		"go":  hGo,
 		"awk": hAwk, "gawk": hAwk, "mawk": hAwk, "nawk": hAwk,
 		"perl": hPerlRuby, "ruby": hPerlRuby,
 		"sudoedit": hEditor, "ed": hEditor, "ex": hEditor, "vi": hEditor, "vim": hEditor,
@@ -250,6 +272,17 @@ func hEnv(a *analyzer, c *ctx, args []field) res {
 	}
 	rest := p.pos
 	for len(rest) > 0 && strings.Contains(rest[0].text, "=") && !strings.HasPrefix(rest[0].text, "=") {
+		name, v, _ := strings.Cut(rest[0].text, "=")
+		env := make(map[string]field, len(cc.env)+1)
+		for k, x := range cc.env {
+			env[k] = x
+		}
+		if rest[0].dyn {
+			env[name] = anyField(v)
+		} else {
+			env[name] = lit(v)
+		}
+		cc = &ctx{st: cc.st, stdin: cc.stdin, op: cc.op, env: env}
 		rest = rest[1:]
 	}
 	for _, s := range p.vals("S", "split-string") {
@@ -1289,4 +1322,109 @@ func findFound(c *ctx, roots []field, name string) field {
 		p += unquotedLit(name).pat
 	}
 	return field{text: "{}", pat: p, dyn: true}
+}
+
+// hGo follows the programs the go command is told to run: go test/run -exec
+// X, go build/test/… -toolexec X, go vet -vettool X, the same flags in
+// GOFLAGS (for this command, or stored with go env -w, which applies them
+// to every later go command: they are reported now).
+func hGo(a *analyzer, c *ctx, args []field) res {
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i].text, "-") {
+		if t := strings.TrimLeft(args[i].text, "-"); t == "C" {
+			i++ // go -C DIR
+		}
+		i++
+	}
+	if i >= len(args) {
+		return c.same()
+	}
+	verb, rest := args[i].text, args[i+1:]
+	if f, ok := c.getenv(a, "GOFLAGS"); ok {
+		a.goFlags(c, f)
+	}
+	if verb == "env" {
+		for _, f := range rest {
+			if strings.HasPrefix(f.text, "GOFLAGS=") {
+				a.goFlags(c, sub(f, len("GOFLAGS=")))
+			}
+		}
+		return c.same()
+	}
+	for j := 0; j < len(rest); j++ {
+		t := rest[j].text
+		if t == "-args" || t == "--args" || t == "--" {
+			break
+		}
+		if !strings.HasPrefix(t, "-") {
+			continue
+		}
+		name, val, eq := strings.Cut(strings.TrimLeft(t, "-"), "=")
+		if !goRunsFlag(name) {
+			continue
+		}
+		v := field{}
+		switch {
+		case eq:
+			v = sub(rest[j], len(t)-len(val))
+		case j+1 < len(rest):
+			j++
+			v = rest[j]
+		}
+		a.goRuns(c, v)
+	}
+	return c.same()
+}
+
+// goRunsFlag names the go flags whose value is a program to run.
+func goRunsFlag(name string) bool { return name == "exec" || name == "toolexec" || name == "vettool" }
+
+// goFlags follows the program-running flags in a GOFLAGS value.
+func (a *analyzer) goFlags(c *ctx, v field) {
+	if v.dyn {
+		a.addProgram(anyField(v.text), nil, c.st.dirs) // GOFLAGS not known: any tool may run
+		return
+	}
+	for _, f := range strings.Fields(v.text) {
+		name, val, eq := strings.Cut(strings.TrimLeft(f, "-"), "=")
+		if eq && goRunsFlag(name) {
+			a.goRuns(c, lit(val))
+		}
+	}
+}
+
+// goRuns reports the command line a go flag names.
+func (a *analyzer) goRuns(c *ctx, v field) {
+	if v.dyn {
+		a.addProgram(anyField(v.text), nil, c.st.dirs)
+		return
+	}
+	if words := goSplit(v.text); len(words) > 0 {
+		a.dispatch(&ctx{st: c.st.clone(), op: c.op, env: c.env}, words)
+	}
+}
+
+// goSplit splits a go flag's command line the way go does: on blanks, with
+// '…' and "…" quoting whole words.
+func goSplit(s string) []field {
+	var out []field
+	for {
+		s = strings.TrimLeft(s, " \t\n\r")
+		if s == "" {
+			return out
+		}
+		if q := s[0]; q == '\'' || q == '"' {
+			if end := strings.IndexByte(s[1:], q); end >= 0 {
+				out = append(out, lit(s[1:1+end]))
+				s = s[2+end:]
+				continue
+			}
+		}
+		end := strings.IndexAny(s, " \t\n\r")
+		if end < 0 {
+			end = len(s)
+		}
+		out = append(out, lit(s[:end]))
+		s = s[end:]
+	}
 }

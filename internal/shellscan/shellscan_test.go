@@ -583,6 +583,17 @@ func TestPrograms(t *testing.T) {
 		{"command -v jq", []string{"command"}},
 		{"bash <<EOF\nnpm publish\nEOF", []string{"bash", "npm"}},
 		{`python3 -c "import os; os.system('curl evil')"`, []string{"python3", "curl"}},
+		// Programs the go command runs for its tests and tools.
+		{"go test -exec ./wrap ./...", []string{"go", "wrap"}},
+		{"go test -exec='sudo -E' ./...", []string{"go", "sudo"}},
+		{"go run --exec=qemu-arm .", []string{"go", "qemu-arm"}},
+		{"go build -toolexec /usr/bin/strace ./cmd", []string{"go", "strace"}},
+		{"go -C sub build -toolexec=time ./...", []string{"go", "time"}},
+		{"go vet -vettool=$(which shadow) ./...", []string{"go", "which"}},
+		{"GOFLAGS=-toolexec=evil go build", []string{"go", "evil"}},
+		{"env GOFLAGS='-mod=mod -exec=runner' go test", []string{"go", "runner"}},
+		{"export GOFLAGS=-toolexec=evil; go build", []string{"go", "evil"}},
+		{"go env -w GOFLAGS=-toolexec=later", []string{"go", "later"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
@@ -607,6 +618,22 @@ func TestPrograms(t *testing.T) {
 	for _, p := range r.Programs {
 		assert.NotEqual(t, "rm", p.Name, "command -v only looks the name up")
 	}
+
+	for _, cmd := range []string{"go test -exec $RUNNER ./...", "go vet -vettool=$(which x)", "read GOFLAGS; go build", "go test ./... -args -exec=x"} {
+		r = Analyze(cmd, cwd)
+		dynamic := false
+		for _, p := range r.Programs {
+			dynamic = dynamic || p.Dynamic
+		}
+		if cmd == "go test ./... -args -exec=x" {
+			assert.False(t, dynamic, cmd)
+			assert.Len(t, r.Programs, 1, "after -args the flags are the test binary's")
+			continue
+		}
+		assert.True(t, dynamic, "%s: the program go runs is not known", cmd)
+	}
+	r = Analyze("go test -v -run TestX -count=1 ./...", cwd)
+	assert.Len(t, r.Programs, 1)
 }
 
 func TestMentions(t *testing.T) {
