@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -179,9 +180,9 @@ func brokenInvariant(before *state.State, after map[string]*state.Task, afterCou
 			return fmt.Sprintf("max_attempts of %s may not change.", b.ID)
 		case a.Attempts < b.Attempts:
 			return fmt.Sprintf("attempts of %s may not go down (%d → %d).", b.ID, b.Attempts, a.Attempts)
-		case !prefix(b.ErrorLog, a.ErrorLog):
+		case !extends(b.ErrorLog, a.ErrorLog):
 			return fmt.Sprintf("error_log of %s may only grow: its entries may not be shortened or rewritten (`harness fail %s --category C MSG` adds one).", b.ID, b.ID)
-		case !checkpointPrefix(b.Checkpoints, a.Checkpoints):
+		case !extends(b.Checkpoints, a.Checkpoints):
 			return fmt.Sprintf("checkpoints of %s may only grow: they may not be shortened or rewritten (`harness checkpoint %s M/N \"…\"` adds one).", b.ID, b.ID)
 		case a.Priority != b.Priority:
 			return fmt.Sprintf("the priority of %s may not change by hand (no harness verb changes it: ask the user).", b.ID)
@@ -239,28 +240,9 @@ func (c *call) progressWrite(target string) hook.Decision {
 	return hook.Decision{}
 }
 
-func prefix(old, cur []string) bool {
-	if len(cur) < len(old) {
-		return false
-	}
-	for i := range old {
-		if old[i] != cur[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func checkpointPrefix(old, cur []state.Checkpoint) bool {
-	if len(cur) < len(old) {
-		return false
-	}
-	for i := range old {
-		if old[i] != cur[i] {
-			return false
-		}
-	}
-	return true
+// extends reports whether cur is old with entries appended (or old itself).
+func extends[E comparable](old, cur []E) bool {
+	return len(cur) >= len(old) && slices.Equal(old, cur[:len(old)])
 }
 
 // sameJSON compares two JSON texts ignoring insignificant whitespace.
