@@ -48,6 +48,10 @@ type command struct {
 
 var commands = map[string]*command{}
 
+// usage is the verb's synopsis: "harness NAME ARGS", without a trailing
+// space for a verb that takes none.
+func (c *command) usage() string { return strings.TrimSpace("harness " + c.name + " " + c.args) }
+
 // register adds a verb; each verb's file registers itself.
 func register(c *command) { commands[c.name] = c }
 
@@ -122,7 +126,7 @@ func (e *Env) flags(c *command) *flag.FlagSet {
 	fs := flag.NewFlagSet("harness "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(e.Stdout, "usage: harness %s %s\n\n%s\n", c.name, c.args, c.summary)
+		fmt.Fprintf(e.Stdout, "usage: %s\n\n%s\n", c.usage(), c.summary)
 		var opts strings.Builder
 		fs.SetOutput(&opts)
 		fs.PrintDefaults()
@@ -204,7 +208,7 @@ func (e *Env) logUnrecoverable(fe *failure.Error) {
 
 // usageErr is a failure for wrong arguments to verb c.
 func usageErr(c *command, format string, args ...any) error {
-	return failure.New(failure.Usage, format, args...).WithHint("usage: harness %s %s", c.name, c.args)
+	return failure.New(failure.Usage, format, args...).WithHint("usage: %s", c.usage())
 }
 
 // stateRoot finds the state root from the working directory.

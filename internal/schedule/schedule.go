@@ -303,7 +303,6 @@ const (
 	Empty      Why = "no tasks yet"
 	Blocked    Why = "every remaining task failed permanently or is blocked by one"
 	Waiting    Why = "the remaining tasks wait on work in progress"
-	NotAllowed Why = "the eligible tasks are claimed by other workers"
 )
 
 // Explain says why Candidates found nothing.
