@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/hook"
@@ -262,6 +263,49 @@ var shellBuiltins = map[string]bool{
 	"local": true, "declare": true, ":": true, "harness": true,
 }
 
+// isProgram reports whether p, which runs base, is the program the name base
+// stands for. A bare name is (the shell looks it up on PATH, or runs its
+// builtin). A path is only when it is the same file as the one PATH finds
+// for base, or, for harness, the harness installed beside this hook: a
+// ./echo, bin/harness or ./ls of the agent's own is another program. A
+// relative path in a directory not known statically is not.
+func isProgram(p shellscan.Program, base string) bool {
+	if !strings.Contains(p.Name, "/") {
+		return true
+	}
+	var want []os.FileInfo
+	if found, err := exec.LookPath(base); err == nil {
+		if fi, err := os.Stat(found); err == nil {
+			want = append(want, fi)
+		}
+	}
+	if base == "harness" {
+		if self, err := os.Executable(); err == nil {
+			if fi, err := os.Stat(filepath.Join(filepath.Dir(self), "harness")); err == nil {
+				want = append(want, fi)
+			}
+		}
+	}
+	dirs := p.Dirs
+	if filepath.IsAbs(p.Name) || len(dirs) == 0 {
+		dirs = []string{"/"}
+	}
+	for _, d := range dirs {
+		if d == "" {
+			return false
+		}
+		name := p.Name
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(d, name)
+		}
+		fi, err := os.Stat(name)
+		if err != nil || !slices.ContainsFunc(want, func(w os.FileInfo) bool { return os.SameFile(fi, w) }) {
+			return false
+		}
+	}
+	return true
+}
+
 // commandPolicy enforces session_config.allowed_commands when it is set.
 func (c *call) commandPolicy(rep shellscan.Report) (hook.Decision, bool) {
 	sum, err := c.summary()
@@ -282,10 +326,16 @@ func (c *call) commandPolicy(rep shellscan.Report) (hook.Decision, bool) {
 			return deny(ruleCommands, fmt.Sprintf("the program `%s` comes from an expansion, so it cannot be checked against session_config.allowed_commands.", p.Name),
 				"name the program literally; allowed: "+allowed+"."), true
 		}
-		if b := p.Base(); !ok[b] && !ok[p.Name] && !shellBuiltins[b] {
-			return deny(ruleCommands, fmt.Sprintf("`%s` is not in session_config.allowed_commands.", b),
-				"use only: "+allowed+" (ask the user to extend the list if the task needs more)."), true
+		b := p.Base()
+		if ok[p.Name] || (ok[b] || shellBuiltins[b]) && isProgram(p, b) {
+			continue
 		}
+		what := b
+		if ok[b] || shellBuiltins[b] {
+			what = p.Name // a file named like an allowed program is not it
+		}
+		return deny(ruleCommands, fmt.Sprintf("`%s` is not in session_config.allowed_commands.", what),
+			"use only: "+allowed+" (ask the user to extend the list if the task needs more)."), true
 	}
 	return hook.Decision{}, false
 }
