@@ -335,7 +335,7 @@ func (a *analyzer) writeReach(st *state, f field, kind WriteKind, op string, tre
 	for _, d := range st.dirs {
 		p := joinPath(d, f)
 		if !isPseudoDevice(p) {
-			w := Write{Path: p.text, Kind: kind, Op: clip(op), Dynamic: p.dyn, Tree: tree, Reach: reach}
+			w := Write{Path: p.text, Kind: kind, Op: clip(op), Dynamic: p.dyn, Tree: tree, Reach: reach, fresh: p.fresh}
 			if p.pat != p.text {
 				w.pattern = p.pat
 			}

@@ -103,12 +103,21 @@ type Write struct {
 	// pattern is Path with each unresolved part replaced by a wildcard, so
 	// Touches can over-approximate what a dynamic write may hit.
 	pattern string
+	// fresh is set when Path is a name mktemp created in this command (or
+	// a path below one): it is none of the files that existed before.
+	fresh bool
 }
 
 // Touches reports whether the write may affect the file at target, an
 // absolute clean path. Dynamic writes match any path their unresolved parts
 // could expand to (an unresolved variable matches anything, across "/").
 func (w Write) Touches(target string) bool {
+	if w.fresh {
+		// mktemp creates its name exclusively: the target, which
+		// exists, is not it (even when the pattern, "$TMPDIR/tmp.*",
+		// matches a project or lock directory made by mktemp -d).
+		return false
+	}
 	p := w.pattern
 	if p == "" {
 		p = w.Path

@@ -349,7 +349,6 @@ func TestProtectedFiles(t *testing.T) {
 		{`f="$(echo harness-tasks.json)"; rm "$f"`, tasks},
 		{"tmp=$(mktemp); tmp=harness-tasks.json; echo > $tmp", tasks},
 		{"if true; then t=$(mktemp); else t=harness-tasks.json; fi; echo > $t", tasks},
-		{"t=$(mktemp harness-tasks.jsonXXX); echo x > $t", tasks},
 		{"find . -name '*.json' -delete", tasks},
 		{"find . -name 'harness-*' -delete", tasks},
 		{"find . -iname '*.JSON' -delete", tasks},
@@ -889,4 +888,40 @@ func TestGitReach(t *testing.T) {
 	}
 	r := Analyze("git update-index --add --cacheinfo 100644,abc,harness-tasks.json", cwd)
 	assert.Equal(t, cwd+"/harness-tasks.json", r.Writes[0].Path)
+}
+
+// A name mktemp makes is new, so it is none of the harness's files, even
+// when the project or the lock directory was itself made by mktemp -d and so
+// matches mktemp's pattern. Only the whole name (or a path below it) is:
+// ".." climbs back out of it.
+func TestFreshTemporaryNames(t *testing.T) {
+	const root = "/tmp/tmp.Ab12Cd34Ef"
+	targets := []string{root, root + "/harness-tasks.json", "/tmp/tmp.Lk34Mn56Op/harness-0123456789abcdef.lock"}
+	for _, cmd := range []string{
+		"echo hi > $(mktemp)",
+		"t=$(mktemp); echo hi > $t",
+		`t="$(mktemp)"; echo hi > "$t"; rm -f "$t"`,
+		"d=$(mktemp -d); echo x > $d/out; rm -rf $d",
+		"mv $(mktemp) notes.txt",
+		// The template's X's are replaced, and the file is created
+		// exclusively: never the state file itself.
+		"t=$(mktemp harness-tasks.jsonXXX); echo x > $t",
+	} {
+		t.Run(cmd, func(t *testing.T) {
+			r := Analyze(cmd, root)
+			require.NoError(t, r.ParseError)
+			for _, target := range targets {
+				assert.Empty(t, r.WritesTo(target), "%s\n%s", target, describe(r))
+			}
+		})
+	}
+	for _, cmd := range []string{
+		"d=$(mktemp -d); rm $d/../tmp.Ab12Cd34Ef/harness-tasks.json",
+		"t=$(mktemp); rm -rf ${t}x $t/../tmp.Ab12Cd34Ef",
+	} {
+		t.Run(cmd, func(t *testing.T) {
+			r := Analyze(cmd, root)
+			assert.NotEmpty(t, r.WritesTo(root+"/harness-tasks.json"), describe(r))
+		})
+	}
 }

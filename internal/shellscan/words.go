@@ -32,6 +32,10 @@ type field struct {
 	// raw is text before lexical cleaning, for paths joined to a
 	// directory (see Write.Raw); "" when the same as text.
 	raw string
+	// fresh is set for a name mktemp has just created (a file, or with -d
+	// a directory) and paths below it: none of them is a path that
+	// existed before the command, whatever the pattern may match.
+	fresh bool
 }
 
 func (f field) rawText() string {
@@ -59,8 +63,20 @@ func (f field) floating() bool { return len(f.pat) > 0 && f.pat[0] == wildAny }
 
 func concat(x, y field) field {
 	f := field{text: x.text + y.text, pat: x.pat + y.pat, dyn: x.dyn || y.dyn}
-	if x.text == "" && x.pat == "" {
+	xEmpty, yEmpty := x.text == "" && x.pat == "", y.text == "" && y.pat == ""
+	if xEmpty {
 		f.feed = y.feed
+	}
+	// A fresh name stays fresh only as the whole word, or followed by
+	// "/name" below it: "$(mktemp)x" names some other file, and ".."
+	// climbs back out.
+	switch {
+	case xEmpty:
+		f.fresh = y.fresh
+	case yEmpty:
+		f.fresh = x.fresh
+	case x.fresh && !y.dyn && strings.HasPrefix(y.text, "/") && !strings.Contains(y.text, ".."):
+		f.fresh = true
 	}
 	return f
 }
@@ -73,6 +89,7 @@ func joinPath(dir, rel field) field {
 		if !f.dyn && rel.rawText() != f.text {
 			f.raw = rel.rawText()
 		}
+		f.fresh = rel.fresh
 		return f
 	}
 	f := cleanField(field{
@@ -85,6 +102,7 @@ func joinPath(dir, rel field) field {
 			f.raw = raw
 		}
 	}
+	f.fresh = rel.fresh
 	return f
 }
 
@@ -550,7 +568,7 @@ func (a *analyzer) mktempValue(st *state, p *syntax.CmdSubst, words []*syntax.Wo
 	pat := name[:len(name)-xs] + string(wildGlob) + suffix
 	text := a.srcOf(p)
 	if !inDir {
-		return field{text: text, pat: pat, dyn: true}, true
+		return field{text: text, pat: pat, dyn: true, fresh: true}, true
 	}
 	var dir field
 	switch {
@@ -578,7 +596,7 @@ func (a *analyzer) mktempValue(st *state, p *syntax.CmdSubst, words []*syntax.Wo
 			return field{}, false
 		}
 	}
-	return field{text: text, pat: strings.TrimSuffix(d.pat, "/") + "/" + pat, dyn: true}, true
+	return field{text: text, pat: strings.TrimSuffix(d.pat, "/") + "/" + pat, dyn: true, fresh: true}, true
 }
 
 func (a *analyzer) param(st *state, p *syntax.ParamExp) field {
