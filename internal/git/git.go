@@ -71,7 +71,7 @@ func Top(dir string) (string, error) {
 		if abs, err := filepath.Abs(dir); err == nil {
 			if real, err := filepath.EvalSymlinks(abs); err == nil {
 				for cur := real; ; cur = filepath.Dir(cur) {
-					if _, err := os.Lstat(filepath.Join(cur, ".git")); err == nil {
+					if isGitEntry(filepath.Join(cur, ".git")) {
 						return cur, nil
 					}
 					if filepath.Dir(cur) == cur {
@@ -82,6 +82,30 @@ func Top(dir string) (string, error) {
 		}
 	}
 	return Run(dir, "rev-parse", "--show-toplevel")
+}
+
+// isGitEntry reports whether path is a .git entry git would stop at: a
+// directory holding HEAD, or a "gitdir: …" file (linked worktree,
+// submodule). A stray empty .git directory is passed over, as git does.
+func isGitEntry(path string) bool {
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return false
+	case fi.IsDir():
+		_, err := os.Lstat(filepath.Join(path, "HEAD"))
+		return err == nil
+	case fi.Mode().IsRegular():
+		head := make([]byte, 8)
+		f, err := os.Open(path)
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		n, _ := f.Read(head)
+		return string(head[:n]) == "gitdir: "
+	}
+	return false
 }
 
 // Head returns the full hash of HEAD, or "" in a repository without commits.

@@ -1,6 +1,7 @@
 package git
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -17,13 +18,16 @@ func TestTopAgreesWithGit(t *testing.T) {
 	sub := repo(t, map[string]string{"s": "y"})
 	sh(t, dir, "git -c protocol.file.allow=always submodule -q add "+sub+" mod")
 	outside := t.TempDir()
+	// A stray .git directory that is no repository: git walks past it.
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "a", "stray", ".git"), 0o755))
 
 	for name, at := range map[string]string{
-		"top":       dir,
-		"below":     filepath.Join(dir, "a", "b"),
-		"symlink":   filepath.Join(dir, "linked"),
-		"worktree":  filepath.Join(filepath.Dir(dir), "wt-"+filepath.Base(dir)),
-		"submodule": filepath.Join(dir, "mod"),
+		"top":        dir,
+		"below":      filepath.Join(dir, "a", "b"),
+		"stray .git": filepath.Join(dir, "a", "stray"),
+		"symlink":    filepath.Join(dir, "linked"),
+		"worktree":   filepath.Join(filepath.Dir(dir), "wt-"+filepath.Base(dir)),
+		"submodule":  filepath.Join(dir, "mod"),
 	} {
 		t.Run(name, func(t *testing.T) {
 			want, err := Run(at, "rev-parse", "--show-toplevel")

@@ -1,12 +1,14 @@
 package guard
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/lock"
@@ -361,12 +363,19 @@ func (c *call) gitReaches(w shellscan.Write, name string) bool {
 	return true
 }
 
+// gitListTimeout bounds gitList well inside the hook's own timeout: a hook
+// killed by Claude Code fails open, a git that does not answer in time
+// fails closed.
+const gitListTimeout = 5 * time.Second
+
 // gitList lists which harness files `git ls-files` reports with flags. When
-// git cannot answer, every file counts (fail closed).
+// git cannot answer (in time), every file counts (fail closed).
 func (c *call) gitList(flags ...string) map[string]bool {
 	args := append([]string{"-C", c.dir, "ls-files", "-z"}, flags...)
 	args = append(append(append(args, "--"), bashWatched...), summary.RuntimeDir)
-	cmd := exec.Command("git", args...)
+	ctx, cancel := context.WithTimeout(context.Background(), gitListTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
 	out, err := cmd.Output()
 	m := map[string]bool{}

@@ -299,10 +299,10 @@ func digitPrefix(s string) string {
 type Why string
 
 const (
-	AllDone    Why = "all tasks completed"
-	Empty      Why = "no tasks yet"
-	Blocked    Why = "every remaining task failed permanently or is blocked by one"
-	Waiting    Why = "the remaining tasks wait on work in progress"
+	AllDone Why = "all tasks completed"
+	Empty   Why = "no tasks yet"
+	Blocked Why = "every remaining task failed permanently or is blocked by one"
+	Waiting Why = "the remaining tasks wait on work in progress"
 )
 
 // Explain says why Candidates found nothing.
