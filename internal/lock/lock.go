@@ -180,7 +180,12 @@ func Acquire(root string, self Holder) (Result, error) {
 		// SessionEnd may not have released the lock yet. A process runs one
 		// session at a time, so the lock passes to the new one. (pid 1 is
 		// never a Claude Code process: tests use it as "someone else".)
-		return Result{Outcome: AlreadyOurs, Holder: self}, writeHolder(dir, self)
+		if err := writeHolder(dir, self); err != nil {
+			// The old session's SessionEnd released it meanwhile:
+			// take it the ordinary way.
+			return Acquire(root, self)
+		}
+		return Result{Outcome: AlreadyOurs, Holder: self}, nil
 	}
 	if readable && Alive(cur.PID) {
 		return Result{Outcome: Busy, Holder: cur}, nil
@@ -208,7 +213,18 @@ func Release(root string, self Holder) bool {
 	if !ok || !cur.Same(self) {
 		return false
 	}
-	return os.RemoveAll(dir) == nil
+	// Move it aside, then look at whose it is: a new session of the same
+	// process may have taken it over between the read and the move (see
+	// Acquire), and its lock must be put back, not removed.
+	aside := fmt.Sprintf("%s.release.%d", dir, os.Getpid())
+	if os.Rename(dir, aside) != nil {
+		return false
+	}
+	if h, ok := ReadHolder(aside); ok && !h.Same(self) {
+		os.Rename(aside, dir)
+		return false
+	}
+	return os.RemoveAll(aside) == nil
 }
 
 // Owner returns the current holder of root's session lock and whether it is
