@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -18,7 +17,6 @@ func init() {
 		run:     runAdd})
 }
 
-var autoID = regexp.MustCompile(`^task-(\d+)$`)
 
 func runAdd(e *Env, args []string) int {
 	c := commands["add"]
@@ -93,8 +91,9 @@ func runAdd(e *Env, args []string) int {
 func nextID(s *state.State) string {
 	max := 0
 	for _, t := range s.Tasks {
-		if m := autoID.FindStringSubmatch(t.ID); m != nil {
-			if n, err := strconv.Atoi(m[1]); err == nil && n > max {
+		// An automatic id is task- and digits only (Atoi would take a sign).
+		if digits, ok := strings.CutPrefix(t.ID, "task-"); ok && digits != "" && strings.Trim(digits, "0123456789") == "" {
+			if n, err := strconv.Atoi(digits); err == nil && n > max {
 				max = n
 			}
 		}

@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/internal/digest"
 	"github.com/harness-agent/harness/internal/summary"
 )
 
@@ -109,7 +109,7 @@ func RuntimePath(dir, sessionID string) string {
 	case key == "":
 		key = "unknown"
 	case !plainID(key):
-		sum := sha256.Sum256([]byte(key))
+		sum := digest.SHA256([]byte(key))
 		key = hex.EncodeToString(sum[:16])
 	}
 	return filepath.Join(dir, summary.RuntimeDir, runtimePrefix+key+".json")

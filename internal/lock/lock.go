@@ -16,7 +16,6 @@
 package lock
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -26,6 +25,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/harness-agent/harness/internal/digest"
 )
 
 // Dir is where lock files live. The seed's snippet hard-codes /tmp; keep it
@@ -40,7 +41,7 @@ func Dir() string {
 
 // Hash is the first 16 hex digits of sha256(root), the seed's PWD_HASH.
 func Hash(root string) string {
-	sum := sha256.Sum256([]byte(root))
+	sum := digest.SHA256([]byte(root))
 	return hex.EncodeToString(sum[:])[:16]
 }
 

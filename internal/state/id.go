@@ -1,7 +1,6 @@
 package state
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -11,7 +10,19 @@ import (
 // MaxIDLength bounds a task id: it names refs, commits and log lines.
 const MaxIDLength = 100
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// idChars reports whether id is made of letters, digits, '.', '_' and '-'
+// and starts with a letter or digit. (Written out rather than a regexp: a
+// package-level regexp is compiled at every hook's start.)
+func idChars(id string) bool {
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return id != ""
+}
 
 // CheckID refuses a task id that could not be used everywhere the harness
 // puts one verbatim: between brackets on a log line, in a commit message, as
@@ -26,7 +37,7 @@ func CheckID(id string) error {
 		why = "it is empty"
 	case len(id) > MaxIDLength:
 		why = "it is longer than " + strconv.Itoa(MaxIDLength) + " characters"
-	case !idPattern.MatchString(id):
+	case !idChars(id):
 		why = "only letters, digits, '.', '_' and '-' are allowed, starting with a letter or digit"
 	case strings.Contains(id, ".."), strings.HasSuffix(id, "."), strings.HasSuffix(id, ".lock"):
 		why = `git ref names cannot contain ".." or end with "." or ".lock"`
