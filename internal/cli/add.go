@@ -17,7 +17,6 @@ func init() {
 		run:     runAdd})
 }
 
-
 func runAdd(e *Env, args []string) int {
 	c := commands["add"]
 	fs := e.flags(c)
