@@ -14,8 +14,6 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/google/renameio/v2"
-
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 )
@@ -103,10 +101,19 @@ func Store(st *state.State) {
 	s.write(st.Dir)
 }
 
+// write replaces the cache atomically (a temporary file renamed over it)
+// but without fsync: the cache is derived data, and a copy lost or left
+// empty by a crash is read as stale and rebuilt from the state. An fsync
+// costs milliseconds on every state write, the hooks' included.
 func (s *Summary) write(dir string) {
-	if data, err := json.Marshal(s); err == nil {
-		os.MkdirAll(filepath.Join(dir, RuntimeDir), 0o755)
-		renameio.WriteFile(Path(dir), data, 0o644, renameio.WithTempDir(filepath.Dir(Path(dir))))
+	data, err := json.Marshal(s)
+	if err != nil {
+		return
+	}
+	os.MkdirAll(filepath.Join(dir, RuntimeDir), 0o755)
+	tmp := fmt.Sprintf("%s.%d", Path(dir), os.Getpid())
+	if os.WriteFile(tmp, data, 0o644) != nil || os.Rename(tmp, Path(dir)) != nil {
+		os.Remove(tmp)
 	}
 }
 
