@@ -17,7 +17,11 @@ for tool in .ci/install-claude.sh .ci/install-node22.sh; do
   fi
 done
 
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.ci/*'))
+if git rev-parse --git-dir >/dev/null 2>&1; then
+  unformatted=$(git ls-files -z '*.go' | xargs -0 gofmt -l)
+else
+  unformatted=$(find . -name '*.go' -not -path './.ci/*' -exec gofmt -l {} +)
+fi
 if [ -n "$unformatted" ]; then
   echo "test: gofmt needed on:" >&2
   echo "$unformatted" >&2
