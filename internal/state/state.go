@@ -173,32 +173,9 @@ func Parse(raw []byte, path string) (*State, error) {
 	// refuses one written twice; a Get per member would scan past the
 	// (large) task list once for each member after it.
 	var version, created, config, tasks, count, last gjson.Result
-	var seen uint8
-	doc.ForEach(func(k, v gjson.Result) bool {
-		var bit uint8
-		switch k.Str {
-		case "version":
-			version, bit = v, 1<<0
-		case "created":
-			created, bit = v, 1<<1
-		case "session_config":
-			config, bit = v, 1<<2
-		case "tasks":
-			tasks, bit = v, 1<<3
-		case "session_count":
-			count, bit = v, 1<<4
-		case "last_session":
-			last, bit = v, 1<<5
-		default:
-			return true // a user's own member: neither read nor edited
-		}
-		if seen&bit != 0 {
-			p.twice(k.Str, "at the top level")
-			return false
-		}
-		seen |= bit
-		return true
-	})
+	p.members(doc, "", "at the top level", []member{
+		{"version", &version}, {"created", &created}, {"session_config", &config},
+		{"tasks", &tasks}, {"session_count", &count}, {"last_session", &last}})
 	if p.err != nil {
 		return nil, p.err
 	}
@@ -385,32 +362,9 @@ func (p *parser) config(c gjson.Result) Config {
 	}
 	f := func(name string) string { return "session_config." + name }
 	var mode, maxTasks, maxSessions, reflect, verify, allowed gjson.Result
-	var seen uint8
-	c.ForEach(func(k, v gjson.Result) bool {
-		var bit uint8
-		switch k.Str {
-		case "concurrency_mode":
-			mode, bit = v, 1<<0
-		case "max_tasks_per_session":
-			maxTasks, bit = v, 1<<1
-		case "max_sessions":
-			maxSessions, bit = v, 1<<2
-		case "max_reflect_iterations":
-			reflect, bit = v, 1<<3
-		case "verify_on_stop":
-			verify, bit = v, 1<<4
-		case "allowed_commands":
-			allowed, bit = v, 1<<5
-		default:
-			return true
-		}
-		if seen&bit != 0 {
-			p.twice(f(k.Str), "in session_config")
-			return false
-		}
-		seen |= bit
-		return true
-	})
+	p.members(c, "session_config.", "in session_config", []member{
+		{"concurrency_mode", &mode}, {"max_tasks_per_session", &maxTasks}, {"max_sessions", &maxSessions},
+		{"max_reflect_iterations", &reflect}, {"verify_on_stop", &verify}, {"allowed_commands", &allowed}})
 	if p.err != nil {
 		return cfg
 	}
@@ -526,17 +480,7 @@ func (p *parser) task(v gjson.Result, i int) Task {
 			p.fail("validation", "must be an object {\"command\": …, \"timeout_seconds\": …}, got %s", kind(validation))
 		} else {
 			var command, timeout gjson.Result
-			p.members(validation, "validation", func(k string, v gjson.Result) uint8 {
-				switch k {
-				case "command":
-					command = v
-					return 1 << 0
-				case "timeout_seconds":
-					timeout = v
-					return 1 << 1
-				}
-				return 0
-			})
+			p.members(validation, "validation.", "in validation", []member{{"command", &command}, {"timeout_seconds", &timeout}})
 			if p.err == nil {
 				t.Command = p.strAt(command, "validation.command")
 				t.TimeoutSeconds = p.intAt(timeout, "validation.timeout_seconds", 0)
@@ -548,13 +492,7 @@ func (p *parser) task(v gjson.Result, i int) Task {
 			p.fail("on_failure", "must be an object {\"cleanup\": …}, got %s", kind(onFailure))
 		} else {
 			var cleanup gjson.Result
-			p.members(onFailure, "on_failure", func(k string, v gjson.Result) uint8 {
-				if k != "cleanup" {
-					return 0
-				}
-				cleanup = v
-				return 1
-			})
+			p.members(onFailure, "on_failure.", "in on_failure", []member{{"cleanup", &cleanup}})
 			if p.err == nil {
 				t.Cleanup = p.strAt(cleanup, "on_failure.cleanup")
 			}
@@ -625,18 +563,32 @@ func (p *parser) task(v gjson.Result, i int) Task {
 	return t
 }
 
-// members calls read for each member of the small object obj (named field
-// in errors); read returns a distinct bit for each member the harness reads,
-// 0 for others, and those it reads may not appear twice.
-func (p *parser) members(obj gjson.Result, field string, read func(key string, v gjson.Result) uint8) {
-	var seen uint8
+// member is one member of an object the harness reads, and where its value
+// goes.
+type member struct {
+	name string
+	v    *gjson.Result
+}
+
+// members reads the listed members of the object obj in one pass (a Get
+// each would rescan the object, past a large task list at the top level),
+// and refuses one written twice: field prefix and where name it in the
+// error. Members not listed are a user's own: neither read nor checked.
+func (p *parser) members(obj gjson.Result, prefix, where string, want []member) {
+	var seen uint32
 	obj.ForEach(func(k, v gjson.Result) bool {
-		bit := read(k.Str, v)
-		if seen&bit != 0 {
-			p.twice(field+"."+k.Str, "in "+field)
-			return false
+		for i, m := range want {
+			if m.name != k.Str {
+				continue
+			}
+			if seen&(1<<i) != 0 {
+				p.twice(prefix+k.Str, where)
+				return false
+			}
+			seen |= 1 << i
+			*m.v = v
+			break
 		}
-		seen |= bit
 		return true
 	})
 }
