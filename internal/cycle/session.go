@@ -37,7 +37,7 @@ func (w *Worker) StartSession() (*Opened, error) {
 			msg = "Session %d started (source=cli, worker=" + w.ID + ")"
 		}
 		log := []progress.Entry{{Time: now, Session: o.Session, Type: progress.Init, Message: fmt.Sprintf(msg, o.Session)}}
-		if max := s.Config.MaxSessions; max > 0 && o.Session > max {
+		if s.Config.PastMaxSessions(o.Session) {
 			o.OverLimit, o.Stats = true, schedule.Count(s.Tasks)
 			log = append(log, progress.Entry{Time: now, Session: o.Session, Type: progress.Stats, Message: o.Stats.Line()})
 		}

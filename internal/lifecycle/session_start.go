@@ -113,7 +113,7 @@ func SessionStart(p hook.Payload) hook.Decision {
 		if rt != nil && rt.Session > 0 {
 			o.n = rt.Session
 		}
-		o.overLimit = overLimit(s, o.n)
+		o.overLimit = s.Config.PastMaxSessions(o.n)
 	} else {
 		s, err = state.Update(c.root, func(s *state.State) error {
 			o = open(c, s, source, held)
@@ -175,7 +175,7 @@ func open(c *call, s *state.State, source string, held *lock.Result) opening {
 	if held != nil && (held.Outcome == lock.Acquired || held.Outcome == lock.Reclaimed) {
 		entry(progress.Lock, fmt.Sprintf("acquired (pid=%d)", held.Holder.PID))
 	}
-	if overLimit(s, o.n) {
+	if s.Config.PastMaxSessions(o.n) {
 		o.overLimit = true
 		entry(progress.Stats, schedule.Count(s.Tasks).Line())
 		return o
@@ -184,13 +184,6 @@ func open(c *call, s *state.State, source string, held *lock.Result) opening {
 	mine, expired, _ := c.worker().Interrupted(s)
 	o.interrupted = len(mine)+len(expired) > 0
 	return o
-}
-
-// overLimit reports whether session n is past session_config.max_sessions:
-// it must not work.
-func overLimit(s *state.State, n int) bool {
-	max := s.Config.MaxSessions
-	return max > 0 && n > max
 }
 
 // validate runs dependency validation on s (under the transaction lock) and

@@ -113,8 +113,8 @@ func stopActive(c *call, rt *Runtime, sum *summary.Summary) hook.Decision {
 // limitReached returns the note for the user when the session may stop
 // because of session_config's limits, "" when none is reached.
 func limitReached(sum *summary.Summary, story sessionLog, n int) string {
-	if max := sum.Config.MaxSessions; max > 0 && sum.SessionCount > max {
-		return fmt.Sprintf("harness: session_config.max_sessions=%d reached; the session may stop", max)
+	if sum.Config.PastMaxSessions(sum.SessionCount) {
+		return fmt.Sprintf("harness: session_config.max_sessions=%d reached; the session may stop", sum.Config.MaxSessions)
 	}
 	if max := sum.Config.MaxTasksPerSession; max > 0 && story.outcomes >= max {
 		return fmt.Sprintf("harness: session_config.max_tasks_per_session=%d reached (%d task outcomes in SESSION-%d); the session may stop, the next one continues", max, story.outcomes, n)

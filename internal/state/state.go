@@ -96,6 +96,11 @@ type Config struct {
 	AllowedCommands      []string // nil: no command policy
 }
 
+// PastMaxSessions reports whether session n is past max_sessions: it must
+// not work. The SessionStart hook, `harness session start` and the Stop hook
+// all ask it.
+func (c Config) PastMaxSessions(n int) bool { return c.MaxSessions > 0 && n > c.MaxSessions }
+
 // State is a parsed harness-tasks.json together with its text.
 type State struct {
 	Dir          string // the state root
