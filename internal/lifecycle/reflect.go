@@ -136,15 +136,8 @@ var commandTag = sync.OnceValue(func() *regexp.Regexp {
 // originalRequest returns the first thing the user asked in the session's
 // transcript (JSON lines), "" when it cannot be found.
 func originalRequest(path string) string {
-	if path == "" {
-		return ""
-	}
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return "" // never open a FIFO or a device: it could hang the hook
-	}
-	f, err := os.Open(path)
-	if err != nil {
+	f, _, ok := openTranscript(path)
+	if !ok {
 		return ""
 	}
 	defer f.Close()
@@ -174,20 +167,13 @@ const lastPromptBytes = 256 << 10
 // lastPromptBytes of the transcript). It reads the transcript from the end:
 // the prompt that started the turn is the last entry a human typed.
 func askedOnly(path string) string {
-	if path == "" {
-		return ""
-	}
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return ""
-	}
-	f, err := os.Open(path)
-	if err != nil {
+	f, size, ok := openTranscript(path)
+	if !ok {
 		return ""
 	}
 	defer f.Close()
-	from := max(fi.Size()-lastPromptBytes, 0)
-	buf := make([]byte, fi.Size()-from)
+	from := max(size-lastPromptBytes, 0)
+	buf := make([]byte, size-from)
 	n, _ := f.ReadAt(buf, from)
 	lines := bytes.Split(buf[:n], []byte("\n"))
 	if from > 0 {
@@ -206,6 +192,23 @@ func askedOnly(path string) string {
 		return ""
 	}
 	return ""
+}
+
+// openTranscript opens the transcript at path and returns its size; ok is
+// false when there is none, or it is not a regular file (never open a FIFO
+// or a device: it could hang the hook).
+func openTranscript(path string) (f *os.File, size int64, ok bool) {
+	if path == "" {
+		return nil, 0, false
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, 0, false
+	}
+	if f, err = os.Open(path); err != nil {
+		return nil, 0, false
+	}
+	return f, fi.Size(), true
 }
 
 // userText returns the text a human typed in one transcript entry, "" for
