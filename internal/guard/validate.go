@@ -3,8 +3,6 @@ package guard
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
 	"time"
 
 	"github.com/harness-agent/harness/internal/validation"
@@ -19,17 +17,7 @@ const defaultGateBudget = 20 * time.Second
 // gateBudget is the time all of one call's gate validations may take:
 // HARNESS_GATE_BUDGET (seconds, or a Go duration such as 500ms), else 20 s.
 func gateBudget() time.Duration {
-	v := os.Getenv("HARNESS_GATE_BUDGET")
-	if v == "" {
-		return defaultGateBudget
-	}
-	if n, err := strconv.Atoi(v); err == nil && n > 0 {
-		return time.Duration(n) * time.Second
-	}
-	if d, err := time.ParseDuration(v); err == nil && d > 0 {
-		return d
-	}
-	return defaultGateBudget
+	return validation.EnvSeconds("HARNESS_GATE_BUDGET", defaultGateBudget)
 }
 
 // result is the outcome of running a validation command for the gate.

@@ -3,7 +3,6 @@ package lifecycle
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -30,13 +29,4 @@ func verdict(r validation.Result) string {
 		v += ": " + clip(r.FirstLine, 200)
 	}
 	return v
-}
-
-// envSeconds reads a duration in whole seconds from the environment.
-func envSeconds(name string, def time.Duration) time.Duration {
-	var n int
-	if _, err := fmt.Sscan(os.Getenv(name), &n); err == nil && n > 0 {
-		return time.Duration(n) * time.Second
-	}
-	return def
 }

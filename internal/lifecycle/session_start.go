@@ -321,7 +321,7 @@ func healthCheck(dir string, n int, at time.Time) string {
 	if head, _ := readHead(path, 2); fi.Mode()&0o111 != 0 && head == "#!" {
 		command = "./harness-init.sh" // its own interpreter
 	}
-	r := check(dir, command, envSeconds("HARNESS_INIT_TIMEOUT", 60*time.Second))
+	r := check(dir, command, validation.EnvSeconds("HARNESS_INIT_TIMEOUT", 60*time.Second))
 	line := "env: harness-init.sh " + verdict(r)
 	e := progress.Entry{Time: at, Session: n, Type: progress.Init, Message: "Environment health check: PASS"}
 	if r.Outcome != validation.Pass {

@@ -23,7 +23,9 @@ const maxParallelChecks = 8
 // (HARNESS_VERIFY_BUDGET seconds): it must end inside the Stop hook's own
 // timeout (300 s as the installer registers it), or Claude Code kills the
 // hook and lets the stop through unchecked.
-func gateBudget() time.Duration { return envSeconds("HARNESS_VERIFY_BUDGET", 240*time.Second) }
+func gateBudget() time.Duration {
+	return validation.EnvSeconds("HARNESS_VERIFY_BUDGET", 240*time.Second)
+}
 
 // recheck is one validation command to re-run and the tasks that share it.
 type recheck struct {

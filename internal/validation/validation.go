@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -74,6 +75,21 @@ const (
 	HeadBytes = 8 << 10  // kept from the start, to find the first error
 	TailBytes = 16 << 10 // kept from the end, to show
 )
+
+// EnvSeconds reads a time limit from the environment variable name
+// (HARNESS_INIT_TIMEOUT, HARNESS_VERIFY_BUDGET, HARNESS_GATE_BUDGET): whole
+// seconds, or a Go duration such as 500ms; def when it is unset, unreadable
+// or not positive.
+func EnvSeconds(name string, def time.Duration) time.Duration {
+	v := strings.TrimSpace(os.Getenv(name))
+	if n, err := strconv.Atoi(v); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return d
+	}
+	return def
+}
 
 // WaitDelay bounds how long Run keeps reading output after the command ended
 // and its process group was killed, when a process that left the group

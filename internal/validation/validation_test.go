@@ -136,3 +136,13 @@ func TestFirstUsefulLineClips(t *testing.T) {
 	assert.True(t, strings.HasSuffix(got, "…"))
 	assert.True(t, strings.HasPrefix(got, "error: é"))
 }
+
+func TestEnvSeconds(t *testing.T) {
+	for v, want := range map[string]time.Duration{
+		"": 7 * time.Second, "3": 3 * time.Second, " 3 ": 3 * time.Second, "500ms": 500 * time.Millisecond,
+		"0": 7 * time.Second, "-2": 7 * time.Second, "soon": 7 * time.Second, "-1s": 7 * time.Second,
+	} {
+		t.Setenv("HARNESS_TEST_LIMIT", v)
+		assert.Equal(t, want, EnvSeconds("HARNESS_TEST_LIMIT", 7*time.Second), "%q", v)
+	}
+}
