@@ -25,6 +25,8 @@ const (
 	SubagentStop = "SubagentStop"
 	TeammateIdle = "TeammateIdle"
 	SessionEnd   = "SessionEnd"
+	// UserPromptSubmit runs when a person's prompt starts a turn.
+	UserPromptSubmit = "UserPromptSubmit"
 )
 
 // Payload is a hook's input. Every accessor is safe on malformed input.

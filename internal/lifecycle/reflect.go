@@ -162,11 +162,12 @@ var askOnly = map[string]bool{"status": true, "add": true, "init": true, "help":
 // lastPromptBytes bounds how much of the transcript's end askedOnly reads.
 const lastPromptBytes = 256 << 10
 
-// askedOnly returns the /harness sub-command of the turn's prompt when it is
-// one of askOnly, "" otherwise (another prompt, or none found in the last
-// lastPromptBytes of the transcript). It reads the transcript from the end:
-// the prompt that started the turn is the last entry a human typed.
-func askedOnly(path string) string {
+// askedOnlyFromTranscript returns the /harness sub-command of the turn's
+// prompt when it is one of askOnly, "" otherwise (another prompt, or none
+// found in the last lastPromptBytes of the transcript). It reads the
+// transcript from the end: the prompt that started the turn is the last
+// entry a human typed, when Claude Code has written it yet.
+func askedOnlyFromTranscript(path string) string {
 	f, size, ok := openTranscript(path)
 	if !ok {
 		return ""
@@ -180,16 +181,9 @@ func askedOnly(path string) string {
 		lines = lines[1:] // the first line is cut
 	}
 	for i := len(lines) - 1; i >= 0; i-- {
-		text := userText(lines[i])
-		if text == "" {
-			continue
+		if text := userText(lines[i]); text != "" {
+			return askOnlyCommand(text)
 		}
-		fields := strings.Fields(text)
-		name := strings.TrimPrefix(fields[0], "/")
-		if (name == "harness" || strings.HasSuffix(name, ":harness")) && len(fields) > 1 && askOnly[fields[1]] {
-			return fields[1]
-		}
-		return ""
 	}
 	return ""
 }

@@ -79,8 +79,13 @@ func (v *Valve) Block(fp string, limit int) (open bool) {
 	return false
 }
 
-// runtimePrefix starts every runtime file name in summary.RuntimeDir.
-const runtimePrefix = "session-"
+// runtimePrefix starts every runtime file name in summary.RuntimeDir;
+// turnPrefix starts the file that records the prompt of a session's turn
+// (see UserPromptSubmit).
+const (
+	runtimePrefix = "session-"
+	turnPrefix    = "turn-"
+)
 
 // runtimeTTL is how long a runtime file left by a session that never ended
 // (a crash, a kill) is kept.
@@ -103,7 +108,11 @@ func plainID(id string) bool {
 // RuntimePath returns the runtime file of session sessionID in the state
 // root dir. Ids that are not plain file names are hashed, so a hostile
 // session id cannot name a path outside dir.
-func RuntimePath(dir, sessionID string) string {
+func RuntimePath(dir, sessionID string) string { return sessionFile(dir, runtimePrefix, sessionID) }
+
+// sessionFile returns the file named prefix plus the session's key in the
+// runtime directory of dir.
+func sessionFile(dir, prefix, sessionID string) string {
 	key := sessionID
 	switch {
 	case key == "":
@@ -112,7 +121,7 @@ func RuntimePath(dir, sessionID string) string {
 		sum := digest.SHA256([]byte(key))
 		key = hex.EncodeToString(sum[:16])
 	}
-	return filepath.Join(dir, summary.RuntimeDir, runtimePrefix+key+".json")
+	return filepath.Join(dir, summary.RuntimeDir, prefix+key+".json")
 }
 
 // ReadRuntime returns the runtime of session sessionID, or nil when it has
@@ -131,11 +140,15 @@ func ReadRuntime(dir, sessionID string) *Runtime {
 
 // save writes rt atomically (temporary file, rename).
 func (rt *Runtime) save(dir string) error {
-	data, err := json.MarshalIndent(rt, "", "  ")
+	return writeJSON(RuntimePath(dir, rt.SessionID), rt)
+}
+
+// writeJSON writes v to path atomically (temporary file, rename).
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	path := RuntimePath(dir, rt.SessionID)
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	tmp := fmt.Sprintf("%s.tmp%d", path, os.Getpid())
 	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
@@ -148,8 +161,11 @@ func (rt *Runtime) save(dir string) error {
 	return nil
 }
 
-// removeRuntime deletes the runtime file of session sessionID.
-func removeRuntime(dir, sessionID string) { os.Remove(RuntimePath(dir, sessionID)) }
+// removeRuntime deletes the runtime files of session sessionID.
+func removeRuntime(dir, sessionID string) {
+	os.Remove(RuntimePath(dir, sessionID))
+	os.Remove(sessionFile(dir, turnPrefix, sessionID))
+}
 
 // pruneRuntimes removes runtime files untouched for runtimeTTL.
 func pruneRuntimes(dir string, at time.Time) {
@@ -159,7 +175,7 @@ func pruneRuntimes(dir string, at time.Time) {
 		return
 	}
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), runtimePrefix) {
+		if !strings.HasPrefix(e.Name(), runtimePrefix) && !strings.HasPrefix(e.Name(), turnPrefix) {
 			continue
 		}
 		if fi, err := e.Info(); err == nil && at.Sub(fi.ModTime()) > runtimeTTL {

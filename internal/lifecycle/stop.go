@@ -86,7 +86,7 @@ func stopActive(c *call, rt *Runtime, sum *summary.Summary) hook.Decision {
 		return allowStop(c, rt, n, sum.Stats, note)
 	}
 	if w := remaining(sum, c.now, c.ids()...); !w.empty() {
-		if cmd := askedOnly(c.p.Str("transcript_path")); cmd != "" {
+		if c.askedOnly() != "" {
 			// The user asked about the job, not for work on it: the turn
 			// that answered may end. `/harness run` (or any other request)
 			// is what starts the loop.

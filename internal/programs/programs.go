@@ -22,6 +22,9 @@ var Mains = map[string]func() int{
 	"harness-subagent-stop": func() int { return hook.Main(hook.SubagentStop, lifecycle.SubagentStop) },
 	"harness-teammate-idle": func() int { return hook.Main(hook.TeammateIdle, lifecycle.TeammateIdle) },
 	"harness-session-end":   func() int { return hook.Main(hook.SessionEnd, lifecycle.SessionEnd) },
+	"harness-user-prompt-submit": func() int {
+		return hook.Main(hook.UserPromptSubmit, lifecycle.UserPromptSubmit)
+	},
 }
 
 // Run runs the named program and returns its exit code.

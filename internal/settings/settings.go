@@ -16,7 +16,7 @@
 // where Claude Code does not look.
 //
 // Our entries are recognised by the program a hook command runs (one of the
-// six hook executables), not by its directory: when the binaries move, the
+// hook executables), not by its directory: when the binaries move, the
 // entries are updated in place instead of gaining a second, stale set.
 package settings
 
@@ -47,6 +47,7 @@ var Hooks = []Hook{
 	{Event: "SubagentStop", Program: "harness-subagent-stop", Timeout: 60},
 	{Event: "TeammateIdle", Program: "harness-teammate-idle", Timeout: 60},
 	{Event: "SessionEnd", Program: "harness-session-end", Timeout: 5},
+	{Event: "UserPromptSubmit", Program: "harness-user-prompt-submit", Timeout: 10},
 }
 
 // hookFor returns the registration of program, or nil when it is not ours.

@@ -235,6 +235,17 @@ func TestRegisterNewFileLayout(t *testing.T) {
           }
         ]
       }
+    ],
+    "UserPromptSubmit": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/harness/bin/harness-user-prompt-submit",
+            "timeout": 10
+          }
+        ]
+      }
     ]
   }
 }
