@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -59,7 +61,7 @@ func runAdd(e *Env, args []string) int {
 	}
 	_, err = state.Update(dir, func(s *state.State) error {
 		if t.ID == "" {
-			t.ID = nextID(s)
+			t.ID = nextID(s, loggedIDs(dir))
 		} else if s.Task(t.ID) != nil {
 			return failure.New(failure.Config, "a task with id %q exists already", t.ID).WithHint("pick another --id, or omit it for an automatic one")
 		}
@@ -86,18 +88,71 @@ func runAdd(e *Env, args []string) int {
 	return ExitOK
 }
 
-// nextID returns task-NNN one above the highest automatic id in use.
-func nextID(s *state.State) string {
-	max := 0
+// nextID returns task-NNN one above the highest automatic id in use, and
+// above logged, the highest the log shows was ever given out: a task lost
+// with a state file restored by hand must not lend its id to another.
+func nextID(s *state.State, logged int) string {
+	max := logged
 	for _, t := range s.Tasks {
-		// An automatic id is task- and digits only (Atoi would take a sign).
-		if digits, ok := strings.CutPrefix(t.ID, "task-"); ok && digits != "" && strings.Trim(digits, "0123456789") == "" {
-			if n, err := strconv.Atoi(digits); err == nil && n > max {
-				max = n
-			}
+		if n := autoNumber(t.ID); n > max {
+			max = n
 		}
 	}
 	return fmt.Sprintf("task-%03d", max+1)
+}
+
+// autoNumber returns NNN of an automatic id task-NNN, 0 for any other id.
+func autoNumber(id string) int {
+	// An automatic id is task- and digits only (Atoi would take a sign).
+	if digits, ok := strings.CutPrefix(id, "task-"); ok && digits != "" && strings.Trim(digits, "0123456789") == "" {
+		if n, err := strconv.Atoi(digits); err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+// addedMark precedes the id in the log's "Task added: … (id=ID …)" lines.
+const addedMark = "(id=task-"
+
+// loggedIDs returns the highest NNN of an automatic id the log shows was
+// given out, reading it in chunks (the log grows to tens of megabytes).
+func loggedIDs(dir string) int {
+	f, err := os.Open(progress.Path(dir))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	max := 0
+	buf := make([]byte, 1<<20)
+	keep := 0 // bytes carried over from the last chunk: a mark may straddle two
+	for {
+		n, err := f.Read(buf[keep:])
+		data := buf[:keep+n]
+		for i := 0; ; {
+			j := bytes.Index(data[i:], []byte(addedMark))
+			if j < 0 {
+				break
+			}
+			start := i + j + len(addedMark) - len("task-")
+			end := start + len("task-")
+			for end < len(data) && data[end] >= '0' && data[end] <= '9' {
+				end++
+			}
+			if end == len(data) && err == nil {
+				break // the number may go on in the next chunk
+			}
+			if m := autoNumber(string(data[start:end])); m > max {
+				max = m
+			}
+			i = end
+		}
+		if err != nil {
+			return max
+		}
+		keep = min(len(data), 64)
+		copy(buf, data[len(data)-keep:])
+	}
 }
 
 func splitList(s string) []string {

@@ -94,14 +94,60 @@ func TestSIGKILLDuringWritesNeverCorrupts(t *testing.T) {
 		default:
 			t.Fatalf("harness %s failed on its own: %v: %s", strings.Join(cmd.Args[1:], " "), err, stderr.String())
 		}
+		var infos []os.FileInfo
 		for _, name := range []string{state.FileName, state.BackupName} {
 			raw, err := os.ReadFile(filepath.Join(p.dir, name))
 			require.NoError(t, err)
 			_, err = state.Parse(raw, name)
 			require.NoError(t, err, "%s unparseable after round %d (%d kills)", name, i+1, kills)
+			fi, err := os.Stat(filepath.Join(p.dir, name))
+			require.NoError(t, err)
+			infos = append(infos, fi)
+		}
+		// The backup is never a second name of the live file: an in-place
+		// write to one would destroy both.
+		require.False(t, os.SameFile(infos[0], infos[1]), "%s and %s share an inode after round %d", state.FileName, state.BackupName, i+1)
+		if err == nil {
+			// A write that completed removed what killed ones left.
+			assert.Empty(t, tempFiles(t, p.dir), "temporary files left after the completed write of round %d", i+1)
 		}
 	}
 	t.Logf("%d completed writes and %d processes killed mid-run in %d rounds (final kill window %s)", writes, kills, i, span)
 	assert.GreaterOrEqual(t, writes, minWrites)
 	assert.NotEmpty(t, p.task("task-001").Checkpoints, "the checkpoints that completed are recorded")
+
+	// A restore loses nothing: after one more completed write the backup
+	// holds exactly what was written, and an in-place write that breaks the
+	// live file (an editor, a redirect) is repaired from it with every
+	// checkpoint.
+	out, err := run(0).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	written, err := os.ReadFile(filepath.Join(p.dir, state.FileName))
+	require.NoError(t, err)
+	want := len(p.task("task-001").Checkpoints)
+	f, err := os.OpenFile(filepath.Join(p.dir, state.FileName), os.O_WRONLY|os.O_TRUNC, 0)
+	require.NoError(t, err)
+	f.WriteString(`{"tasks": [`)
+	f.Close()
+	bak, err := os.ReadFile(filepath.Join(p.dir, state.BackupName))
+	require.NoError(t, err)
+	assert.Equal(t, string(written), string(bak), "the in-place write reached the backup, or the backup is behind")
+	out, err = run(1).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "restored from harness-tasks.json.bak")
+	assert.Len(t, p.task("task-001").Checkpoints, want, "the restore lost a write")
+}
+
+// tempFiles lists the temporary files of the tasks file's atomic writes in dir.
+func tempFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var temps []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "."+state.FileName) {
+			temps = append(temps, e.Name())
+		}
+	}
+	return temps
 }

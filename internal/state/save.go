@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/google/renameio/v2"
 	"github.com/tidwall/gjson"
@@ -36,11 +37,11 @@ func (s *State) save() error {
 		return failure.New(failure.EnvSetup, "refusing to write an invalid %s: %v", FileName, err)
 	}
 	mode := fileMode(Path(s.Dir))
-	if err := backup(s.Dir, s.raw, mode); err != nil {
-		return failure.New(failure.EnvSetup, "cannot write %s: %v", BackupPath(s.Dir), err)
-	}
 	if err := renameio.WriteFile(Path(s.Dir), edited, mode, besideIt(Path(s.Dir))); err != nil {
 		return failure.New(failure.EnvSetup, "cannot write %s: %v", Path(s.Dir), err)
+	}
+	if err := backup(s.Dir, edited, mode); err != nil {
+		return failure.New(failure.EnvSetup, "cannot write %s: %v", BackupPath(s.Dir), err)
 	}
 	s.raw = edited
 	s.snapshot()
@@ -317,22 +318,64 @@ func newTaskJSON(t *Task) any {
 	return m
 }
 
-// backup makes the current tasks file (whose content is raw) the backup. A
-// hard link turns the very file being replaced into the backup, atomically
-// and without writing its bytes again; where links are not possible the
-// content is written out.
-func backup(dir string, raw []byte, mode os.FileMode) error {
+// backup makes harness-tasks.json.bak a copy of what the harness has just
+// written: its own file (a new inode, replaced by rename), never a second
+// name of the live file, so an in-place write to one (an editor, a shell
+// redirect, a torn write) can never reach the other; and the latest state,
+// so a restore loses nothing the harness wrote. The live file was written
+// and synced first: should a crash come between the two writes, the backup
+// is one write behind and the live file is whole.
+//
+// The copy is renamed into place without its own fsync: it only ever
+// matters when the live file, which was synced, is later broken by
+// something else.
+func backup(dir string, doc []byte, mode os.FileMode) error {
 	tmp := filepath.Join(dir, fmt.Sprintf(".%s.%d", BackupName, os.Getpid()))
-	os.Remove(tmp)
-	if err := os.Link(Path(dir), tmp); err == nil {
-		if current, err := os.ReadFile(tmp); err == nil && string(current) == string(raw) {
-			if err := os.Rename(tmp, BackupPath(dir)); err == nil {
-				return nil
-			}
-		}
+	if err := os.WriteFile(tmp, doc, mode); err != nil {
 		os.Remove(tmp)
+		return err
 	}
-	return renameio.WriteFile(BackupPath(dir), raw, mode, besideIt(BackupPath(dir)))
+	if err := os.Rename(tmp, BackupPath(dir)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// removeStaleTemps removes the temporary files earlier writes of the tasks
+// file and its backup left when they were killed half-way
+// (".harness-tasks.json<random>", ".harness-tasks.json.bak<random>",
+// ".harness-tasks.json.bak.<pid>"). It runs under the transaction lock,
+// which every writer of those files holds, so none of them is in use.
+func removeStaleTemps(dir string) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	for _, name := range names {
+		if rest, ok := strings.CutPrefix(name, "."+FileName); ok && staleTempSuffix(rest) {
+			os.Remove(filepath.Join(dir, name))
+		}
+	}
+}
+
+// staleTempSuffix reports whether rest, what follows ".harness-tasks.json"
+// in a file name, is the random or pid suffix of a temporary file: digits,
+// optionally after ".bak" or ".bak.".
+func staleTempSuffix(rest string) bool {
+	rest = strings.TrimPrefix(rest, ".bak")
+	rest = strings.TrimPrefix(rest, ".")
+	if rest == "" {
+		return false
+	}
+	for _, r := range rest {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // unchanged reports whether a task is exactly as it was read, which is true of

@@ -698,6 +698,7 @@ func Update(dir string, fn func(*State) error) (*State, error) {
 		return nil, failure.New(failure.EnvSetup, "%v", err)
 	}
 	defer unlock()
+	removeStaleTemps(dir)
 	s, err := loadLocked(dir)
 	if err != nil {
 		return nil, err
@@ -723,6 +724,8 @@ func loadLocked(dir string) (*State, error) {
 		return nil, failure.New(failure.EnvSetup, "cannot restore %s from backup: %v", Path(dir), err)
 	}
 	s.FromBackup, s.Restored = false, true
+	fmt.Fprintf(os.Stderr, "WARN [%s] %s was not valid JSON: restored from %s, the last state the harness wrote; the corrupt copy is kept as %s\n",
+		failure.EnvSetup, FileName, BackupName, filepath.Base(keep))
 	progress.Append(dir, progress.Entry{Session: s.SessionCount, Type: progress.Recovery,
 		Message: fmt.Sprintf(`action="restored %s from %s" reason="not valid JSON; corrupt copy kept as %s"`, FileName, BackupName, filepath.Base(keep))})
 	return s, nil

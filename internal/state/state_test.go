@@ -90,7 +90,14 @@ func TestUnknownFieldsSurviveWrites(t *testing.T) {
 
 	bak, err := os.ReadFile(BackupPath(dir))
 	require.NoError(t, err)
-	assert.Equal(t, sample, string(bak), "the backup is the previous good file")
+	live, err := os.ReadFile(Path(dir))
+	require.NoError(t, err)
+	assert.Equal(t, string(live), string(bak), "the backup is the last state the harness wrote")
+	liveInfo, err := os.Stat(Path(dir))
+	require.NoError(t, err)
+	bakInfo, err := os.Stat(BackupPath(dir))
+	require.NoError(t, err)
+	assert.False(t, os.SameFile(liveInfo, bakInfo), "the backup must never be a second name of the live file")
 }
 
 func TestNoChangeNoWrite(t *testing.T) {
