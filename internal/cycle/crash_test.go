@@ -151,3 +151,76 @@ func tempFiles(t *testing.T, dir string) []string {
 	}
 	return temps
 }
+
+// A dependency cycle through every one of 10,000 tasks: the real `harness
+// next` marks each task once with a bounded message (the cycle's path in
+// every task made the file and the log grow by the square of the size),
+// and a second run changes nothing.
+func TestHugeCycleIsMarkedOnceWithBoundedMessages(t *testing.T) {
+	t.Parallel()
+	bin := buildHarness(t)
+	const n = 10000
+	p := newProject(t, state.Exclusive)
+	p.write(state.FileName, cycleState(n))
+	size := func(name string) int {
+		fi, err := os.Stat(filepath.Join(p.dir, name))
+		if os.IsNotExist(err) {
+			return 0
+		}
+		require.NoError(t, err)
+		return int(fi.Size())
+	}
+	tasksBefore, logBefore := size(state.FileName), size("harness-progress.txt")
+	next := func() string {
+		cmd := exec.Command(bin, "next")
+		cmd.Dir = p.dir
+		out, _ := cmd.CombinedOutput()
+		return string(out)
+	}
+	next()
+	perTask := func(before, after int) int { return (after - before) / n }
+	assert.LessOrEqual(t, perTask(tasksBefore, size(state.FileName)), 300, "tasks file growth per task")
+	assert.LessOrEqual(t, perTask(logBefore, size("harness-progress.txt")), 300, "log growth per task")
+	got := p.task("task-00001")
+	require.Len(t, got.ErrorLog, 1)
+	assert.Contains(t, got.ErrorLog[0], "[DEPENDENCY] Circular dependency detected: task-00001 is one of 10000 tasks that depend on each other in cycles, e.g. task-00001 -> task-00002 -> ")
+	assert.Contains(t, got.ErrorLog[0], "(9994 more) -> task-00001")
+
+	tasksAfter, logAfter := size(state.FileName), size("harness-progress.txt")
+	next()
+	assert.Equal(t, tasksAfter, size(state.FileName), "a second run marks nothing again")
+	assert.Equal(t, logAfter, size("harness-progress.txt"))
+}
+
+// cycleState is a tasks file of n tasks each depending on the next, the
+// last on the first: one dependency cycle through all of them.
+func cycleState(n int) string {
+	var doc strings.Builder
+	doc.WriteString(`{"version": 2, "session_config": {"concurrency_mode": "exclusive"}, "tasks": [`)
+	for i := range n {
+		if i > 0 {
+			doc.WriteString(",\n")
+		}
+		fmt.Fprintf(&doc, `{"id": "task-%05d", "title": "T", "status": "pending", "priority": "P1", "depends_on": ["task-%05d"], "attempts": 0, "max_attempts": 3, "started_at_commit": null, "validation": {"command": "true", "timeout_seconds": 60}, "on_failure": {"cleanup": null}, "error_log": [], "checkpoints": [], "completed_at": null}`, i+1, (i+1)%n+1)
+	}
+	doc.WriteString("], \"session_count\": 0, \"last_session\": null}\n")
+	return doc.String()
+}
+
+// What `harness next` does on a 10,000-task dependency cycle: validate the
+// dependencies, mark every task once, write the file (docs/perf.md; the
+// target is well under 1 s).
+func BenchmarkDependencyCycle10000(b *testing.B) {
+	dir := b.TempDir()
+	doc := cycleState(10000)
+	for b.Loop() {
+		b.StopTimer()
+		require.NoError(b, os.WriteFile(filepath.Join(dir, state.FileName), []byte(doc), 0o644))
+		b.StartTimer()
+		_, err := state.Update(dir, func(s *state.State) error {
+			ValidateDependencies(s, time.Now())
+			return nil
+		})
+		require.NoError(b, err)
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/harness-agent/harness/internal/jsondepth"
 )
 
 // Events, as Claude Code names them in hook_event_name and hookEventName.
@@ -32,7 +34,8 @@ const (
 // Payload is a hook's input. Every accessor is safe on malformed input.
 type Payload struct {
 	Raw       []byte
-	Malformed bool // stdin was not a JSON object
+	Malformed bool   // stdin was not a JSON object (or one too deep to read)
+	Problem   string // why it is Malformed, when that is more than "not a JSON object"
 	doc       gjson.Result
 }
 
@@ -62,6 +65,11 @@ func Read(r io.Reader) Payload {
 func Parse(data []byte) Payload {
 	p := Payload{Raw: data}
 	trimmed := bytes.TrimSpace(data)
+	if jsondepth.Exceeds(trimmed, jsondepth.Max) {
+		p.Malformed = true
+		p.Problem = fmt.Sprintf("the payload nests deeper than %d levels", jsondepth.Max)
+		return p
+	}
 	if !gjson.ValidBytes(trimmed) || len(trimmed) == 0 || trimmed[0] != '{' {
 		p.Malformed = true
 		return p
@@ -161,6 +169,11 @@ func Main(event string, fn func(Payload) Decision) int {
 	p := Read(os.Stdin)
 	d := decide(fn, p)
 	code := Render(event, d, os.Stdout, os.Stderr)
+	if p.Problem != "" && code == 0 {
+		// Exit 0: stderr is for the person reading the hook's debug output,
+		// never parsed by Claude Code.
+		fmt.Fprintf(os.Stderr, "harness: %s payload ignored: %s\n", event, p.Problem)
+	}
 	debugLog(event, p, d, code, time.Since(start))
 	return code
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/jsondepth"
 )
 
 // ReflectDone is what the model writes on its own line to end the
@@ -208,7 +209,7 @@ func openTranscript(path string) (f *os.File, size int64, ok bool) {
 // userText returns the text a human typed in one transcript entry, "" for
 // anything else (tool results, meta entries, other roles).
 func userText(line []byte) string {
-	if !gjson.ValidBytes(line) {
+	if !jsondepth.Valid(line) {
 		return ""
 	}
 	e := gjson.ParseBytes(line)

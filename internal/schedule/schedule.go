@@ -6,6 +6,7 @@ package schedule
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,7 +26,9 @@ type Mark struct {
 
 // Validate runs cycle detection and then blocked propagation to a fixpoint
 // over tasks and returns the tasks to mark failed, in the order found. tasks
-// is not modified.
+// is not modified. Cycle detection is linear in tasks and dependencies, and
+// each message is bounded (see cycleMessage): a cycle of thousands of tasks
+// costs a few hundred bytes per task, once.
 func Validate(tasks []state.Task) []Mark {
 	byID := make(map[string]int, len(tasks))
 	for i := range tasks {
@@ -37,16 +40,15 @@ func Validate(tasks []state.Task) []Mark {
 		t := &tasks[i]
 		return !marked[i] && (t.Status == state.Pending || t.Status == state.Failed && !t.PermanentlyFailed())
 	}
-	onCycle := cyclic(tasks, byID)
+	g := newGraph(tasks, byID)
+	comp, size := g.cycles()
+	example := map[int][]int{} // one cycle per large component, found once
 	for i := range tasks {
-		if !open(i) || !onCycle[i] {
+		if !open(i) || comp[i] < 0 {
 			continue
 		}
-		if cycle := findCycle(tasks, byID, i); cycle != nil {
-			marked[i] = true
-			marks = append(marks, Mark{Index: i, ID: tasks[i].ID,
-				Message: "Circular dependency detected: " + strings.Join(cycle, " -> ")})
-		}
+		marked[i] = true
+		marks = append(marks, Mark{Index: i, ID: tasks[i].ID, Message: g.cycleMessage(comp, size, example, i)})
 	}
 	dead := func(i int) bool { return marked[i] || tasks[i].PermanentlyFailed() }
 	for changed := true; changed; {
@@ -76,106 +78,175 @@ func Validate(tasks []state.Task) []Mark {
 	return marks
 }
 
-// deps returns the dependencies of task i that can take part in a cycle:
-// known and not completed.
-func deps(tasks []state.Task, byID map[string]int, i int) []int {
-	var out []int
-	for _, dep := range tasks[i].DependsOn {
-		if j, ok := byID[dep]; ok && tasks[j].Status != state.Completed {
-			out = append(out, j)
-		}
-	}
-	return out
+// graph is the dependency graph of the tasks that can take part in a cycle:
+// edges from a task to its known, not completed dependencies.
+type graph struct {
+	tasks []state.Task
+	adj   [][]int
 }
 
-// cyclic marks the tasks that lie on a dependency cycle, in linear time
-// (Tarjan's strongly connected components).
-func cyclic(tasks []state.Task, byID map[string]int) []bool {
-	n := len(tasks)
+func newGraph(tasks []state.Task, byID map[string]int) *graph {
+	g := &graph{tasks: tasks, adj: make([][]int, len(tasks))}
+	for i := range tasks {
+		if tasks[i].Status == state.Completed {
+			continue
+		}
+		for _, dep := range tasks[i].DependsOn {
+			if j, ok := byID[dep]; ok && tasks[j].Status != state.Completed {
+				g.adj[i] = append(g.adj[i], j)
+			}
+		}
+	}
+	return g
+}
+
+// cycles returns, for each task, the strongly connected component it shares
+// with others on a dependency cycle (-1 when it lies on none), and the
+// components' sizes. Tarjan's algorithm, iterative, so a chain of 10,000
+// dependencies needs no deep recursion.
+func (g *graph) cycles() (comp []int, size []int) {
+	n := len(g.tasks)
 	index := make([]int, n)
 	low := make([]int, n)
 	onStack := make([]bool, n)
-	on := make([]bool, n)
+	comp = make([]int, n)
 	for i := range index {
-		index[i] = -1
+		index[i], comp[i] = -1, -1
 	}
 	var stack []int
+	type frame struct{ v, edge int }
+	var frames []frame
 	next := 0
-	var connect func(v int)
-	connect = func(v int) {
-		index[v], low[v] = next, next
+	for root := range n {
+		if index[root] >= 0 {
+			continue
+		}
+		frames = append(frames[:0], frame{root, 0})
+		index[root], low[root] = next, next
 		next++
-		stack = append(stack, v)
-		onStack[v] = true
-		for _, w := range deps(tasks, byID, v) {
-			if index[w] < 0 {
-				connect(w)
-				low[v] = min(low[v], low[w])
-			} else if onStack[w] {
-				low[v] = min(low[v], index[w])
+		stack = append(stack, root)
+		onStack[root] = true
+		for len(frames) > 0 {
+			f := &frames[len(frames)-1]
+			v := f.v
+			if f.edge < len(g.adj[v]) {
+				w := g.adj[v][f.edge]
+				f.edge++
+				if index[w] < 0 {
+					index[w], low[w] = next, next
+					next++
+					stack = append(stack, w)
+					onStack[w] = true
+					frames = append(frames, frame{w, 0})
+				} else if onStack[w] {
+					low[v] = min(low[v], index[w])
+				}
+				continue
 			}
-		}
-		if low[v] != index[v] {
-			return
-		}
-		var scc []int
-		for {
-			w := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			onStack[w] = false
-			scc = append(scc, w)
-			if w == v {
-				break
+			frames = frames[:len(frames)-1]
+			if len(frames) > 0 {
+				u := frames[len(frames)-1].v
+				low[u] = min(low[u], low[v])
 			}
-		}
-		if len(scc) > 1 {
-			for _, w := range scc {
-				on[w] = true
+			if low[v] != index[v] {
+				continue
 			}
-		} else {
-			for _, d := range deps(tasks, byID, v) {
-				on[v] = on[v] || d == v
+			first := len(stack) - 1
+			for stack[first] != v {
+				first--
+			}
+			members := stack[first:]
+			stack = stack[:first]
+			if len(members) == 1 && !slices.Contains(g.adj[v], v) {
+				onStack[v] = false
+				continue
+			}
+			id := len(size)
+			size = append(size, len(members))
+			for _, w := range members {
+				onStack[w] = false
+				comp[w] = id
 			}
 		}
 	}
-	for i := range tasks {
-		if index[i] < 0 && tasks[i].Status != state.Completed {
-			connect(i)
-		}
-	}
-	return on
+	return comp, size
 }
 
-// findCycle returns the shortest dependency chain from task start back to
-// itself ("a -> b -> a"), or nil when there is none.
-func findCycle(tasks []state.Task, byID map[string]int, start int) []string {
+// smallCycle is the component size up to which every task's message names
+// its own shortest cycle; above it, one cycle found for the whole component
+// stands for all its tasks, so the cost stays linear.
+const smallCycle = 32
+
+// cycleMessage is the [DEPENDENCY] message of task i, which lies on a
+// cycle: the shortest cycle from i back to itself when its component is
+// small, else the component's size and one cycle in it; long chains are
+// shortened (see chain).
+func (g *graph) cycleMessage(comp, size []int, example map[int][]int, i int) string {
+	c := comp[i]
+	if size[c] <= smallCycle {
+		return "Circular dependency detected: " + g.chain(g.shortestCycle(comp, i))
+	}
+	cyc, ok := example[c]
+	if !ok {
+		cyc = g.shortestCycle(comp, i)
+		example[c] = cyc
+	}
+	return fmt.Sprintf("Circular dependency detected: %s is one of %d tasks that depend on each other in cycles, e.g. %s",
+		g.tasks[i].ID, size[c], g.chain(cyc))
+}
+
+// maxChainIDs bounds the ids a message names: the first ones, then the
+// count left out, then the last.
+const maxChainIDs = 6
+
+// chain renders a cycle "a -> b -> a", shortened to its first ids, the
+// number left out and its end when it is long.
+func (g *graph) chain(cycle []int) string {
+	ids := make([]string, 0, min(len(cycle), maxChainIDs+2))
+	if len(cycle) <= maxChainIDs+2 {
+		for _, v := range cycle {
+			ids = append(ids, g.tasks[v].ID)
+		}
+		return strings.Join(ids, " -> ")
+	}
+	for _, v := range cycle[:maxChainIDs] {
+		ids = append(ids, g.tasks[v].ID)
+	}
+	ids = append(ids, fmt.Sprintf("… (%d more)", len(cycle)-maxChainIDs-1), g.tasks[cycle[len(cycle)-1]].ID)
+	return strings.Join(ids, " -> ")
+}
+
+// shortestCycle returns the shortest dependency chain from task start back
+// to itself, as task indexes with start at both ends. It searches only the
+// start's component, where every cycle through start lies.
+func (g *graph) shortestCycle(comp []int, start int) []int {
 	prev := map[int]int{}
 	queue := []int{start}
 	for len(queue) > 0 {
 		v := queue[0]
 		queue = queue[1:]
-		for _, w := range deps(tasks, byID, v) {
-			if w == start {
-				path := []string{tasks[start].ID}
-				for u := v; u != start; u = prev[u] {
-					path = append(path, tasks[u].ID)
-				}
-				if v != start || len(path) == 1 {
-					// path holds start then the chain backwards: reverse the chain part.
-					chain := path[1:]
-					for a, b := 0, len(chain)-1; a < b; a, b = a+1, b-1 {
-						chain[a], chain[b] = chain[b], chain[a]
-					}
-				}
-				return append(path, tasks[start].ID)
+		for _, w := range g.adj[v] {
+			if comp[w] != comp[start] {
+				continue
 			}
-			if _, seen := prev[w]; !seen && w != start {
+			if w == start {
+				var back []int
+				for u := v; u != start; u = prev[u] {
+					back = append(back, u)
+				}
+				path := []int{start}
+				for k := len(back) - 1; k >= 0; k-- {
+					path = append(path, back[k])
+				}
+				return append(path, start)
+			}
+			if _, seen := prev[w]; !seen {
 				prev[w] = v
 				queue = append(queue, w)
 			}
 		}
 	}
-	return nil
+	return []int{start, start}
 }
 
 // Apply records marks on s: status failed, a [DEPENDENCY] error_log entry,

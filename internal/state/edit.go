@@ -17,12 +17,18 @@ import (
 
 // set sets path (gjson/sjson syntax; a final ".-1" appends to an array) to v.
 func set(doc []byte, path string, v any) ([]byte, error) {
-	unit := indentUnit(doc)
+	return setIndented(doc, path, v, indentUnit(doc))
+}
+
+// setIndented is set with the file's indentation step given: doc may be a
+// piece of the file (one task) whose own first indented line says nothing
+// about the file's step.
+func setIndented(doc []byte, path string, v any, unit string) ([]byte, error) {
 	if strings.HasSuffix(path, ".-1") {
 		arrPath := strings.TrimSuffix(path, ".-1")
 		arr := gjson.GetBytes(doc, arrPath)
 		if !arr.Exists() || !arr.IsArray() {
-			return set(doc, arrPath, []any{v})
+			return setIndented(doc, arrPath, []any{v}, unit)
 		}
 		return insert(doc, arr, "", v, unit)
 	}
@@ -49,7 +55,7 @@ func set(doc []byte, path string, v any) ([]byte, error) {
 	if parentPath == "" {
 		return sjson.SetBytes(doc, path, v)
 	}
-	return set(doc, parentPath, map[string]any{key: v})
+	return setIndented(doc, parentPath, map[string]any{key: v}, unit)
 }
 
 // topLevel returns the document's outer object with Raw and Index covering

@@ -77,13 +77,12 @@ func (s *State) apply() (doc []byte, touched []int, err error) {
 		return nil, nil, fmt.Errorf("tasks cannot be removed by the harness")
 	}
 	for i := range s.origTasks {
-		if unchanged(&s.origTasks[i], &s.Tasks[i]) {
-			continue
+		if !unchanged(&s.origTasks[i], &s.Tasks[i]) {
+			touched = append(touched, i)
 		}
-		touched = append(touched, i)
-		if doc, err = editTask(doc, i, &s.origTasks[i], &s.Tasks[i]); err != nil {
-			return nil, nil, err
-		}
+	}
+	if doc, err = s.editTasks(doc, touched); err != nil {
+		return nil, nil, err
 	}
 	for i := len(s.origTasks); i < len(s.Tasks); i++ {
 		touched = append(touched, i)
@@ -241,9 +240,48 @@ func checkpointsOrEmpty(c []Checkpoint) []Checkpoint {
 // editTask writes the fields of task i that differ between before and after.
 // Lists that only grew get their new entries appended, so the existing ones
 // keep their bytes.
-func editTask(doc []byte, i int, before, after *Task) ([]byte, error) {
+// editTasks applies the changes of the touched tasks (indexes in s.Tasks,
+// ascending) to doc. The task list is located once and each task is edited
+// as its own piece of text, so a write that touches thousands of tasks (a
+// dependency cycle marks every task on it) costs one pass over the file,
+// not one per change.
+func (s *State) editTasks(doc []byte, touched []int) ([]byte, error) {
+	if len(touched) == 0 {
+		return doc, nil
+	}
+	unit := indentUnit(doc)
+	elems := gjson.GetBytes(doc, "tasks").Array()
+	out := make([]byte, 0, len(doc)+len(doc)/8)
+	done := 0 // doc[:done] is in out
+	for _, i := range touched {
+		if i >= len(elems) {
+			return nil, errLayout
+		}
+		e := elems[i]
+		start, end := e.Index, e.Index+len(e.Raw)
+		if start < done || end > len(doc) || string(doc[start:end]) != e.Raw {
+			return nil, errLayout
+		}
+		// The piece starts with its line's indentation, so a member added
+		// on a new line is indented as it would be in the whole file.
+		indent := lineIndent(doc, start)
+		piece := append([]byte(indent), e.Raw...)
+		edited, err := editTask(piece, "", &s.origTasks[i], &s.Tasks[i], unit)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, doc[done:start]...)
+		out = append(out, edited[len(indent):]...)
+		done = end
+	}
+	return append(out, doc[done:]...), nil
+}
+
+// editTask applies the changes from before to after to the task at path
+// base ("" when doc is the task itself, else "tasks.N.").
+func editTask(doc []byte, base string, before, after *Task, unit string) ([]byte, error) {
 	var err error
-	base := fmt.Sprintf("tasks.%d.", i)
+	set := func(doc []byte, path string, v any) ([]byte, error) { return setIndented(doc, path, v, unit) }
 	for _, f := range taskFields {
 		switch f.path {
 		case "validation.timeout_seconds":

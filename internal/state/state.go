@@ -23,6 +23,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/jsondepth"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
 )
@@ -155,9 +156,17 @@ func (s *State) Task(id string) *Task {
 func (s *State) Concurrent() bool { return s.Config.ConcurrencyMode == Concurrent }
 
 // Corrupt is the error for a tasks file that is not valid JSON.
-type Corrupt struct{ Path string }
+type Corrupt struct {
+	Path   string
+	Reason string // what is wrong, when more is known than "not valid JSON"
+}
 
-func (c *Corrupt) Error() string { return c.Path + " is not valid JSON" }
+func (c *Corrupt) Error() string {
+	if c.Reason != "" {
+		return c.Path + " " + c.Reason
+	}
+	return c.Path + " is not valid JSON"
+}
 
 // ErrNotFound is returned when dir holds no tasks file.
 var ErrNotFound = failure.New(failure.Config, "no %s here", FileName).
@@ -165,6 +174,9 @@ var ErrNotFound = failure.New(failure.Config, "no %s here", FileName).
 
 // Parse parses the text of a tasks file. path is used in error messages.
 func Parse(raw []byte, path string) (*State, error) {
+	if jsondepth.Exceeds(raw, jsondepth.Max) {
+		return nil, &Corrupt{Path: path, Reason: fmt.Sprintf("nests deeper than %d levels", jsondepth.Max)}
+	}
 	if !gjson.ValidBytes(raw) {
 		return nil, &Corrupt{Path: path}
 	}

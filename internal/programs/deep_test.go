@@ -1,0 +1,83 @@
+package programs
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Ten million nested brackets, as a hook payload or inside the tasks file,
+// once killed every hook and `harness status` with Go's "fatal error: stack
+// overflow" (exit 2, in gjson's recursive validator). Now the nesting is
+// bounded before anything parses: each hook gives its usual answer to a
+// payload it cannot read and says why on stderr, and the harness treats
+// the file as corrupt.
+func TestDeepJSONNeverCrashes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the executables")
+	}
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", bin, "./hooks/...")
+	build.Dir = repoRoot(t)
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	dir := t.TempDir()
+	run := func(name, stdin string, args ...string) (string, string, int) {
+		cmd := exec.Command(filepath.Join(bin, name), args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+dir, "HARNESS_LOCK_DIR="+t.TempDir())
+		cmd.Stdin = strings.NewReader(stdin)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		if exit, ok := err.(*exec.ExitError); ok {
+			code = exit.ExitCode()
+		} else {
+			require.NoError(t, err)
+		}
+		return stdout.String(), stderr.String(), code
+	}
+	_, stderr, code := run("harness", "", "init")
+	require.Equal(t, 0, code, stderr)
+	_, stderr, code = run("harness", "", "add", "A task", "--validate", "true")
+	require.Equal(t, 0, code, stderr)
+
+	deep := strings.Repeat("[", 10_000_000)
+	for _, hook := range hookCommands {
+		t.Run(hook, func(t *testing.T) {
+			stdout, stderr, code := run(hook, `{"hook_event_name":"x","tool_input":`+deep)
+			assert.NotContains(t, stderr, "fatal error")
+			if hook == "teammate-idle" && code == 2 {
+				// Its usual answer while work remains: keep working.
+				assert.Contains(t, stderr, "eligible work remains")
+				return
+			}
+			assert.Equal(t, 0, code, "stderr: %.300s", stderr)
+			assert.Contains(t, stderr, "payload ignored: the payload nests deeper than 1000 levels")
+			if s := strings.TrimSpace(stdout); s != "" {
+				assert.True(t, strings.HasPrefix(s, "{"), "stdout is one JSON object or nothing: %.300s", s)
+			}
+		})
+	}
+
+	// A tasks file nested that deep is corrupt: shown from the backup with
+	// a warning, then refused with the protocol's error once the backup is
+	// gone. Never a crash.
+	tasks := filepath.Join(dir, "harness-tasks.json")
+	require.NoError(t, os.WriteFile(tasks, []byte(`{"tasks": [], "x": `+deep), 0o644))
+	stdout, stderr, code := run("harness", "", "status")
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "WARN harness-tasks.json is corrupt; showing harness-tasks.json.bak")
+	require.NoError(t, os.Remove(tasks+".bak"))
+	_, stderr, code = run("harness", "", "status")
+	assert.Equal(t, 2, code)
+	assert.NotContains(t, stderr, "fatal error")
+	assert.Contains(t, stderr, "ERROR [ENV_SETUP] harness-tasks.json corrupted and unrecoverable")
+}
