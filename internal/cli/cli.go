@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/state"
@@ -213,13 +214,29 @@ func usageErr(c *command, format string, args ...any) error {
 
 // stateRoot finds the state root from the working directory.
 func (e *Env) stateRoot() (string, error) {
-	dir := root.Find(e.Cwd)
+	dir := integrity.Root(e.Cwd)
 	if dir == "" {
 		return "", failure.New(failure.Config, "no harness-tasks.json in %s or its parents", e.Cwd).
 			WithHint("run `harness init` in the project root, or set HARNESS_STATE_ROOT")
 	}
+	// A verb an agent runs builds on the state the harness wrote: a change
+	// made outside it since is put back first, and said. A person's own
+	// verbs, outside any Claude Code session, build on the file as they
+	// find it (their hand edit is theirs to make; the write adopts it).
+	if !inSession() {
+		return dir, nil
+	}
+	if res := integrity.Check(dir, "a writer outside the harness", nil); res.Tampered() {
+		fmt.Fprintln(e.Stderr, res.Message())
+		fmt.Fprintf(e.Stderr, "hint: a deliberate hand edit is kept with `harness adopt`, run by a person in a terminal\n")
+	}
 	return dir, nil
 }
+
+// inSession reports whether the command runs inside a Claude Code session
+// (an agent's Bash tool, or a hook): Claude Code sets
+// CLAUDE_CODE_SESSION_ID for both.
+func inSession() bool { return integrity.InSession() }
 
 // stamp formats t as the protocol's timestamps.
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/state"
 )
@@ -104,6 +105,7 @@ func runInit(e *Env, args []string) int {
 		if err := os.WriteFile(marker, nil, 0o644); err != nil {
 			return e.fail(failure.New(failure.EnvSetup, "cannot create %s: %v", marker, err))
 		}
+		record.SetActive(dir, true)
 		did = append(did, "activated the hooks ("+root.ActiveMarker+")")
 	}
 	if !*noExclude {

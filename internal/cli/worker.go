@@ -91,6 +91,9 @@ func (e *Env) printFailure(o *cycle.Outcome) {
 		} else {
 			fmt.Fprintf(w, "WARN on_failure.cleanup %s: %s\n", c.Outcome, c.FirstLine)
 		}
+		if fence := f.CleanupFence; fence != nil {
+			fmt.Fprintf(w, "WARN [%s] on_failure.cleanup changed harness files; they were put back: %s\n", failure.Tamper, fence.Files())
+		}
 	}
 	if f.Permanent {
 		fmt.Fprintf(w, "hint: %s is now permanently failed (%d/%d attempts); tasks depending on it are blocked: a human must decide (raise max_attempts, split the task, or change the plan)\n", t.ID, t.Attempts, t.MaxAttempts)

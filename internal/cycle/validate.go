@@ -8,6 +8,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
+	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/validation"
@@ -18,10 +19,11 @@ type Outcome struct {
 	Task      state.Task         // as recorded
 	Check     *validation.Result // the validation run, when one ran
 	Completed bool
-	Commit    string   // completed: the commit holding the work
-	NewCommit bool     // completed: Commit was made by the harness just now
-	Failure   *Failure // failed
-	Tree      Tree     // the work tree it was carried out in
+	Commit    string            // completed: the commit holding the work
+	NewCommit bool              // completed: Commit was made by the harness just now
+	Failure   *Failure          // failed
+	Tree      Tree              // the work tree it was carried out in
+	Fence     *integrity.Result // what the validation command did to harness files, put back
 }
 
 // Failure is how a failed attempt was recorded and undone.
@@ -34,6 +36,7 @@ type Failure struct {
 	RolledBack        bool
 	NotRolledBack     string             // why there was no rollback
 	Cleanup           *validation.Result // on_failure.cleanup, when defined
+	CleanupFence      *integrity.Result  // what the cleanup did to harness files, put back
 }
 
 // Validate runs task id's validation.command in the worker's tree and
@@ -61,7 +64,19 @@ func (w *Worker) Validate(ctx context.Context, id string) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	integrity.Settle(w.Root)
 	r := validation.Run(ctx, tree.Dir, t.Command, t.Timeout())
+	// The command is the project's, not the harness's: whatever it did to
+	// the harness files is put back before anything is recorded, and an
+	// attempt whose check rewrote the state it is judged by has failed.
+	if fence := integrity.Check(w.Root, fmt.Sprintf("the validation of %s (`%s`)", id, t.Command), nil); fence.Tampered() {
+		o, err := w.fail(ctx, *t, tree, failure.Tamper, "the validation command changed harness files, which were put back: "+fence.Files(), true)
+		if o != nil {
+			o.Check = &r
+			o.Fence = &fence
+		}
+		return o, err
+	}
 	if ctx.Err() != nil {
 		return nil, failure.New(failure.TaskExec, "validation of %s interrupted: nothing recorded", id).
 			WithHint("run `harness validate %s` again", failure.ShellArg(id))
@@ -209,8 +224,12 @@ func (w *Worker) fail(ctx context.Context, t state.Task, tree Tree, category, me
 		f.NotRolledBack = "nothing to roll back"
 	}
 	if o.Task.Cleanup != "" {
+		integrity.Settle(w.Root)
 		r := validation.Run(ctx, tree.Dir, o.Task.Cleanup, w.CleanupTimeout)
 		f.Cleanup = &r
+		if fence := integrity.Check(w.Root, fmt.Sprintf("on_failure.cleanup of %s (`%s`)", t.ID, o.Task.Cleanup), nil); fence.Tampered() {
+			f.CleanupFence = &fence
+		}
 		if r.Outcome != validation.Pass {
 			w.logLocked(progress.Entry{Time: w.Now(), Session: session, Type: progress.Warn, TaskID: t.ID,
 				Message: fmt.Sprintf("on_failure.cleanup %s: %s", r.Outcome, r.FirstLine)})

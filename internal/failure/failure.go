@@ -18,6 +18,7 @@ const (
 	Dependency     = "DEPENDENCY"
 	SessionTimeout = "SESSION_TIMEOUT"
 	Usage          = "USAGE"
+	Tamper         = "TAMPER"
 )
 
 // Categories lists every category an agent may record with `harness fail`.

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/summary"
@@ -59,6 +60,11 @@ func Check(p hook.Payload) hook.Decision {
 		cwd = real
 	}
 	c := &call{p: p, dir: dir, cwd: cwd, tool: p.ToolName()}
+	// A change made since the last tool call (a hook that timed out, an
+	// edit from outside Claude Code) is put back before this call is judged.
+	if res := integrity.Check(dir, "a writer outside the harness", nil); res.Tampered() {
+		c.notes = append(c.notes, res.Message())
+	}
 	d := c.decide()
 	if d.Kind == hook.Silent && len(c.notes) > 0 {
 		d.Kind = hook.Allow

@@ -101,6 +101,13 @@ func (c *call) tasksWrite(target string) hook.Decision {
 		return deny(ruleState, fmt.Sprintf("could not apply the %s to harness-tasks.json (old_string not found or malformed input).", c.tool),
 			"change the state with the harness command (`harness help`).")
 	}
+	return c.judgeTasks(target, currentRaw, next)
+}
+
+// judgeTasks decides whether the tasks file at target may go from
+// currentRaw to next by hand: before the edit (PreToolUse) and again after
+// it (PostToolUse, before the edit is adopted into the harness's record).
+func (c *call) judgeTasks(target string, currentRaw []byte, next string) hook.Decision {
 	after, err := state.Parse([]byte(next), target)
 	if _, corrupt := err.(*state.Corrupt); corrupt {
 		return deny(ruleState, "the edit leaves harness-tasks.json as invalid JSON.", "change the state with the harness command (`harness help`).")

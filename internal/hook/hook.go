@@ -17,6 +17,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/harness-agent/harness/internal/jsondepth"
+	"github.com/harness-agent/harness/internal/root"
 )
 
 // Events, as Claude Code names them in hook_event_name and hookEventName.
@@ -29,6 +30,10 @@ const (
 	SessionEnd   = "SessionEnd"
 	// UserPromptSubmit runs when a person's prompt starts a turn.
 	UserPromptSubmit = "UserPromptSubmit"
+	// PostToolUse and PostToolUseFailure run after a tool call succeeded
+	// or failed.
+	PostToolUse        = "PostToolUse"
+	PostToolUseFailure = "PostToolUseFailure"
 )
 
 // Payload is a hook's input. Every accessor is safe on malformed input.
@@ -169,9 +174,10 @@ func Main(event string, fn func(Payload) Decision) int {
 	p := Read(os.Stdin)
 	d := decide(fn, p)
 	code := Render(event, d, os.Stdout, os.Stderr)
-	if p.Problem != "" && code == 0 {
+	if p.Problem != "" && code == 0 && root.Active(root.Find("")) {
 		// Exit 0: stderr is for the person reading the hook's debug output,
-		// never parsed by Claude Code.
+		// never parsed by Claude Code. Where the harness is off, a hook
+		// stays silent whatever it is given.
 		fmt.Fprintf(os.Stderr, "harness: %s payload ignored: %s\n", event, p.Problem)
 	}
 	debugLog(event, p, d, code, time.Since(start))

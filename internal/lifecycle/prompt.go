@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 )
 
@@ -26,7 +27,11 @@ type Turn struct {
 // blocks a prompt and prints nothing.
 func UserPromptSubmit(p hook.Payload) hook.Decision {
 	c, ok := locate(p)
-	if !ok || !root.Active(c.root) {
+	if !ok {
+		return hook.Decision{}
+	}
+	if !root.Active(c.root) {
+		settleOff(p)
 		return hook.Decision{}
 	}
 	writeJSON(sessionFile(c.root, turnPrefix, c.session), Turn{
@@ -70,4 +75,15 @@ func askOnlyCommand(text string) string {
 		return fields[1]
 	}
 	return ""
+}
+
+// settleOff records that the hooks are off when a session or a turn begins
+// without .harness-active: whoever removed it did so before this turn's
+// first tool call (a person, `harness cancel`), so the check after each tool
+// call must not put it back. A marker removed by a tool call of the turn
+// is still put back.
+func settleOff(p hook.Payload) {
+	if c, ok := locate(p); ok && !root.Active(c.root) {
+		record.SetActive(c.root, false)
+	}
 }

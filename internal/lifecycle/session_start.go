@@ -50,6 +50,7 @@ type opening struct {
 func SessionStart(p hook.Payload) hook.Decision {
 	c, ok := active(p)
 	if !ok {
+		settleOff(p)
 		return hook.Decision{}
 	}
 	if self, err := os.Executable(); err == nil {

@@ -9,8 +9,10 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
@@ -31,9 +33,18 @@ func Stop(p hook.Payload) hook.Decision {
 		return hook.Decision{}
 	}
 	rt := ReadRuntime(c.root, c.session)
+	fence := integrity.Check(c.root, "a writer outside the harness", nil)
 	if !root.Active(c.root) {
 		return reflection(c, rt)
 	}
+	if fence.Tampered() {
+		return withNote(stopChecked(c, rt), fence.Message())
+	}
+	return stopChecked(c, rt)
+}
+
+// stopChecked is Stop once the harness files are as the harness wrote them.
+func stopChecked(c *call, rt *Runtime) hook.Decision {
 	if rt != nil && rt.Excluded {
 		return hook.Decision{} // locked out at SessionStart: see stayOut
 	}
@@ -212,6 +223,7 @@ func allowStop(c *call, rt *Runtime, n int, st schedule.Stats, note string) hook
 // rounds begin.
 func finish(c *call, s *state.State, rt *Runtime, n int) hook.Decision {
 	os.Remove(marker(c.root))
+	record.SetActive(c.root, false)
 	entries := []progress.Entry{{Time: c.now, Session: n, Type: progress.Stats, Message: schedule.Count(s.Tasks).Line()}}
 	if !s.Concurrent() && lock.Release(c.root, lock.Self()) {
 		entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Lock, Message: "released"})

@@ -289,6 +289,13 @@ var TxTimeout = 30 * time.Second
 func Tx(root string) (unlock func(), err error) {
 	path := filepath.Join(Dir(), "harness-"+Hash(root)+".tx")
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	if os.IsNotExist(err) {
+		// The lock directory itself is gone (a HARNESS_LOCK_DIR inside a
+		// tree that was cleaned): make it again.
+		if os.MkdirAll(Dir(), 0o755) == nil {
+			f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ import (
 // PreToolUse before every tool call and Stop at every turn end: whatever
 // their packages do at initialisation is paid each time, harness active or
 // not.
-var hookCommands = []string{"pre-tool-use", "stop", "subagent-stop", "session-start", "session-end", "teammate-idle", "user-prompt-submit"}
+var hookCommands = []string{"pre-tool-use", "stop", "subagent-stop", "session-start", "session-end", "teammate-idle", "user-prompt-submit", "post-tool-use", "post-tool-use-failure"}
 
 // The hooks link no crypto: crypto/sha256 brings Go's whole FIPS module,
 // whose initialisation costs about a third of a millisecond per process

@@ -25,6 +25,8 @@ var Mains = map[string]func() int{
 	"harness-user-prompt-submit": func() int {
 		return hook.Main(hook.UserPromptSubmit, lifecycle.UserPromptSubmit)
 	},
+	"harness-post-tool-use":         func() int { return hook.Main(hook.PostToolUse, guard.After) },
+	"harness-post-tool-use-failure": func() int { return hook.Main(hook.PostToolUseFailure, guard.After) },
 }
 
 // Run runs the named program and returns its exit code.

@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/harness-agent/harness/internal/record"
 )
 
 // FileName is the log's name inside the state root.
@@ -34,6 +36,7 @@ const (
 	Stats      = "STATS"
 	Lock       = "LOCK"
 	Warn       = "WARN"
+	Tamper     = "TAMPER"
 )
 
 // Entry is one log line.
@@ -96,7 +99,11 @@ func Append(dir string, entries ...Entry) error {
 		f.Close()
 		return err
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	record.AppendLog(dir, buf.Bytes())
+	return nil
 }
 
 // Tail returns up to n last lines of the log in dir, oldest first. A missing

@@ -111,7 +111,7 @@ func tree(t *testing.T, dir string) []string {
 }
 
 var programs = []string{"harness", "harness-session-start", "harness-pre-tool-use", "harness-stop",
-	"harness-subagent-stop", "harness-teammate-idle", "harness-session-end", "harness-user-prompt-submit"}
+	"harness-subagent-stop", "harness-teammate-idle", "harness-session-end", "harness-user-prompt-submit", "harness-post-tool-use", "harness-post-tool-use-failure"}
 
 // TestInstallScript is the whole life of an install, in one HOME whose
 // settings.json is full of the user's own keys and hooks: dry run, install,
@@ -174,7 +174,7 @@ func TestInstallScript(t *testing.T) {
 	t.Run("install again changes nothing", func(t *testing.T) {
 		r := installSH(t, env)
 		require.Equal(t, 0, r.code)
-		assert.Contains(t, r.stdout, "already registers all 7 hooks; nothing changed")
+		assert.Contains(t, r.stdout, "already registers all 9 hooks; nothing changed")
 		assert.Equal(t, installed, read(t, settings), "byte-identical")
 		assert.Equal(t, string(user), read(t, settings+BackupSuffix), "no new backup")
 	})

@@ -48,6 +48,8 @@ var Hooks = []Hook{
 	{Event: "TeammateIdle", Program: "harness-teammate-idle", Timeout: 60},
 	{Event: "SessionEnd", Program: "harness-session-end", Timeout: 5},
 	{Event: "UserPromptSubmit", Program: "harness-user-prompt-submit", Timeout: 10},
+	{Event: "PostToolUse", Matcher: "*", Program: "harness-post-tool-use", Timeout: 30},
+	{Event: "PostToolUseFailure", Matcher: "*", Program: "harness-post-tool-use-failure", Timeout: 30},
 }
 
 // hookFor returns the registration of program, or nil when it is not ours.

@@ -246,6 +246,30 @@ func TestRegisterNewFileLayout(t *testing.T) {
           }
         ]
       }
+    ],
+    "PostToolUse": [
+      {
+        "matcher": "*",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/harness/bin/harness-post-tool-use",
+            "timeout": 30
+          }
+        ]
+      }
+    ],
+    "PostToolUseFailure": [
+      {
+        "matcher": "*",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/harness/bin/harness-post-tool-use-failure",
+            "timeout": 30
+          }
+        ]
+      }
     ]
   }
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/root"
 )
 
 // AddTask appends t to the state; it is written on save with every field of
@@ -43,6 +45,7 @@ func (s *State) save() error {
 	if err := backup(s.Dir, edited, mode); err != nil {
 		return failure.New(failure.EnvSetup, "cannot write %s: %v", BackupPath(s.Dir), err)
 	}
+	record.SaveTasks(s.Dir, edited, root.Active(s.Dir))
 	s.raw = edited
 	s.snapshot()
 	if Saved != nil {
@@ -435,3 +438,18 @@ func unchanged(a, b *Task) bool {
 // file to git (a dirty tree) and to anyone listing the project. Beside the
 // target it is named ".harness-tasks.json<random>", a harness file.
 func besideIt(path string) renameio.Option { return renameio.WithTempDir(filepath.Dir(path)) }
+
+// Restore writes data, the tasks file as the harness last wrote it, back in
+// place of a changed or deleted one, with its backup and record, as a save
+// does. The caller holds the transaction lock (internal/integrity does).
+func Restore(dir string, data []byte) error {
+	mode := fileMode(BackupPath(dir))
+	if err := renameio.WriteFile(Path(dir), data, mode, besideIt(Path(dir))); err != nil {
+		return failure.New(failure.EnvSetup, "cannot restore %s: %v", Path(dir), err)
+	}
+	if err := backup(dir, data, mode); err != nil {
+		return failure.New(failure.EnvSetup, "cannot write %s: %v", BackupPath(dir), err)
+	}
+	record.SaveTasks(dir, data, root.Active(dir))
+	return nil
+}

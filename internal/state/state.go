@@ -26,6 +26,8 @@ import (
 	"github.com/harness-agent/harness/internal/jsondepth"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/root"
 )
 
 // File names inside the state root.
@@ -735,6 +737,7 @@ func loadLocked(dir string) (*State, error) {
 	if err := renameio.WriteFile(Path(dir), s.raw, fileMode(BackupPath(dir)), besideIt(Path(dir))); err != nil {
 		return nil, failure.New(failure.EnvSetup, "cannot restore %s from backup: %v", Path(dir), err)
 	}
+	record.SaveTasks(dir, s.raw, root.Active(dir))
 	s.FromBackup, s.Restored = false, true
 	fmt.Fprintf(os.Stderr, "WARN [%s] %s was not valid JSON: restored from %s, the last state the harness wrote; the corrupt copy is kept as %s\n",
 		failure.EnvSetup, FileName, BackupName, filepath.Base(keep))
@@ -778,5 +781,9 @@ func Create(dir string, now time.Time) error {
 		f.Close()
 		return err
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	record.SaveTasks(dir, []byte(doc), root.Active(dir))
+	return nil
 }

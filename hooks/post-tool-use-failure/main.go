@@ -1,0 +1,13 @@
+// Command harness-post-tool-use-failure is Claude Code's PostToolUseFailure
+// hook: the same check as harness-post-tool-use, after a tool call that
+// failed (a failed command may have changed files all the same).
+package main
+
+import (
+	"os"
+
+	"github.com/harness-agent/harness/internal/guard"
+	"github.com/harness-agent/harness/internal/hook"
+)
+
+func main() { os.Exit(hook.Main(hook.PostToolUseFailure, guard.After)) }

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+func init() {
+	register(&command{name: "adopt", args: "[--yes]",
+		summary: "keep a person's hand edit of harness-tasks.json: record the file as it is now as the harness's own (a person's decision: refused inside a Claude Code session, and without a terminal unless --yes)",
+		run:     runAdopt})
+}
+
+// runAdopt makes the tasks file as it is now the state the harness builds
+// on. Everywhere else a change the harness did not write is put back; this
+// is the one way a person keeps theirs. It is refused to an agent: inside
+// a Claude Code session (the agent's Bash carries CLAUDE_CODE_SESSION_ID),
+// and where no person can have typed it (no terminal) unless --yes says a
+// person's script runs it.
+func runAdopt(e *Env, args []string) int {
+	c := commands["adopt"]
+	fs := e.flags(c)
+	yes := fs.Bool("yes", false, "adopt without a terminal (a person's script)")
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return e.fail(err)
+	}
+	if len(pos) > 0 {
+		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
+	}
+	if inSession() {
+		return e.fail(failure.New(failure.Usage, "harness adopt is a person's decision and is refused inside a Claude Code session").
+			WithHint("change the state with the harness verbs (`harness help`); a person adopts a hand edit by running `harness adopt` in their own terminal"))
+	}
+	if !*yes && !terminal(os.Stdin) {
+		return e.fail(failure.New(failure.Usage, "harness adopt needs a terminal (a person typing it)").
+			WithHint("run it in your terminal, or `harness adopt --yes` from your own script"))
+	}
+	dir := root.Find(e.Cwd)
+	if dir == "" {
+		return e.fail(failure.New(failure.Config, "no harness-tasks.json in %s or its parents", e.Cwd).
+			WithHint("run `harness init` in the project root"))
+	}
+	unlock, err := lock.Tx(dir)
+	if err != nil {
+		return e.fail(failure.New(failure.EnvSetup, "%v", err))
+	}
+	defer unlock()
+	raw, err := os.ReadFile(state.Path(dir))
+	if err != nil {
+		return e.fail(failure.New(failure.EnvSetup, "%v", err))
+	}
+	s, err := state.Parse(raw, state.Path(dir))
+	if err != nil {
+		return e.fail(failure.New(failure.Config, "%s cannot be adopted: %v", state.FileName, err).
+			WithHint("fix the file until `harness status` reads it, then adopt it"))
+	}
+	if err := state.Restore(dir, raw); err != nil { // the backup and the record follow the file
+		return e.fail(err)
+	}
+	record.SetActive(dir, root.Active(dir))
+	progress.Append(dir, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init,
+		Message: fmt.Sprintf("Adopted %s as edited by hand (%d tasks)", state.FileName, len(s.Tasks))})
+	fmt.Fprintf(e.Stdout, "harness adopt: %s (%d tasks) is now the state the harness builds on\n", state.Path(dir), len(s.Tasks))
+	return ExitOK
+}
+
+// terminal reports whether f is a terminal (a character device).
+func terminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,161 @@
+// Package record keeps the harness's own account of the files it writes in
+// a project: a copy of the last tasks file it wrote, the mark (size and
+// modification time) that file had right after the write, whether the hooks
+// are on, and a mirror of every line it appended to the progress log.
+//
+// The account lives outside the work tree, in the user's state directory
+// ($XDG_STATE_HOME/harness/records/<key>, ~/.local/state/… by default,
+// $HARNESS_RECORD_DIR/<key> when set), where `git clean -fdx`, `git stash
+// -a`, `rm -rf` of ignored files and an agent's edits of the project do not
+// reach it. From it internal/integrity tells a change the harness made from
+// one it did not, and puts back what the harness wrote.
+//
+// Keeping it is best effort: a record that cannot be written costs the
+// repair, never the write of the state itself.
+package record
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/harness-agent/harness/internal/digest"
+)
+
+// File names inside a record directory.
+const (
+	TasksCopy = "harness-tasks.json" // the last tasks file the harness wrote
+	LogMirror = "harness-progress.txt"
+	markName  = "mark.json"
+)
+
+// Dir returns the record directory of the state root root (an absolute,
+// symlink-free path, as root.Find returns it). "" when no state directory
+// can be named (no HOME).
+func Dir(root string) string {
+	base := os.Getenv("HARNESS_RECORD_DIR")
+	if base == "" {
+		state := os.Getenv("XDG_STATE_HOME")
+		if state == "" {
+			home, err := os.UserHomeDir()
+			if err != nil || home == "" {
+				return ""
+			}
+			state = filepath.Join(home, ".local", "state")
+		}
+		base = filepath.Join(state, "harness", "records")
+	}
+	sum := digest.SHA256([]byte(root))
+	return filepath.Join(base, hex.EncodeToString(sum[:8]))
+}
+
+// Mark is what the record knows of the live files.
+type Mark struct {
+	Root   string `json:"root"`
+	Size   int64  `json:"size"`     // of harness-tasks.json right after the harness wrote it
+	ModNs  int64  `json:"mtime_ns"` // its modification time then
+	Active bool   `json:"active"`   // whether the harness left .harness-active in place
+}
+
+// ReadMark returns the record's mark for root; ok is false when there is
+// no record.
+func ReadMark(root string) (m Mark, ok bool) {
+	dir := Dir(root)
+	if dir == "" {
+		return Mark{}, false
+	}
+	data, err := os.ReadFile(filepath.Join(dir, markName))
+	if err != nil || json.Unmarshal(data, &m) != nil {
+		return Mark{}, false
+	}
+	return m, true
+}
+
+// SaveTasks records data as the tasks file the harness has just written
+// to root, with the live file's mark, and whether the hooks are on. The
+// first record of a project also starts the log's mirror from the log as
+// it is.
+func SaveTasks(root string, data []byte, active bool) error {
+	dir := Dir(root)
+	if dir == "" {
+		return fmt.Errorf("no state directory for the harness record (HOME is not set)")
+	}
+	fi, err := os.Stat(filepath.Join(root, TasksCopy))
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(dir, LogMirror)); os.IsNotExist(err) {
+		if log, err := os.ReadFile(filepath.Join(root, LogMirror)); err == nil {
+			replace(filepath.Join(dir, LogMirror), log)
+		}
+	}
+	if err := replace(filepath.Join(dir, TasksCopy), data); err != nil {
+		return err
+	}
+	return writeMark(dir, Mark{Root: root, Size: fi.Size(), ModNs: fi.ModTime().UnixNano(), Active: active})
+}
+
+// SetActive records whether the hooks are on, when root has a record.
+func SetActive(root string, active bool) {
+	m, ok := ReadMark(root)
+	if !ok || m.Active == active {
+		return
+	}
+	m.Active = active
+	writeMark(Dir(root), m)
+}
+
+// Touch records the live tasks file's current mark, after a check found its
+// content to be what the harness wrote (a `touch`, a copy of equal bytes).
+func Touch(root string, fi os.FileInfo) {
+	m, ok := ReadMark(root)
+	if !ok {
+		return
+	}
+	m.Size, m.ModNs = fi.Size(), fi.ModTime().UnixNano()
+	writeMark(Dir(root), m)
+}
+
+// AppendLog appends b, lines the harness has just appended to root's
+// progress log, to the record's mirror of the log, when root has a record.
+func AppendLog(root string, b []byte) {
+	dir := Dir(root)
+	if dir == "" {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(dir, LogMirror), os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return // no record yet: SaveTasks starts the mirror
+	}
+	f.Write(b)
+	f.Close()
+}
+
+func writeMark(dir string, m Mark) error {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return replace(filepath.Join(dir, markName), data)
+}
+
+// replace writes path by renaming a temporary file over it. It does not
+// fsync: the record only matters when the live files, which the harness
+// syncs, are later broken by something else.
+func replace(path string, data []byte) error {
+	tmp := fmt.Sprintf("%s.tmp%d", path, os.Getpid())
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
