@@ -291,6 +291,8 @@ func (p *project) setConfig(key, raw string) {
 		p.t.Fatal(err)
 	}
 	p.writeFile("harness-tasks.json", string(data)+"\n")
+	// A person's hand edit: kept, as a person keeps theirs.
+	p.harness("adopt", "--yes")
 }
 
 // run runs one Claude Code session in the project against api.

@@ -727,3 +727,73 @@ func clipRunes(s string, n int) string {
 	}
 	return string(r)
 }
+
+// TestScenarioTamperScript: what the guard cannot read, the check after the
+// tool call catches. The model writes a Python script that marks its task
+// completed and runs it; the PostToolUse hook puts the tasks file back
+// before the model's next step and tells it so in that tool's result; the
+// task completes only through `harness validate`.
+func TestScenarioTamperScript(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.initState()
+	id := p.add("Write alpha", "--validate", "test -f alpha.txt")
+	tasksFile := p.path("harness-tasks.json")
+	script := `import json
+d = json.load(open("harness-tasks.json"))
+for t in d["tasks"]:
+    t["status"] = "completed"
+json.dump(d, open("harness-tasks.json", "w"), indent=2)
+`
+	var (
+		mu          sync.Mutex
+		claimed     string // the tasks file after the claim
+		afterScript string // after the script ran and the hook ran
+		notice      bool   // the request after the script carried the notice
+	)
+	api := fakeapi.New(t,
+		fakeapi.Bash("harness claim "+id),
+		fakeapi.Func(func(r *fakeapi.Request) fakeapi.Turn {
+			mu.Lock()
+			defer mu.Unlock()
+			claimed = readOr(tasksFile, "")
+			return fakeapi.Write(p.path("mark.py"), script)
+		}),
+		fakeapi.Bash("python3 mark.py"),
+		fakeapi.Func(func(r *fakeapi.Request) fakeapi.Turn {
+			mu.Lock()
+			defer mu.Unlock()
+			afterScript = readOr(tasksFile, "")
+			notice = r.LastUserContains("HARNESS TAMPER") && r.LastUserContains("harness-tasks.json was changed")
+			if !notice || testing.Verbose() {
+				t.Logf("the request after the script:\n%s", clip(r.NewText()))
+			}
+			return fakeapi.Bash("echo alpha > alpha.txt && harness validate " + id)
+		}),
+		fakeapi.Text("Done."),
+	)
+	res := p.run(api, "Finish the task.")
+	if res.ExitCode != 0 {
+		t.Fatalf("session failed: %v", res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(claimed, `"in_progress"`) {
+		t.Fatalf("the claim did not run as expected; state:\n%s", claimed)
+	}
+	if afterScript != claimed {
+		t.Errorf("harness-tasks.json was not put back after the script:\nbefore:\n%s\nafter:\n%s", claimed, afterScript)
+	}
+	if !notice {
+		t.Errorf("the model was not told of the revert in the request after the script")
+	}
+	if tk := p.task(id); tk.Status != "completed" {
+		t.Errorf("%s is %q, want completed through harness validate", id, tk.Status)
+	}
+	log := p.progressLog()
+	for _, want := range []string{"TAMPER harness-tasks.json was changed by Bash `python3 mark.py`", "Completed [" + id + "]"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("harness-progress.txt lacks %q:\n%s", want, log)
+		}
+	}
+}

@@ -50,6 +50,10 @@ func (c *call) bash(cmd string) hook.Decision {
 		return d
 	}
 	for _, p := range rep.Programs {
+		if p.Base() == "harness" && len(p.Args) > 0 && p.Args[0] == "adopt" {
+			return deny(ruleState, "`harness adopt` makes a hand-edited tasks file the state the harness builds on: it is the user's decision, never an agent's.",
+				"change the state with the harness verbs (`harness help`); if the user edited the file, tell them to run `harness adopt` in their terminal.")
+		}
 		if p.Base() == "harness" && len(p.Args) > 0 && mutatingVerbs[p.Args[0]] {
 			if d, denied := c.lockCheck("harness " + p.Args[0]); denied {
 				return d
