@@ -98,6 +98,7 @@ func runInit(e *Env, args []string) int {
 	if f, err := os.OpenFile(script, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755); err == nil {
 		f.WriteString(initScript)
 		f.Close()
+		record.SaveInit(dir)
 		did = append(did, "created harness-init.sh (a template: fill it in)")
 	}
 	marker := filepath.Join(dir, root.ActiveMarker)

@@ -129,19 +129,23 @@ func (c *call) bashHit(w shellscan.Write) (name string, exact bool) {
 			}
 		}
 	}
-	for _, n := range bashWatched {
-		if w.Touches(filepath.Join(c.dir, n)) && c.gitReaches(w, n) {
-			return n, false
-		}
-	}
-	if touchesRuntime(w, c.dir) && c.gitReaches(w, summary.RuntimeDir) {
-		return summary.RuntimeDir, false
-	}
-	if lk := lock.SessionPath(c.dir); (w.Touches(lk) || w.Touches(lk+"/pid")) && w.Reach == shellscan.ReachAll {
+	// What the check after the call cannot put back comes first: a write
+	// that may reach both the lock and the tasks file is judged for the lock.
+	// A target known by nothing at all (names read by xargs, a command's
+	// output) is no sign of the lock: every honest xargs would be denied.
+	if lk := lock.SessionPath(c.dir); (w.Touches(lk) || w.Touches(lk+"/pid")) && w.Reach == shellscan.ReachAll && (!w.Dynamic || w.Under() != "") {
 		return lockName, false
 	}
 	if w.Kind == shellscan.LinkSource && w.Touches(c.dir) {
 		return ".", false
+	}
+	if touchesRuntime(w, c.dir) && c.gitReaches(w, summary.RuntimeDir) {
+		return summary.RuntimeDir, false
+	}
+	for _, n := range bashWatched {
+		if w.Touches(filepath.Join(c.dir, n)) && c.gitReaches(w, n) {
+			return n, false
+		}
 	}
 	return "", false
 }
@@ -152,8 +156,9 @@ func (c *call) bashHit(w shellscan.Write) (name string, exact bool) {
 // reaches the directory, leaves the name open, or names a runtime file.
 func touchesRuntime(w shellscan.Write, dir string) bool {
 	rt := filepath.Join(dir, summary.RuntimeDir)
-	if w.Touches(rt) || w.Touches(rt+"/\x7f") {
-		return true
+	removal := w.Kind == shellscan.Remove || w.Kind == shellscan.MoveSource
+	if !w.Dynamic && (w.Path == rt || strings.HasPrefix(w.Path, rt+"/") || removal && (w.Touches(rt) || w.Touches(rt+"/\x7f"))) {
+		return true // the directory itself, a file in it, or a removal that reaches it
 	}
 	base := filepath.Base(w.Path)
 	if base == "summary.json" || strings.HasPrefix(base, "calls-") || strings.HasPrefix(base, "heartbeat-") || strings.HasPrefix(base, "session-") {
@@ -205,6 +210,14 @@ func (c *call) bashHarnessWrite(w shellscan.Write, name string, exact bool) (hoo
 		return d, true
 	}
 	what := fmt.Sprintf("`%s` writes %s", w.Op, name)
+	if (!exact || w.Kind == shellscan.ScriptRewrite) && repairedAfter(name) {
+		// Not sure (an expansion, a glob, a file name found in
+		// interpreter code that may only read it): let it run. The check
+		// after the call knows what it really wrote and puts back what the
+		// harness did not write (internal/integrity); denying everything
+		// that might match would stop honest work all day.
+		return hook.Decision{}, false
+	}
 	if !exact {
 		what = fmt.Sprintf("`%s` may write %s (its target is not known statically: %s)", w.Op, name, w.Path)
 	}
@@ -241,6 +254,22 @@ func (c *call) bashHarnessWrite(w shellscan.Write, name string, exact bool) (hoo
 			"ask the user to change harness-init.sh; put one-off set-up commands in your own Bash calls."), true
 	}
 	return deny(ruleBash, what+", which is the harness's own bookkeeping.", "leave it alone."), true
+}
+
+// repairedAfter reports whether a change to the harness file name costs
+// nothing lasting when the guard lets an unsure write run: the check after
+// every tool call puts back the state, the marker, the log and
+// harness-init.sh; the backup and the temporary file are rewritten by the
+// next save, which never reads them; the runtime directory holds a cache
+// that is rebuilt and counters that start afresh, but a forged summary
+// could mislead Stop, so writes that name its files stay denied (see
+// touchesRuntime). Then the guard denies only writes it is sure of.
+func repairedAfter(name string) bool {
+	switch name {
+	case state.FileName, state.FileName + ".bak", state.FileName + ".tmp", "harness-progress.txt", root.ActiveMarker, "harness-init.sh":
+		return true
+	}
+	return false
 }
 
 // deactivation refuses to switch the harness off while work remains.

@@ -40,6 +40,9 @@ type scoped struct {
 	// directory, find -delete); mkdir: path is a directory being created;
 	// dynamic: the write's target is somewhere below path.
 	tree, mkdir, dynamic bool
+	// removal: the write deletes or moves away what it reaches (rm -r,
+	// find -delete, mv), rather than rewriting files in place.
+	removal bool
 }
 
 // scopeCheck judges the write of one file by a file tool.
@@ -57,7 +60,8 @@ func (c *call) scopeWrites(writes []shellscan.Write) hook.Decision {
 		case shellscan.GitRestore, shellscan.GitIndex, shellscan.LinkSource:
 			continue // git's own restores; a link's source is read, not written
 		}
-		s := scoped{path: w.Path, op: w.Op, tree: w.Tree, mkdir: w.Kind == shellscan.Mkdir, dynamic: w.Dynamic}
+		s := scoped{path: w.Path, op: w.Op, tree: w.Tree, mkdir: w.Kind == shellscan.Mkdir, dynamic: w.Dynamic,
+			removal: w.Kind == shellscan.Remove || w.Kind == shellscan.MoveSource}
 		if w.Dynamic {
 			if s.path = w.Under(); s.path == "" {
 				continue // may be anywhere, most often outside the project
@@ -125,6 +129,17 @@ func inScope(globs []string, rel string, w scoped, target string) bool {
 	switch {
 	case w.dynamic, w.mkdir:
 		return anyBelow(globs, rel)
+	case w.tree && !w.removal:
+		// A tool that rewrites files in place below a directory (`gofmt -w
+		// .`, `black .`, `git apply`, `patch`) may touch only permitted
+		// files: allowed while a permitted path lies below. What it really
+		// changed is checked exactly when the task is validated ([SCOPE]).
+		if anyBelow(globs, rel) || coversTree(globs, rel) {
+			return true
+		}
+		if fi, err := os.Stat(target); err == nil && fi.IsDir() {
+			return false
+		}
 	case w.tree:
 		if coversTree(globs, rel) {
 			return true

@@ -104,6 +104,7 @@ func Check(dir, by string, adopt Adopt) Result {
 	var res Result
 	res.tasks(dir, m, by, adopt)
 	res.marker(dir, m)
+	res.initScript(dir, m)
 	res.log(dir)
 	if res.Tampered() {
 		var entries []progress.Entry
@@ -130,6 +131,12 @@ func clean(dir string, m record.Mark) bool {
 	}
 	if m.Active && !root.Active(dir) {
 		return false
+	}
+	if m.Init {
+		fi, err := os.Stat(filepath.Join(dir, record.InitCopy))
+		if err != nil || fi.Size() != m.InitSize || fi.ModTime().UnixNano() != m.InitModNs {
+			return false
+		}
 	}
 	return logWhole(dir)
 }
@@ -187,6 +194,43 @@ func (r *Result) marker(dir string, m record.Mark) {
 	if os.WriteFile(filepath.Join(dir, root.ActiveMarker), nil, 0o644) == nil {
 		r.Repairs = append(r.Repairs, Repair{File: root.ActiveMarker, What: "was removed while the harness is on"})
 	}
+}
+
+// initScript puts back harness-init.sh as the session started with it:
+// SessionStart runs it outside every guard, so a change made during a
+// session would run unseen at the next one. The user changes it between
+// sessions (the next session start records it).
+func (r *Result) initScript(dir string, m record.Mark) {
+	if !m.Init {
+		return
+	}
+	live := filepath.Join(dir, record.InitCopy)
+	fi, statErr := os.Stat(live)
+	if statErr == nil && fi.Size() == m.InitSize && fi.ModTime().UnixNano() == m.InitModNs {
+		return
+	}
+	want, err := os.ReadFile(filepath.Join(record.Dir(dir), record.InitCopy))
+	if err != nil {
+		return
+	}
+	got, readErr := os.ReadFile(live)
+	if readErr == nil && bytes.Equal(got, want) {
+		record.TouchInit(dir, fi)
+		return
+	}
+	what := "was deleted"
+	if readErr == nil {
+		what = "was changed during the session (it is the user's, changed between sessions)"
+	}
+	kept := keep(dir, record.InitCopy, got, readErr == nil)
+	if writeFile(live, want) != nil {
+		return
+	}
+	os.Chmod(live, 0o755)
+	if fi, err := os.Stat(live); err == nil {
+		record.TouchInit(dir, fi)
+	}
+	r.Repairs = append(r.Repairs, Repair{File: record.InitCopy, What: what, Kept: kept})
 }
 
 func (r *Result) log(dir string) {

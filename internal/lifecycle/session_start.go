@@ -15,8 +15,10 @@ import (
 	"github.com/harness-agent/harness/internal/cycle"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/recovery"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
@@ -313,6 +315,10 @@ func recoveredLine(r cycle.Recovered) string {
 // healthCheck runs harness-init.sh when there is one, logs the outcome and
 // returns the context line for it ("" without a script).
 func healthCheck(dir string, n int, at time.Time) string {
+	// The script as the session starts with it is the user's; from here on
+	// a change to it is put back (internal/integrity).
+	record.SaveInit(dir)
+	defer integrity.Check(dir, "harness-init.sh", nil)
 	path := filepath.Join(dir, "harness-init.sh")
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() {

@@ -28,6 +28,7 @@ import (
 const (
 	TasksCopy = "harness-tasks.json" // the last tasks file the harness wrote
 	LogMirror = "harness-progress.txt"
+	InitCopy  = "harness-init.sh" // the script as a session started with it
 	markName  = "mark.json"
 )
 
@@ -57,6 +58,11 @@ type Mark struct {
 	Size   int64  `json:"size"`     // of harness-tasks.json right after the harness wrote it
 	ModNs  int64  `json:"mtime_ns"` // its modification time then
 	Active bool   `json:"active"`   // whether the harness left .harness-active in place
+	// The mark of harness-init.sh as a session started with it (or `harness
+	// init` wrote it); Init is false when there was none.
+	Init      bool  `json:"init,omitempty"`
+	InitSize  int64 `json:"init_size,omitempty"`
+	InitModNs int64 `json:"init_mtime_ns,omitempty"`
 }
 
 // ReadMark returns the record's mark for root; ok is false when there is
@@ -98,6 +104,46 @@ func SaveTasks(root string, data []byte, active bool) error {
 		return err
 	}
 	return writeMark(dir, Mark{Root: root, Size: fi.Size(), ModNs: fi.ModTime().UnixNano(), Active: active})
+}
+
+// SaveInit records root's harness-init.sh as it is now: the user's script,
+// which a session starts with and nothing in the session may change. A
+// missing script is recorded as none.
+func SaveInit(root string) {
+	m, ok := ReadMark(root)
+	if !ok {
+		return
+	}
+	dir := Dir(root)
+	path := filepath.Join(root, InitCopy)
+	fi, err := os.Lstat(path)
+	data, rerr := os.ReadFile(path)
+	if err != nil || rerr != nil || !fi.Mode().IsRegular() {
+		if m.Init {
+			m.Init, m.InitSize, m.InitModNs = false, 0, 0
+			writeMark(dir, m)
+		}
+		return
+	}
+	if m.Init && m.InitSize == fi.Size() && m.InitModNs == fi.ModTime().UnixNano() {
+		return
+	}
+	if replace(filepath.Join(dir, InitCopy), data) != nil {
+		return
+	}
+	m.Init, m.InitSize, m.InitModNs = true, fi.Size(), fi.ModTime().UnixNano()
+	writeMark(dir, m)
+}
+
+// TouchInit records harness-init.sh's current mark after a check found its
+// content unchanged.
+func TouchInit(root string, fi os.FileInfo) {
+	m, ok := ReadMark(root)
+	if !ok {
+		return
+	}
+	m.InitSize, m.InitModNs = fi.Size(), fi.ModTime().UnixNano()
+	writeMark(Dir(root), m)
 }
 
 // SetActive records whether the hooks are on, when root has a record.
