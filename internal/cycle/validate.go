@@ -10,6 +10,7 @@ import (
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/scope"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/validation"
 )
@@ -80,6 +81,15 @@ func (w *Worker) Validate(ctx context.Context, id string) (*Outcome, error) {
 	if ctx.Err() != nil {
 		return nil, failure.New(failure.TaskExec, "validation of %s interrupted: nothing recorded", id).
 			WithHint("run `harness validate %s` again", failure.ShellArg(id))
+	}
+	if r.Outcome == validation.Pass {
+		if outside := outOfScope(tree, w.Root, t); len(outside) > 0 {
+			o, err := w.fail(ctx, *t, tree, failure.Scope, "changed outside allowed_paths: "+listFiles(outside), true)
+			if o != nil {
+				o.Check = &r
+			}
+			return o, err
+		}
 	}
 	return w.record(ctx, s, *t, tree, r)
 }
@@ -267,4 +277,34 @@ func (w *Worker) rollback(o *Outcome, tree Tree, session int) {
 		}
 	}
 	w.logLocked(entry)
+}
+
+// outOfScope lists the files the attempt changed since started_at_commit
+// (git knows them exactly: modified, added, deleted, renamed, untracked)
+// that lie outside t's allowed_paths; none when the task has no scope or
+// git cannot tell.
+func outOfScope(tree Tree, stateRoot string, t *state.Task) []string {
+	if len(t.AllowedPaths) == 0 || t.StartedAtCommit == "" {
+		return nil
+	}
+	changed, err := git.ChangedSince(tree.Top, t.StartedAtCommit, stateRoot)
+	if err != nil {
+		return nil
+	}
+	var outside []string
+	for _, path := range changed {
+		if !scope.Match(t.AllowedPaths, path) {
+			outside = append(outside, path)
+		}
+	}
+	return outside
+}
+
+// listFiles names up to five files, then how many more.
+func listFiles(files []string) string {
+	const shown = 5
+	if len(files) <= shown {
+		return strings.Join(files, ", ")
+	}
+	return fmt.Sprintf("%s (+%d more)", strings.Join(files[:shown], ", "), len(files)-shown)
 }

@@ -19,6 +19,7 @@ const (
 	SessionTimeout = "SESSION_TIMEOUT"
 	Usage          = "USAGE"
 	Tamper         = "TAMPER"
+	Scope          = "SCOPE"
 )
 
 // Categories lists every category an agent may record with `harness fail`.

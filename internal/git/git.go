@@ -204,3 +204,30 @@ func CommitsNaming(dir, base, taskID string) ([]Commit, error) {
 	}
 	return commits, nil
 }
+
+// ChangedSince lists the paths (relative to the work tree top) that an
+// attempt changed since base: modified, added, deleted and renamed files
+// (both names of a rename) in the work tree against base, and untracked
+// files not ignored, leaving out the harness's own files in the state root
+// stateRoot.
+func ChangedSince(dir, base, stateRoot string) ([]string, error) {
+	diff, err := Run(dir, "diff", "--name-only", "--no-renames", "-z", base, "--")
+	if err != nil {
+		return nil, err
+	}
+	untracked, err := Run(dir, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return nil, err
+	}
+	top, _ := Top(dir)
+	seen := map[string]bool{}
+	var changed []string
+	for _, path := range strings.Split(diff+"\x00"+untracked, "\x00") {
+		if path == "" || seen[path] || ownedByHarness(top, path, stateRoot) {
+			continue
+		}
+		seen[path] = true
+		changed = append(changed, path)
+	}
+	return changed, nil
+}

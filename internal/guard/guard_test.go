@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/tidwall/gjson"
+
+	"github.com/harness-agent/harness/internal/scope"
 )
 
 func TestGlobMatch(t *testing.T) {
@@ -28,7 +30,7 @@ func TestGlobMatch(t *testing.T) {
 		{"", "anything", false},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, globMatch(tt.glob, tt.rel), "%s ~ %s", tt.glob, tt.rel)
+		assert.Equal(t, tt.want, scope.MatchGlob(tt.glob, tt.rel), "%s ~ %s", tt.glob, tt.rel)
 	}
 }
 

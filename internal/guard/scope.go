@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/cycle"
 	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/scope"
 	"github.com/harness-agent/harness/internal/shellscan"
 	"github.com/harness-agent/harness/internal/summary"
 )
@@ -148,7 +148,7 @@ func inScope(globs []string, rel string, w scoped, target string) bool {
 			return false
 		}
 	}
-	return rel != "." && matchAny(globs, rel)
+	return rel != "." && scope.Match(globs, rel)
 }
 
 // cannotHappen reports the second reading of a cp/mv/ln destination that
@@ -184,7 +184,7 @@ func coversTree(globs []string, dir string) bool {
 		prefix = ""
 	}
 	for _, g := range globs {
-		if globMatch(g, prefix+probe) && globMatch(g, prefix+probe+"/"+probe) {
+		if scope.MatchGlob(g, prefix+probe) && scope.MatchGlob(g, prefix+probe+"/"+probe) {
 			return true
 		}
 	}
@@ -198,7 +198,7 @@ func anyBelow(globs []string, dir string) bool {
 		return true
 	}
 	for _, g := range globs {
-		if globMatch(g, dir) || globReachesBelow(g, strings.Split(dir, "/")) {
+		if scope.MatchGlob(g, dir) || globReachesBelow(g, strings.Split(dir, "/")) {
 			return true
 		}
 	}
@@ -221,7 +221,7 @@ func globReachesBelow(glob string, dir []string) bool {
 		if strings.Contains(segs[i], "**") {
 			return true
 		}
-		if !globMatch(segs[i], d) {
+		if !scope.MatchGlob(segs[i], d) {
 			return false
 		}
 	}
@@ -242,56 +242,4 @@ func worktreeTop(dir string) string {
 		dir = parent
 	}
 	return ""
-}
-
-func matchAny(globs []string, rel string) bool {
-	for _, g := range globs {
-		if globMatch(g, rel) {
-			return true
-		}
-	}
-	return false
-}
-
-// globMatch matches a slash-separated relative path against a scope glob:
-// `*` and `?` stay within one path segment, `**` spans any number of them,
-// and a glob naming a directory (a trailing `/`, or no wildcard at all)
-// covers everything below it.
-func globMatch(glob, rel string) bool {
-	glob = strings.TrimPrefix(filepath.ToSlash(glob), "./")
-	if glob == "" {
-		return false
-	}
-	if strings.HasSuffix(glob, "/") {
-		glob += "**"
-	} else if !strings.ContainsAny(glob, "*?[") {
-		if rel == glob || strings.HasPrefix(rel, glob+"/") {
-			return true
-		}
-	}
-	re, err := globRegexp(glob)
-	return err == nil && re.MatchString(rel)
-}
-
-func globRegexp(glob string) (*regexp.Regexp, error) {
-	var b strings.Builder
-	b.WriteString("^")
-	for i := 0; i < len(glob); i++ {
-		switch ch := glob[i]; {
-		case strings.HasPrefix(glob[i:], "**/"):
-			b.WriteString("(?:.*/)?")
-			i += 2
-		case strings.HasPrefix(glob[i:], "**"):
-			b.WriteString(".*")
-			i++
-		case ch == '*':
-			b.WriteString("[^/]*")
-		case ch == '?':
-			b.WriteString("[^/]")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(ch)))
-		}
-	}
-	b.WriteString("$")
-	return regexp.Compile(b.String())
 }
