@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/guard"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/state"
 )
@@ -53,6 +54,12 @@ func runAdd(e *Env, args []string) int {
 	dir, err := e.stateRoot()
 	if err != nil {
 		return e.fail(err)
+	}
+	for _, f := range []struct{ flag, cmd string }{{"--validate", *validate}, {"--cleanup", *cleanup}} {
+		if why := guard.StoredCommand(dir, e.Cwd, f.cmd); why != "" {
+			return e.fail(failure.New(failure.Config, "%s %q refused: %s", f.flag, strings.TrimSpace(f.cmd), why).
+				WithHint("give a command that only checks (or cleans up) the work, with programs from session_config.allowed_commands when it is set"))
+		}
 	}
 	t := state.Task{
 		ID: *id, Title: strings.TrimSpace(pos[0]), Status: state.Pending, Priority: *priority,
