@@ -1,6 +1,7 @@
 package shellscan
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -192,6 +193,7 @@ func hGit(a *analyzer, c *ctx, args []field) res {
 		a.script(g.shell.text, cc.st.clone(), syntax.LangBash, false)
 		return c.same()
 	}
+	a.gitRuns(c, cc, g)
 	st, op := cc.st, c.op
 	// worktree stands for the whole worktree, whose root is not known here.
 	worktree := func(kind WriteKind, reach Reach) {
@@ -425,4 +427,61 @@ func GitCheckoutWords(p Program) []string {
 		out = append(out, f.text)
 	}
 	return out
+}
+
+// gitCommandEnv are the environment variables whose value git runs as a
+// command (through the shell) for some of its subcommands.
+var gitCommandEnv = []string{"GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER",
+	"GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "EDITOR", "VISUAL", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_PROXY_COMMAND"}
+
+// gitRunFlags are the subcommand flags whose value git runs as a command.
+var gitRunFlags = map[string][]string{
+	"rebase":        {"x", "exec"},
+	"difftool":      {"x", "extcmd"},
+	"filter-branch": {"tree-filter", "index-filter", "msg-filter", "env-filter", "commit-filter", "parent-filter", "tag-name-filter"},
+}
+
+// gitRuns follows the commands git is told to run besides its own work:
+// ones named by environment variables (GIT_SSH_COMMAND, GIT_PAGER,
+// GIT_EXTERNAL_DIFF, …), by flags (rebase -x, difftool -x, filter-branch
+// --tree-filter, …) and by `git bisect run CMD ARGS`. Each is analysed as
+// the shell command it is, so allowed_commands sees its programs.
+func (a *analyzer) gitRuns(c, cc *ctx, g gitCmd) {
+	for _, name := range gitCommandEnv {
+		if v, ok := c.getenv(a, name); ok {
+			a.runsCommand(cc, v)
+		}
+	}
+	if g.sub == "bisect" && len(g.args) > 1 && g.args[0].text == "run" {
+		a.dispatch(&ctx{st: cc.st.clone(), op: c.op, env: c.env}, g.args[1:])
+		return
+	}
+	flags := gitRunFlags[g.sub]
+	for j := 0; j < len(g.args) && len(flags) > 0; j++ {
+		t := g.args[j].text
+		if t == "--" {
+			break
+		}
+		name, val, eq := strings.Cut(strings.TrimLeft(t, "-"), "=")
+		if !strings.HasPrefix(t, "-") || !slices.Contains(flags, name) {
+			continue
+		}
+		switch {
+		case eq:
+			a.runsCommand(cc, sub(g.args[j], len(t)-len(val)))
+		case j+1 < len(g.args):
+			j++
+			a.runsCommand(cc, g.args[j])
+		}
+	}
+}
+
+// runsCommand analyses v as a shell command that will run; a value not
+// known statically may run any program.
+func (a *analyzer) runsCommand(c *ctx, v field) {
+	if v.dyn {
+		a.addProgram(anyField(v.text), nil, c.st.dirs)
+		return
+	}
+	a.script(v.text, c.st.clone(), syntax.LangBash, false)
 }

@@ -593,6 +593,18 @@ func TestPrograms(t *testing.T) {
 		{"env GOFLAGS='-mod=mod -exec=runner' go test", []string{"go", "runner"}},
 		{"export GOFLAGS=-toolexec=evil; go build", []string{"go", "evil"}},
 		{"go env -w GOFLAGS=-toolexec=later", []string{"go", "later"}},
+		// Commands git runs for its subcommands: environment variables,
+		// flags, bisect run.
+		{"GIT_SSH_COMMAND='ssh -o ProxyCommand=evil' git fetch", []string{"git", "ssh"}},
+		{"GIT_EXTERNAL_DIFF=sh git diff", []string{"git", "sh"}},
+		{"GIT_PAGER='sh -c \"curl x\"' git log", []string{"git", "sh", "curl"}},
+		{"export GIT_PAGER=less; git log", []string{"git", "less"}},
+		{"git rebase -x 'make check' main", []string{"git", "make"}},
+		{"git rebase --exec=pytest main", []string{"git", "pytest"}},
+		{"git bisect run python3 check.py", []string{"git", "python3"}},
+		{"git filter-branch --tree-filter 'rm -f secret' HEAD", []string{"git", "rm"}},
+		{"git difftool -x meld", []string{"git", "meld"}},
+		{"git difftool --extcmd=vimdiff", []string{"git", "vimdiff"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
