@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
@@ -16,7 +17,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "init", args: "[DIR] [--no-exclude]",
+	register(&command{name: "init", args: "[DIR] [--no-exclude] [--no-git]",
 		summary: "create the state files in DIR (default: current directory) and activate the hooks",
 		run:     runInit})
 }
@@ -50,6 +51,7 @@ func runInit(e *Env, args []string) int {
 	c := commands["init"]
 	fs := e.flags(c)
 	noExclude := fs.Bool("no-exclude", false, "do not add the harness files to .git/info/exclude")
+	noGit := fs.Bool("no-git", false, "do not run git init when DIR is not in a git repository")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return e.fail(err)
@@ -72,6 +74,17 @@ func runInit(e *Env, args []string) int {
 	}
 	now := e.Now()
 	var did []string
+	// The harness keeps its checkpoints in git, and its own files must be
+	// kept out of git before the first commit can take them in: a project
+	// without a repository gets one now, with the files excluded below,
+	// so the baseline the user commits next is clean.
+	if _, err := git.Top(dir); err != nil && !*noGit && git.Available() {
+		if out, err := exec.Command("git", "-C", dir, "init", "-q").CombinedOutput(); err != nil {
+			return e.fail(failure.New(failure.EnvSetup, "git init in %s failed: %v: %s", dir, err, strings.TrimSpace(string(out))).
+				WithHint("fix the cause, or run `harness init --no-git` and set up git yourself"))
+		}
+		did = append(did, "ran git init (the harness keeps its checkpoints in git; commit a baseline next: git add -A && git commit -m baseline)")
+	}
 	created := false
 	if err := state.Create(dir, now); err == nil {
 		created = true

@@ -53,7 +53,7 @@ func Toplevel(dir string) (string, error) {
 	top, err := Top(dir)
 	if err != nil {
 		return "", failure.New(failure.EnvSetup, "%s is not inside a git repository", dir).
-			WithHint("run `git init && git add -A && git commit -m baseline` in the project first")
+			WithHint("run `harness init` in the project (it runs git init and keeps the harness files out of git), then `git add -A && git commit -m baseline`")
 	}
 	return top, nil
 }
