@@ -90,7 +90,7 @@ func runAdd(e *Env, args []string) int {
 	}
 	fmt.Fprintln(e.Stdout, t.ID)
 	if t.Command == "" {
-		fmt.Fprintf(e.Stderr, "WARN [%s] %s has no validation command: it cannot be completed until one is set\n", failure.Config, t.ID)
+		fmt.Fprintf(e.Stderr, "WARN [%s] %s has no validation command: it cannot be claimed or completed until one is set (harness edit %s --validate \"COMMAND\")\n", failure.Config, t.ID, failure.ShellArg(t.ID))
 	}
 	return ExitOK
 }

@@ -87,6 +87,10 @@ func (e *Env) Run(args []string) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
+		if near := closest(args[0]); near != "" {
+			fmt.Fprintf(e.Stderr, "ERROR [%s] unknown command %q; did you mean %q?\nhint: harness %s …, or `harness help` for the list of commands\n", failure.Usage, args[0], near, near)
+			return ExitError
+		}
 		fmt.Fprintf(e.Stderr, "ERROR [%s] unknown command %q\nhint: run `harness help` for the list of commands\n", failure.Usage, args[0])
 		return ExitError
 	}
@@ -103,13 +107,7 @@ const versionSummary = "print the harness version (also --version)"
 func (e *Env) usage(w io.Writer) {
 	fmt.Fprintln(w, "harness: keeps a long-running agent job on track across sessions.")
 	fmt.Fprintln(w, "\nusage: harness <command> [arguments]\n\ncommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	names = append(names, "version")
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range verbOrder() {
 		if n == "version" {
 			fmt.Fprintf(w, "  %-11s %s\n", n, versionSummary)
 			continue
@@ -240,3 +238,65 @@ func inSession() bool { return integrity.InSession() }
 
 // stamp formats t as the protocol's timestamps.
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// workOrder lists the verbs in the order of the work: set up, plan, look,
+// the task cycle, then the rest; verbs not named here follow by name.
+var workOrder = []string{"init", "add", "edit", "remove", "status", "next", "claim", "checkpoint", "validate", "fail",
+	"renew", "recover", "snapshots", "stats", "session", "adopt", "hooks", "version"}
+
+// verbOrder returns every verb (version included) in workOrder.
+func verbOrder() []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, n := range workOrder {
+		if _, ok := commands[n]; ok || n == "version" {
+			names = append(names, n)
+			seen[n] = true
+		}
+	}
+	var rest []string
+	for n := range commands {
+		if !seen[n] {
+			rest = append(rest, n)
+		}
+	}
+	sort.Strings(rest)
+	return append(names, rest...)
+}
+
+// closest returns the verb a mistyped name most likely meant: within two
+// edits (a swap of neighbours counts as one), "" when none is that near.
+func closest(name string) string {
+	best, bestD := "", 3
+	for _, n := range verbOrder() {
+		if d := editDistance(name, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance between a and b.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}

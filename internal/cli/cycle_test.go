@@ -77,8 +77,9 @@ func TestCycleExitCodes(t *testing.T) {
 		out  string
 	}{
 		{[]string{"validate", "task-001"}, ExitOK, "Completed task-001"},
+		{[]string{"claim"}, ExitError, "ERROR [CONFIG] task-002 has no validation command, so it can never be completed"},
+		{[]string{"edit", "task-002", "--validate", "placeholder-check"}, ExitOK, "task-002: changed validation.command"},
 		{[]string{"claim"}, ExitOK, "Claimed task-002"},
-		{[]string{"validate", "task-002"}, ExitError, "ERROR [task-002] [CONFIG] Missing validation.command"},
 		{[]string{"fail", "task-002", "--category", "NOPE", "x"}, ExitError, "unknown category"},
 		{[]string{"fail", "task-002", "--category", "config", "no check"}, ExitOK, "Failed task-002: [CONFIG] no check (attempt 1/3)"},
 		{[]string{"claim", "task-001"}, ExitNegative, "none: task-001 is completed"},

@@ -97,6 +97,13 @@ func (w *Worker) Claim(id string) (*Claim, error) {
 			c.Why = string(schedule.Explain(s.Tasks))
 			return nil
 		}
+		if strings.TrimSpace(pick.Command) == "" {
+			// Claimed, it could only burn attempts: nothing can ever mark
+			// it completed.
+			refusal = failure.New(failure.Config, "%s has no validation command, so it can never be completed", pick.ID).
+				WithHint("give it one first: `harness edit %s --validate \"COMMAND\"` (an objective check of the work)", failure.ShellArg(pick.ID))
+			return nil
+		}
 		pick.Status = state.InProgress
 		pick.StartedAtCommit = head
 		pick.ClaimedBy = w.ID

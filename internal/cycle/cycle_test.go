@@ -372,10 +372,13 @@ func TestValidateTimeoutKillsTheCommand(t *testing.T) {
 
 func TestValidateWithoutACheckRecordsNothing(t *testing.T) {
 	t.Parallel()
-	p := newProject(t, state.Exclusive, task("task-001", ""), task("task-002", "no-such-tool-xyz run"))
+	p := newProject(t, state.Exclusive, task("task-001", "placeholder-check"), task("task-002", "no-such-tool-xyz run"))
 	w := p.worker("w1")
 	_, err := w.Claim("task-001")
 	require.NoError(t, err)
+	// A task without a check is never claimed; one whose check was removed
+	// by hand while in progress is refused at validate.
+	p.setJSON(`"command": "placeholder-check"`, `"command": ""`)
 	_, err = w.Validate(ctx, "task-001")
 	require.Error(t, err)
 	assert.Equal(t, "ERROR [task-001] [CONFIG] Missing validation.command", err.Error())

@@ -141,9 +141,10 @@ func TestRecoverLeavesTasksItCannotDecide(t *testing.T) {
 	t.Parallel()
 	t.Run("missing validation command", func(t *testing.T) {
 		t.Parallel()
-		p := newProject(t, state.Exclusive, task("task-001", ""))
+		p := newProject(t, state.Exclusive, task("task-001", "placeholder-check"))
 		_, err := p.worker("session:old").Claim("")
 		require.NoError(t, err)
+		p.setJSON(`"command": "placeholder-check"`, `"command": ""`)
 		p.write("work.txt", "w\n")
 		got, err := p.worker("session:new").Recover(ctx, RecoverOptions{})
 		require.NoError(t, err)

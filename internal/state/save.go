@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/renameio/v2"
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/record"
@@ -18,6 +19,25 @@ import (
 // AddTask appends t to the state; it is written on save with every field of
 // the protocol's schema.
 func (s *State) AddTask(t Task) { s.Tasks = append(s.Tasks, t) }
+
+// RemoveTasks takes the tasks with the given ids out of the state (and out
+// of the file, when it is saved). An update that removes tasks changes
+// nothing else.
+func (s *State) RemoveTasks(ids ...string) {
+	drop := map[string]bool{}
+	for _, id := range ids {
+		drop[id] = true
+	}
+	kept := s.Tasks[:0:0]
+	for i, t := range s.Tasks {
+		if drop[t.ID] {
+			s.removed = append(s.removed, i)
+			continue
+		}
+		kept = append(kept, t)
+	}
+	s.Tasks = kept
+}
 
 // Changed reports whether the state differs from what was read.
 func (s *State) Changed() bool {
@@ -75,6 +95,9 @@ func (s *State) apply() (doc []byte, touched []int, err error) {
 		if doc, err = set(doc, "last_session", nullable(s.LastSession)); err != nil {
 			return nil, nil, err
 		}
+	}
+	if len(s.removed) > 0 {
+		return s.applyRemovals()
 	}
 	if len(s.Tasks) < len(s.origTasks) {
 		return nil, nil, fmt.Errorf("tasks cannot be removed by the harness")
@@ -452,4 +475,21 @@ func Restore(dir string, data []byte) error {
 	}
 	record.SaveTasks(dir, data, root.Active(dir))
 	return nil
+}
+
+// applyRemovals deletes the removed tasks' elements from the file text,
+// last first so the earlier indexes stay valid; the other tasks keep their
+// bytes.
+func (s *State) applyRemovals() ([]byte, []int, error) {
+	if s.SessionCount != s.origCount || s.LastSession != s.origLast || len(s.Tasks)+len(s.removed) != len(s.origTasks) {
+		return nil, nil, fmt.Errorf("an update that removes tasks may change nothing else")
+	}
+	doc := s.raw
+	var err error
+	for k := len(s.removed) - 1; k >= 0; k-- {
+		if doc, err = sjson.DeleteBytes(doc, fmt.Sprintf("tasks.%d", s.removed[k])); err != nil {
+			return nil, nil, err
+		}
+	}
+	return doc, nil, nil
 }

@@ -122,6 +122,7 @@ type State struct {
 
 	raw       []byte
 	origTasks []Task
+	removed   []int // indexes in origTasks of the tasks RemoveTasks took out
 	origCount int
 	origLast  string
 	snapped   bool // origTasks holds what was read: only states being updated need it
@@ -234,6 +235,7 @@ func (s *State) snapshot() {
 		s.origTasks[i] = t.clone()
 	}
 	s.origCount, s.origLast = s.SessionCount, s.LastSession
+	s.removed = nil
 	s.snapped = true
 }
 

@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/harness-agent/harness/internal/cycle"
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/guard"
+	"github.com/harness-agent/harness/internal/integrity"
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+func init() {
+	register(&command{name: "edit", args: `ID [--title T] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…]`,
+		summary: "change a task's definition, with the checks of add (inside a Claude Code session only the title, the priority, and a validation where there is none)",
+		run:     runEdit})
+}
+
+// agentEditable are the fields an agent may change from inside a Claude
+// Code session: the task's name and order, and a validation command where
+// the task has none (without one it can never complete). The rest defines
+// what done means (the check, the scope, the attempts, the order of the
+// work): a person's decision, made in their own terminal.
+var agentEditable = map[string]bool{"title": true, "priority": true}
+
+func runEdit(e *Env, args []string) int {
+	c := commands["edit"]
+	fs := e.flags(c)
+	title := fs.String("title", "", "the task's title")
+	priority := fs.String("priority", "", "P0, P1 or P2")
+	deps := fs.String("depends-on", "", "comma-separated task ids (\"\" for none)")
+	validate := fs.String("validate", "", "validation command")
+	timeout := fs.Int("timeout", 0, "validation timeout in seconds")
+	maxAttempts := fs.Int("max-attempts", 0, "attempts before the task fails for good")
+	cleanup := fs.String("cleanup", "", "on_failure.cleanup command (\"\" for none)")
+	allowed := fs.String("allowed-paths", "", "comma-separated globs the task may write (\"\" for no scope)")
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return e.fail(err)
+	}
+	if len(pos) != 1 {
+		return e.fail(usageErr(c, "expected one task ID"))
+	}
+	id := pos[0]
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if len(set) == 0 {
+		return e.fail(usageErr(c, "nothing to change: give at least one flag"))
+	}
+	if set["priority"] && *priority != "P0" && *priority != "P1" && *priority != "P2" {
+		return e.fail(usageErr(c, "--priority must be P0, P1 or P2, got %q", *priority))
+	}
+	if set["timeout"] && *timeout <= 0 || set["max-attempts"] && *maxAttempts <= 0 {
+		return e.fail(usageErr(c, "--timeout and --max-attempts must be positive"))
+	}
+	if set["title"] && strings.TrimSpace(*title) == "" {
+		return e.fail(usageErr(c, "--title may not be empty"))
+	}
+	dir, err := e.stateRoot()
+	if err != nil {
+		return e.fail(err)
+	}
+	for _, f := range []struct{ flag, cmd string }{{"validate", *validate}, {"cleanup", *cleanup}} {
+		if set[f.flag] {
+			if why := guard.StoredCommand(dir, e.Cwd, f.cmd); why != "" {
+				return e.fail(failure.New(failure.Config, "--%s %q refused: %s", f.flag, strings.TrimSpace(f.cmd), why).
+					WithHint("give a command that only checks (or cleans up) the work, with programs from session_config.allowed_commands when it is set"))
+			}
+		}
+	}
+	me := cycle.WorkerID()
+	var changed []string
+	_, err = state.Update(dir, func(s *state.State) error {
+		t := s.Task(id)
+		if t == nil {
+			return failure.New(failure.Config, "no task %q", id).WithHint("`harness status` lists the task ids")
+		}
+		if t.Status == state.InProgress && t.ClaimedBy != "" && t.ClaimedBy != me {
+			return failure.New(failure.Usage, "%s is in progress by %s: it cannot be changed under them", id, t.ClaimedBy).
+				WithHint("wait until %s validates or fails it, or ask the user", t.ClaimedBy)
+		}
+		if integrity.InSession() {
+			for name := range set {
+				if agentEditable[name] || name == "validate" && strings.TrimSpace(t.Command) == "" {
+					continue
+				}
+				return failure.New(failure.Usage, "--%s of %s is the user's decision: it defines what done means, so it is not changed from inside a Claude Code session", name, id).
+					WithHint("ask the user to run `harness edit %s --%s …` in their terminal", failure.ShellArg(id), name)
+			}
+		}
+		note := func(field string) { changed = append(changed, field) }
+		if set["title"] {
+			t.Title = strings.TrimSpace(*title)
+			note("title")
+		}
+		if set["priority"] {
+			t.Priority = *priority
+			note("priority")
+		}
+		if set["depends-on"] {
+			list := splitList(*deps)
+			for _, d := range list {
+				if d == id {
+					return failure.New(failure.Config, "task %s cannot depend on itself", id)
+				}
+				if s.Task(d) == nil {
+					return failure.New(failure.Config, "unknown dependency %q", d).WithHint("`harness status` lists the task ids")
+				}
+			}
+			t.DependsOn = list
+			note("depends_on")
+		}
+		if set["validate"] {
+			t.Command = strings.TrimSpace(*validate)
+			note("validation.command")
+		}
+		if set["timeout"] {
+			t.TimeoutSeconds = *timeout
+			note("validation.timeout_seconds")
+		}
+		if set["max-attempts"] {
+			t.MaxAttempts = *maxAttempts
+			note("max_attempts")
+		}
+		if set["cleanup"] {
+			t.Cleanup = strings.TrimSpace(*cleanup)
+			note("on_failure.cleanup")
+		}
+		if set["allowed-paths"] {
+			t.AllowedPaths = splitListOrNil(*allowed)
+			note("allowed_paths")
+		}
+		sort.Strings(changed)
+		return progress.Append(dir, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init,
+			Message: fmt.Sprintf("Task edited: %s (%s)", id, strings.Join(changed, ", "))})
+	})
+	if err != nil {
+		return e.fail(err)
+	}
+	fmt.Fprintf(e.Stdout, "%s: changed %s\n", id, strings.Join(changed, ", "))
+	return ExitOK
+}
