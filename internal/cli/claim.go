@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
@@ -103,6 +104,10 @@ func runClaim(e *Env, args []string) int {
 	w := e.Stdout
 	fmt.Fprintf(w, "Claimed %s: %s\n", t.ID, t.Title)
 	fmt.Fprintf(w, "  attempt %d/%d, base %s, claimed by %s, lease until %s\n", t.Attempts+1, t.MaxAttempts, git.Short(t.StartedAtCommit), t.ClaimedBy, t.LeaseExpiresAt)
+	if n := len(t.ErrorLog); n > 0 {
+		// A retry: what went wrong last time is the first thing to read.
+		fmt.Fprintf(w, "  last error: %s\n", strings.SplitN(t.ErrorLog[n-1], "\n", 2)[0])
+	}
 	if t.Command != "" {
 		fmt.Fprintf(w, "  validation: %s (timeout %ds)\n", t.Command, int(t.Timeout().Seconds()))
 	}

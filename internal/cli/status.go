@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/schedule"
@@ -25,6 +26,24 @@ type statusTask struct {
 	MaxAttempts int    `json:"max_attempts"`
 	Blocked     bool   `json:"blocked"`
 	ClaimedBy   string `json:"claimed_by,omitempty"`
+	// Every other field of the task as the file has it.
+	DependsOn       []string           `json:"depends_on"`
+	Validation      statusValidation   `json:"validation"`
+	Cleanup         string             `json:"cleanup,omitempty"`
+	AllowedPaths    []string           `json:"allowed_paths,omitempty"`
+	StartedAtCommit string             `json:"started_at_commit,omitempty"`
+	ClaimedAt       string             `json:"claimed_at,omitempty"`
+	LeaseExpiresAt  string             `json:"lease_expires_at,omitempty"`
+	CompletedAt     string             `json:"completed_at,omitempty"`
+	FailedAt        string             `json:"failed_at,omitempty"`
+	ErrorLog        []string           `json:"error_log"`
+	Checkpoints     []state.Checkpoint `json:"checkpoints"`
+}
+
+// statusValidation is a task's validation in `status --json`.
+type statusValidation struct {
+	Command        string `json:"command"`
+	TimeoutSeconds int    `json:"timeout_seconds"`
 }
 
 // statusJSON is the stable machine-readable shape of `status --json`.
@@ -83,8 +102,13 @@ func runStatus(e *Env, args []string) int {
 				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked}}
 		for i := range s.Tasks {
 			t := &s.Tasks[i]
-			out.Tasks = append(out.Tasks, statusTask{ID: t.ID, Title: t.Title, Status: t.Status, Priority: t.Priority,
-				Attempts: t.Attempts, MaxAttempts: t.MaxAttempts, Blocked: blocked(t), ClaimedBy: t.ClaimedBy})
+			st := statusTask{ID: t.ID, Title: t.Title, Status: t.Status, Priority: t.Priority,
+				Attempts: t.Attempts, MaxAttempts: t.MaxAttempts, Blocked: blocked(t), ClaimedBy: t.ClaimedBy,
+				DependsOn: orEmpty(t.DependsOn), Validation: statusValidation{t.Command, int(t.Timeout().Seconds())},
+				Cleanup: t.Cleanup, AllowedPaths: t.AllowedPaths, StartedAtCommit: t.StartedAtCommit, ClaimedAt: t.ClaimedAt,
+				LeaseExpiresAt: t.LeaseExpiresAt, CompletedAt: t.CompletedAt, FailedAt: t.FailedAt,
+				ErrorLog: orEmpty(t.ErrorLog), Checkpoints: append([]state.Checkpoint{}, t.Checkpoints...)}
+			out.Tasks = append(out.Tasks, st)
 		}
 		if next != nil {
 			out.Next = &statusTask{ID: next.ID, Title: next.Title, Status: next.Status, Priority: next.Priority,
@@ -119,14 +143,10 @@ func runStatus(e *Env, args []string) int {
 	for i := range s.Tasks {
 		t := &s.Tasks[i]
 		label := t.Status
-		if blocked(t) {
+		if blocked(t) || t.Status == state.Failed && t.HasDependencyError() {
 			label = "blocked"
 		}
-		extra := ""
-		if t.Status == state.InProgress && t.ClaimedBy != "" {
-			extra = "  claimed by " + t.ClaimedBy
-		}
-		fmt.Fprintf(w, "[%s] %s: %s (%d/%d)%s\n", label, t.ID, t.Title, t.Attempts, t.MaxAttempts, extra)
+		fmt.Fprintf(w, "[%s] %s: %s — %s\n", label, t.ID, t.Title, strings.Join(taskDetails(s, byID, t), "; "))
 	}
 	last := s.LastSession
 	if last == "" {
@@ -147,4 +167,69 @@ func orEmpty(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// taskDetails says what a person needs to know of a task on its status
+// line: its priority, where it stands in its attempts, what it waits on,
+// who holds it, and its last error.
+func taskDetails(s *state.State, byID map[string]int, t *state.Task) []string {
+	priority := t.Priority
+	if priority == "" {
+		priority = "no priority"
+	}
+	out := []string{priority}
+	switch t.Status {
+	case state.Pending:
+		if t.Attempts == 0 {
+			out = append(out, fmt.Sprintf("not started (up to %d attempts)", t.MaxAttempts))
+		} else {
+			out = append(out, fmt.Sprintf("%d of %d attempts used", t.Attempts, t.MaxAttempts))
+		}
+	case state.InProgress:
+		out = append(out, fmt.Sprintf("attempt %d of %d", t.Attempts+1, t.MaxAttempts))
+	case state.Completed:
+		out = append(out, fmt.Sprintf("done (after %d failed attempts)", t.Attempts))
+		if t.Attempts == 0 {
+			out[len(out)-1] = "done at the first attempt"
+		}
+	case state.Failed:
+		if t.PermanentlyFailed() {
+			out = append(out, fmt.Sprintf("failed for good (%d of %d attempts)", t.Attempts, t.MaxAttempts))
+		} else {
+			out = append(out, fmt.Sprintf("%d of %d attempts failed, retryable", t.Attempts, t.MaxAttempts))
+		}
+	}
+	if t.Status != state.Completed {
+		var waits []string
+		for _, d := range t.DependsOn {
+			j, ok := byID[d]
+			switch {
+			case !ok:
+				waits = append(waits, d+" (unknown)")
+			case s.Tasks[j].Status != state.Completed:
+				waits = append(waits, fmt.Sprintf("%s (%s)", d, s.Tasks[j].Status))
+			}
+		}
+		if len(waits) > 0 {
+			out = append(out, "waits on "+strings.Join(waits, ", "))
+		}
+	}
+	if t.Status == state.InProgress && t.ClaimedBy != "" {
+		holder := "claimed by " + t.ClaimedBy
+		if t.LeaseExpiresAt != "" {
+			holder += ", lease until " + t.LeaseExpiresAt
+		}
+		out = append(out, holder)
+	}
+	if strings.TrimSpace(t.Command) == "" && t.Status != state.Completed {
+		out = append(out, "no validation command (harness edit "+t.ID+" --validate …)")
+	}
+	if n := len(t.ErrorLog); n > 0 && t.Status != state.Completed {
+		last := strings.SplitN(t.ErrorLog[n-1], "\n", 2)[0]
+		if len(last) > 120 {
+			last = last[:117] + "..."
+		}
+		out = append(out, "last error: "+last)
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/harness-agent/harness/internal/validation"
 
 	"github.com/harness-agent/harness/internal/git"
 )
@@ -47,7 +48,11 @@ func runValidate(e *Env, args []string) int {
 	f := o.Failure
 	fmt.Fprintf(e.Stderr, "ERROR [%s] [%s] %s\n", t.ID, f.Category, f.Message)
 	if r != nil {
-		fmt.Fprintf(e.Stderr, "%s %s after %s (exit %d): %s\n", r.Outcome, t.Command, r.Took.Round(1e6), r.ExitCode, r.FirstLine)
+		if r.Outcome == validation.Timeout {
+			fmt.Fprintf(e.Stderr, "TIMEOUT %s after %s (limit %s): %s\n", t.Command, r.Took.Round(1e6), t.Timeout(), r.FirstLine)
+		} else {
+			fmt.Fprintf(e.Stderr, "%s %s after %s (exit %d): %s\n", r.Outcome, t.Command, r.Took.Round(1e6), r.ExitCode, r.FirstLine)
+		}
 		e.printTail(r)
 	}
 	e.printFailure(o)

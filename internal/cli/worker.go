@@ -95,9 +95,12 @@ func (e *Env) printFailure(o *cycle.Outcome) {
 			fmt.Fprintf(w, "WARN [%s] on_failure.cleanup changed harness files; they were put back: %s\n", failure.Tamper, fence.Files())
 		}
 	}
-	if f.Permanent {
-		fmt.Fprintf(w, "hint: %s is now permanently failed (%d/%d attempts); tasks depending on it are blocked: a human must decide (raise max_attempts, split the task, or change the plan)\n", t.ID, t.Attempts, t.MaxAttempts)
-	} else {
+	switch {
+	case f.Permanent && len(f.Dependents) > 0:
+		fmt.Fprintf(w, "hint: %s is now permanently failed (%d/%d attempts); %s, which depend on it, are blocked: a human must decide (raise max_attempts with `harness edit %s --max-attempts N`, split the task, or change the plan)\n", t.ID, t.Attempts, t.MaxAttempts, strings.Join(f.Dependents, ", "), failure.ShellArg(t.ID))
+	case f.Permanent:
+		fmt.Fprintf(w, "hint: %s is now permanently failed (%d/%d attempts); no task depends on it: a human must decide (raise max_attempts with `harness edit %s --max-attempts N`, or change the plan)\n", t.ID, t.Attempts, t.MaxAttempts, failure.ShellArg(t.ID))
+	default:
 		fmt.Fprintf(w, "hint: attempt %d/%d failed; fix the cause, then retry with `harness claim %s` (or take the next task with `harness claim`)\n", t.Attempts, t.MaxAttempts, failure.ShellArg(t.ID))
 	}
 }

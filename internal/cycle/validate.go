@@ -38,6 +38,7 @@ type Failure struct {
 	NotRolledBack     string             // why there was no rollback
 	Cleanup           *validation.Result // on_failure.cleanup, when defined
 	CleanupFence      *integrity.Result  // what the cleanup did to harness files, put back
+	Dependents        []string           // the tasks that depend on the failed one
 }
 
 // Validate runs task id's validation.command in the worker's tree and
@@ -219,6 +220,11 @@ func (w *Worker) fail(ctx context.Context, t state.Task, tree Tree, category, me
 			}
 		}
 		f.Permanent = cur.PermanentlyFailed()
+		for i := range s.Tasks {
+			if slices.Contains(s.Tasks[i].DependsOn, t.ID) {
+				f.Dependents = append(f.Dependents, s.Tasks[i].ID)
+			}
+		}
 		o.Task = *cur
 		return progress.Append(w.Root, log...)
 	})
