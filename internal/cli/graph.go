@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/harness-agent/harness/internal/graph"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+func init() {
+	register(&command{name: "graph", args: "[--format mermaid|dot|json]",
+		summary: "print the dependency graph with each task's status and the critical path: Mermaid (GitHub renders it), Graphviz DOT or JSON (read-only)",
+		run:     runGraph})
+}
+
+func runGraph(e *Env, args []string) int {
+	c := commands["graph"]
+	fs := e.flags(c)
+	format := fs.String("format", "mermaid", "mermaid, dot or json")
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return e.fail(err)
+	}
+	if len(pos) > 0 {
+		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
+	}
+	render := map[string]func(graph.Graph) string{"mermaid": graph.Graph.Mermaid, "dot": graph.Graph.DOT, "json": graph.Graph.JSON}[*format]
+	if render == nil {
+		return e.fail(usageErr(c, "--format must be mermaid, dot or json, got %q", *format))
+	}
+	dir, err := e.stateRoot()
+	if err != nil {
+		return e.fail(err)
+	}
+	s, err := state.Load(dir)
+	if err != nil {
+		return e.fail(err)
+	}
+	fmt.Fprint(e.Stdout, render(graph.Build(s.Tasks)))
+	return ExitOK
+}
