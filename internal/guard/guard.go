@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/harness-agent/harness/internal/hook"
@@ -187,7 +186,7 @@ func (c *call) sameFile(p string) string {
 	if err != nil || !fi.Mode().IsRegular() {
 		return ""
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink < 2 {
+	if !linked(fi) {
 		return ""
 	}
 	for _, n := range []string{state.FileName, state.FileName + ".bak", "harness-progress.txt", "harness-init.sh"} {

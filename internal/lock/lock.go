@@ -23,7 +23,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/harness-agent/harness/internal/digest"
@@ -271,14 +270,14 @@ func young(dir string) bool {
 	return err == nil && time.Since(fi.ModTime()) < 5*time.Second
 }
 
-// Alive reports whether a process with this pid exists (kill -0 semantics:
-// EPERM means it exists but is not ours).
+// Alive reports whether a process with this pid exists (kill -0 semantics
+// on Unix: EPERM means it exists but is not ours; on Windows, a process
+// handle that has not exited).
 func Alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return alive(pid)
 }
 
 // TxTimeout bounds how long a transaction waits for another one to finish.
@@ -302,14 +301,14 @@ func Tx(root string) (unlock func(), err error) {
 	deadline := time.Now().Add(TxTimeout)
 	wait := time.Millisecond
 	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err = tryLock(f)
 		if err == nil {
 			return func() {
-				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				funlock(f)
 				f.Close()
 			}, nil
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+		if !busy(err) {
 			f.Close()
 			return nil, err
 		}

@@ -5,8 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/google/renameio/v2"
-
+	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/failure"
 )
 
@@ -107,12 +106,12 @@ func edit(path string, dryRun bool, fn func([]byte, string) ([]byte, []Change, e
 	}
 	if !created && !ours {
 		r.Backup = path + BackupSuffix
-		if err := renameio.WriteFile(r.Backup, before, mode, renameio.WithTempDir(filepath.Dir(r.Backup))); err != nil {
+		if err := atomicfile.WriteFile(r.Backup, before, mode); err != nil {
 			return nil, failure.New(failure.EnvSetup, "cannot write the backup %s: %v", r.Backup, err).
 				WithHint("%s was left as it was", path)
 		}
 	}
-	if err := renameio.WriteFile(path, after, mode, renameio.WithTempDir(filepath.Dir(path))); err != nil {
+	if err := atomicfile.WriteFile(path, after, mode); err != nil {
 		return nil, failure.New(failure.EnvSetup, "cannot write %s: %v", path, err).
 			WithHint("it was left as it was")
 	}

@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
@@ -59,7 +59,7 @@ func (s *State) save() error {
 		return failure.New(failure.EnvSetup, "refusing to write an invalid %s: %v", FileName, err)
 	}
 	mode := fileMode(Path(s.Dir))
-	if err := renameio.WriteFile(Path(s.Dir), edited, mode, besideIt(Path(s.Dir))); err != nil {
+	if err := atomicfile.WriteFile(Path(s.Dir), edited, mode); err != nil {
 		return failure.New(failure.EnvSetup, "cannot write %s: %v", Path(s.Dir), err)
 	}
 	if err := backup(s.Dir, edited, mode); err != nil {
@@ -455,28 +455,6 @@ func unchanged(a, b *Task) bool {
 		(a.AllowedPaths == nil) == (b.AllowedPaths == nil)
 }
 
-// besideIt writes the temporary file of an atomic write in the target's own
-// directory. renameio would otherwise use $TMPDIR when it is on the same
-// file system, and a $TMPDIR inside the project would show the half-written
-// file to git (a dirty tree) and to anyone listing the project. Beside the
-// target it is named ".harness-tasks.json<random>", a harness file.
-func besideIt(path string) renameio.Option { return renameio.WithTempDir(filepath.Dir(path)) }
-
-// Restore writes data, the tasks file as the harness last wrote it, back in
-// place of a changed or deleted one, with its backup and record, as a save
-// does. The caller holds the transaction lock (internal/integrity does).
-func Restore(dir string, data []byte) error {
-	mode := fileMode(BackupPath(dir))
-	if err := renameio.WriteFile(Path(dir), data, mode, besideIt(Path(dir))); err != nil {
-		return failure.New(failure.EnvSetup, "cannot restore %s: %v", Path(dir), err)
-	}
-	if err := backup(dir, data, mode); err != nil {
-		return failure.New(failure.EnvSetup, "cannot write %s: %v", BackupPath(dir), err)
-	}
-	record.SaveTasks(dir, data, root.Active(dir))
-	return nil
-}
-
 // applyRemovals deletes the removed tasks' elements from the file text,
 // last first so the earlier indexes stay valid; the other tasks keep their
 // bytes.
@@ -492,4 +470,19 @@ func (s *State) applyRemovals() ([]byte, []int, error) {
 		}
 	}
 	return doc, nil, nil
+}
+
+// Restore writes data, the tasks file as the harness last wrote it, back in
+// place of a changed or deleted one, with its backup and record, as a save
+// does. The caller holds the transaction lock (internal/integrity does).
+func Restore(dir string, data []byte) error {
+	mode := fileMode(BackupPath(dir))
+	if err := atomicfile.WriteFile(Path(dir), data, mode); err != nil {
+		return failure.New(failure.EnvSetup, "cannot restore %s: %v", Path(dir), err)
+	}
+	if err := backup(dir, data, mode); err != nil {
+		return failure.New(failure.EnvSetup, "cannot write %s: %v", BackupPath(dir), err)
+	}
+	record.SaveTasks(dir, data, root.Active(dir))
+	return nil
 }

@@ -19,9 +19,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/renameio/v2"
 	"github.com/tidwall/gjson"
 
+	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/jsondepth"
 	"github.com/harness-agent/harness/internal/lock"
@@ -733,10 +733,10 @@ func loadLocked(dir string) (*State, error) {
 	}
 	corrupt, _ := os.ReadFile(Path(dir))
 	keep := fmt.Sprintf("%s.corrupt-%s", Path(dir), time.Now().UTC().Format("20060102T150405Z"))
-	if err := renameio.WriteFile(keep, corrupt, 0o644, besideIt(keep)); err != nil {
+	if err := atomicfile.WriteFile(keep, corrupt, 0o644); err != nil {
 		return nil, failure.New(failure.EnvSetup, "cannot keep the corrupt file as %s: %v", keep, err)
 	}
-	if err := renameio.WriteFile(Path(dir), s.raw, fileMode(BackupPath(dir)), besideIt(Path(dir))); err != nil {
+	if err := atomicfile.WriteFile(Path(dir), s.raw, fileMode(BackupPath(dir))); err != nil {
 		return nil, failure.New(failure.EnvSetup, "cannot restore %s from backup: %v", Path(dir), err)
 	}
 	record.SaveTasks(dir, s.raw, root.Active(dir))

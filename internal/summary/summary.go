@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
@@ -149,8 +148,8 @@ func statKey(path string) (string, error) {
 		return "", err
 	}
 	key := fmt.Sprintf("%d:%d", fi.Size(), fi.ModTime().UnixNano())
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		key = fmt.Sprintf("%d:%d:%s", st.Dev, st.Ino, key)
+	if id := fileID(fi); id != "" {
+		key = id + ":" + key
 	}
 	return key, nil
 }

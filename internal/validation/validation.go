@@ -27,7 +27,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -115,7 +114,7 @@ func Run(ctx context.Context, dir, command string, timeout time.Duration) Result
 	out := &capture{}
 	cmd := exec.CommandContext(runCtx, "sh", "-c", command)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = groupAttr()
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	// The command writes into a pipe we own rather than one exec copies
 	// from, so Wait returns as soon as the shell exits, even when a
@@ -185,13 +184,6 @@ func seconds(d time.Duration) string {
 	return d.String()
 }
 
-func killGroup(pid int) error {
-	err := syscall.Kill(-pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
-}
 
 // capture keeps the first HeadBytes and the last TailBytes written to it.
 type capture struct {
