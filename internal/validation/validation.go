@@ -184,7 +184,6 @@ func seconds(d time.Duration) string {
 	return d.String()
 }
 
-
 // capture keeps the first HeadBytes and the last TailBytes written to it.
 type capture struct {
 	head  []byte
