@@ -20,6 +20,7 @@ import (
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/recovery"
+	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/validation"
@@ -57,6 +58,9 @@ func SessionStart(p hook.Payload) hook.Decision {
 	}
 	if self, err := os.Executable(); err == nil {
 		exportPath(os.Getenv("CLAUDE_ENV_FILE"), filepath.Dir(self))
+	}
+	if root.Paused(c.root) {
+		return hook.Decision{Kind: hook.Allow, Context: "HARNESS PAUSED by the user: do no harness work in this session (no claim, checkpoint or validate) and do not try to resume it yourself. Answer what the user asks; the user continues the run with `harness resume`."}
 	}
 	source := p.Str("source")
 	switch source {

@@ -48,6 +48,11 @@ func stopChecked(c *call, rt *Runtime) hook.Decision {
 	if rt != nil && rt.Excluded {
 		return hook.Decision{} // locked out at SessionStart: see stayOut
 	}
+	if root.Paused(c.root) {
+		// A person's pause: the session ends at this turn's end, its
+		// claim kept for when the run resumes.
+		return hook.Decision{Kind: hook.Allow, Warning: "harness: the run is paused (`harness resume` continues it); the session may stop, claims are kept"}
+	}
 	sum, err := summary.Load(c.root)
 	if err != nil {
 		return unreadable(c, err)

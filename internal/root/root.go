@@ -111,3 +111,15 @@ func IsHarnessFile(name string) bool {
 	return strings.HasPrefix(name, ".harness-") || strings.HasPrefix(name, TasksFile+".corrupt-") ||
 		strings.HasPrefix(name, "."+TasksFile) // renameio's temporaries
 }
+
+// PausedFile, in the state root, says a person paused the run (`harness
+// pause`): the hooks let every session stop and start no work until
+// `harness resume` removes it. It lives in the runtime directory, a harness
+// file the agent's tools may not write.
+const PausedFile = ".harness-runtime/paused"
+
+// Paused reports whether the run in the state root dir is paused.
+func Paused(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, PausedFile))
+	return err == nil
+}

@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/integrity"
+	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/schedule"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+func init() {
+	register(&command{name: "pause", args: "",
+		summary: "pause the run: every session may stop at its next turn end and starts no work, claims are kept (a person's decision: refused inside a Claude Code session)",
+		run:     runPause})
+	register(&command{name: "resume", args: "",
+		summary: "end a pause and print the command that continues the job (a person's decision: refused inside a Claude Code session)",
+		run:     runResume})
+	register(&command{name: "cancel", args: "",
+		summary: "cancel the run for good: claims released, the hooks switched off, STATS logged; no hook turns it back on (a person's decision: refused inside a Claude Code session)",
+		run:     runCancel})
+}
+
+// personOnly refuses verb inside a Claude Code session: pausing, resuming
+// and cancelling the run are the user's decisions, and an agent that could
+// cancel could cancel its way out of the work.
+func personOnly(verb string) error {
+	if !integrity.InSession() {
+		return nil
+	}
+	return failure.New(failure.Usage, "harness %s is the user's decision and is refused inside a Claude Code session", verb).
+		WithHint("if you are stuck, say so and stop: the Stop hook lets a stuck session end; the user decides with `harness %s` in their terminal", verb)
+}
+
+// simpleVerb parses a verb that takes no arguments and finds the state root.
+func (e *Env) simpleVerb(name string, args []string) (string, error) {
+	c := commands[name]
+	fs := e.flags(c)
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) > 0 {
+		return "", usageErr(c, "unexpected argument %q", pos[0])
+	}
+	if err := personOnly(name); err != nil {
+		return "", err
+	}
+	return e.stateRoot()
+}
+
+func runPause(e *Env, args []string) int {
+	dir, err := e.simpleVerb("pause", args)
+	if err != nil {
+		return e.fail(err)
+	}
+	path := filepath.Join(dir, root.PausedFile)
+	if root.Paused(dir) {
+		fmt.Fprintf(e.Stdout, "harness: already paused (since %s); `harness resume` continues\n", pausedSince(path))
+		return ExitOK
+	}
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.WriteFile(path, []byte(e.Now().UTC().Format("2006-01-02T15:04:05Z")+"\n"), 0o644); err != nil {
+		return e.fail(failure.New(failure.EnvSetup, "cannot write %s: %v", path, err))
+	}
+	progress.Append(dir, progress.Entry{Time: e.Now(), Session: progress.LastSession(dir), Type: progress.Init, Message: "Run paused by the user"})
+	fmt.Fprintln(e.Stdout, "harness: paused. A running session may stop at its next turn end (its claim is kept); new sessions start no work. `harness resume` continues.")
+	return ExitOK
+}
+
+func pausedSince(path string) string {
+	data, _ := os.ReadFile(path)
+	if s := strings.TrimSpace(string(data)); s != "" {
+		return s
+	}
+	return "an unknown time"
+}
+
+func runResume(e *Env, args []string) int {
+	dir, err := e.simpleVerb("resume", args)
+	if err != nil {
+		return e.fail(err)
+	}
+	if root.Paused(dir) {
+		if err := os.Remove(filepath.Join(dir, root.PausedFile)); err != nil {
+			return e.fail(failure.New(failure.EnvSetup, "cannot end the pause: %v", err))
+		}
+		progress.Append(dir, progress.Entry{Time: e.Now(), Session: progress.LastSession(dir), Type: progress.Init, Message: "Run resumed by the user"})
+		fmt.Fprintln(e.Stdout, "harness: resumed.")
+	} else {
+		fmt.Fprintln(e.Stdout, "harness: not paused.")
+	}
+	if !root.Active(dir) {
+		fmt.Fprintln(e.Stdout, "The hooks are off (no .harness-active): `harness init` switches them on again.")
+		return ExitOK
+	}
+	fmt.Fprintf(e.Stdout, "continue the job with:\n  cd %s && claude --continue \"/harness run\"\n(or start a fresh session: claude \"/harness run\")\n", failure.ShellArg(dir))
+	return ExitOK
+}
+
+func runCancel(e *Env, args []string) int {
+	dir, err := e.simpleVerb("cancel", args)
+	if err != nil {
+		return e.fail(err)
+	}
+	var released []string
+	var st schedule.Stats
+	s, err := state.Update(dir, func(s *state.State) error {
+		for i := range s.Tasks {
+			t := &s.Tasks[i]
+			if t.Status == state.InProgress {
+				t.Status = state.Pending
+				t.ClaimedBy, t.ClaimedAt, t.LeaseExpiresAt, t.Worktree = "", "", "", ""
+				released = append(released, t.ID)
+			}
+		}
+		st = schedule.Count(s.Tasks)
+		return nil
+	})
+	if err != nil {
+		return e.fail(err)
+	}
+	// Off first in the record, then the marker: no check after a tool call
+	// may put the marker back.
+	record.SetActive(dir, false)
+	os.Remove(filepath.Join(dir, root.ActiveMarker))
+	os.Remove(filepath.Join(dir, root.PausedFile))
+	os.RemoveAll(lock.SessionPath(dir))
+	msg := "Run cancelled by the user"
+	if len(released) > 0 {
+		msg += " (released " + strings.Join(released, ", ") + ")"
+	}
+	n := s.SessionCount
+	progress.Append(dir,
+		progress.Entry{Time: e.Now(), Session: n, Type: progress.Init, Message: msg},
+		progress.Entry{Time: e.Now(), Session: n, Type: progress.Stats, Message: st.Line()})
+	fmt.Fprintf(e.Stdout, "harness: cancelled. %s\nThe hooks are off; the tasks and the log are kept (`harness init` switches the hooks on again).\n", msg)
+	return ExitOK
+}
