@@ -30,6 +30,10 @@ func TestMain(m *testing.M) {
 	}
 	code := func() int {
 		defer os.RemoveAll(dir)
+		// The test process's own state writes keep their record and locks
+		// here, not in the user's home and /tmp.
+		os.Setenv("HARNESS_RECORD_DIR", filepath.Join(dir, "records"))
+		os.Setenv("HARNESS_LOCK_DIR", dir)
 		harnessBin = filepath.Join(dir, "harness")
 		build := exec.Command("go", "build", "-o", harnessBin, "github.com/harness-agent/harness/hooks/harness")
 		if out, err := build.CombinedOutput(); err != nil {

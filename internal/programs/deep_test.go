@@ -27,11 +27,11 @@ func TestDeepJSONNeverCrashes(t *testing.T) {
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 
-	dir := t.TempDir()
+	dir, locks, records := t.TempDir(), t.TempDir(), t.TempDir()
 	run := func(name, stdin string, args ...string) (string, string, int) {
 		cmd := exec.Command(filepath.Join(bin, name), args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+dir, "HARNESS_LOCK_DIR="+t.TempDir())
+		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+dir, "HARNESS_LOCK_DIR="+locks, "HARNESS_RECORD_DIR="+records)
 		cmd.Stdin = strings.NewReader(stdin)
 		var stdout, stderr strings.Builder
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -19,7 +19,12 @@ func TestMain(m *testing.M) {
 // TestScenarios runs every testdata/*.txtar: one behaviour of a harness
 // executable each, with its state files embedded.
 func TestScenarios(t *testing.T) {
-	testscript.Run(t, Params())
+	p := Params()
+	// Under the test's own temporary directory, which the testing package
+	// removes: scenarios keep files beside $WORK (a record or a lock
+	// directory outside the project), and testscript removes only $WORK.
+	p.WorkdirRoot = t.TempDir()
+	testscript.Run(t, p)
 }
 
 // Params is the shared setup: a private lock directory, a home, and a git
