@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -82,7 +84,7 @@ func (e *Env) Run(args []string) int {
 		return ExitOK
 	}
 	if args[0] == "version" || args[0] == "--version" {
-		fmt.Fprintln(e.Stdout, "harness", Version)
+		fmt.Fprintln(e.Stdout, versionLine())
 		return ExitOK
 	}
 	c, ok := commands[args[0]]
@@ -299,4 +301,22 @@ func editDistance(a, b string) int {
 		}
 	}
 	return d[len(a)][len(b)]
+}
+
+// versionLine is `harness version`'s answer: the version, then the commit it
+// was built from (when the build recorded one) and the platform, so a bug
+// report names exactly what ran.
+func versionLine() string {
+	commit := "unknown"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 7 {
+				commit = s.Value[:7]
+			}
+			if s.Key == "vcs.modified" && s.Value == "true" && commit != "unknown" {
+				commit += "+dirty"
+			}
+		}
+	}
+	return fmt.Sprintf("harness %s (commit %s, %s/%s, %s)", Version, commit, runtime.GOOS, runtime.GOARCH, runtime.Version())
 }

@@ -108,6 +108,11 @@ func stopActive(c *call, rt *Runtime, sum *summary.Summary) hook.Decision {
 			// is what starts the loop.
 			return allowStop(c, rt, n, sum.Stats, "")
 		}
+		if bg := c.p.Get("background_tasks"); bg.IsArray() && len(bg.Array()) > 0 {
+			// Claude Code wakes the session when its background tasks end:
+			// blocking now would only spin the loop while they run.
+			return allowStop(c, rt, n, sum.Stats, fmt.Sprintf("harness: %d background task(s) still running will wake the session; the stop is allowed although work remains (%s)", len(bg.Array()), sum.Stats.Counts()))
+		}
 		return blockOrValve(c, rt, n, sum, workReason(sum, w))
 	}
 
