@@ -122,7 +122,7 @@ func Check(dir, by string, adopt Adopt) Result {
 }
 
 // clean is the fast path: the tasks file has the mark the harness left,
-// the marker is where the record says, and the log is no shorter than the
+// the marker is where the record says, and the log still begins with the
 // harness's own lines.
 func clean(dir string, m record.Mark) bool {
 	fi, err := os.Stat(state.Path(dir))
@@ -141,15 +141,43 @@ func clean(dir string, m record.Mark) bool {
 	return logWhole(dir)
 }
 
-// logWhole reports whether the log is at least as long as the harness's
-// mirror of it (lines appended by others are allowed).
+// logTail is how much of the harness's own lines logWhole compares: the
+// lines an agent is likely to rewrite are the recent ones, and reading a
+// bounded tail keeps the check cheap on a long log.
+const logTail = 64 << 10
+
+// logWhole reports whether the log still begins with the harness's mirror
+// of it: at least as long (lines appended by others are allowed) and, over
+// the last logTail bytes the harness wrote, byte for byte the same (a
+// rewrite of earlier lines is not).
 func logWhole(dir string) bool {
-	mi, err := os.Stat(filepath.Join(record.Dir(dir), record.LogMirror))
+	mf, err := os.Open(filepath.Join(record.Dir(dir), record.LogMirror))
 	if err != nil {
 		return true // no mirror: nothing to compare
 	}
-	li, err := os.Stat(progress.Path(dir))
-	return err == nil && li.Size() >= mi.Size()
+	defer mf.Close()
+	mi, err := mf.Stat()
+	if err != nil {
+		return true
+	}
+	lf, err := os.Open(progress.Path(dir))
+	if err != nil {
+		return false
+	}
+	defer lf.Close()
+	li, err := lf.Stat()
+	if err != nil || li.Size() < mi.Size() {
+		return false
+	}
+	n := min(mi.Size(), logTail)
+	want, got := make([]byte, n), make([]byte, n)
+	if _, err := mf.ReadAt(want, mi.Size()-n); err != nil {
+		return true // the mirror cannot be read: nothing to compare
+	}
+	if _, err := lf.ReadAt(got, mi.Size()-n); err != nil {
+		return false
+	}
+	return bytes.Equal(want, got)
 }
 
 func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
@@ -245,6 +273,9 @@ func (r *Result) log(dir string) {
 	what := "was deleted"
 	if readErr == nil {
 		what = "was truncated"
+		if len(got) >= len(mirror) {
+			what = "had lines the harness wrote rewritten"
+		}
 	}
 	kept := keep(dir, progress.FileName, got, readErr == nil && len(got) > 0)
 	if writeFile(progress.Path(dir), mirror) == nil {
