@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/schedule"
@@ -11,7 +13,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "status", args: "[--json]",
+	register(&command{name: "status", args: "[--json] [--watch [--interval DURATION]]",
 		summary: "show counts, one line per task, recent log lines and sessions (read-only, no lock)",
 		run:     runStatus})
 }
@@ -64,15 +66,48 @@ func runStatus(e *Env, args []string) int {
 	c := commands["status"]
 	fs := e.flags(c)
 	asJSON := fs.Bool("json", false, "print JSON for machines")
+	watch := fs.Bool("watch", false, "redraw the status until interrupted")
+	interval := fs.Duration("interval", 2*time.Second, "how often --watch redraws")
 	if pos, err := e.parse(fs, args); err != nil {
 		return e.fail(err)
 	} else if len(pos) > 0 {
 		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
 	}
+	if *watch && (*asJSON || *interval <= 0) {
+		return e.fail(usageErr(c, "--watch takes a positive --interval and no --json"))
+	}
 	dir, err := e.stateRoot()
 	if err != nil {
 		return e.fail(err)
 	}
+	if *watch {
+		return e.watchStatus(dir, *interval)
+	}
+	return e.showStatus(dir, *asJSON)
+}
+
+// watchStatus redraws the status every interval, in place (plain ANSI:
+// cursor home, clear screen), until interrupted.
+func (e *Env) watchStatus(dir string, interval time.Duration) int {
+	ctx, stop := interruptible()
+	defer stop()
+	for {
+		var frame bytes.Buffer
+		out := e.Stdout
+		e.Stdout = &frame
+		e.showStatus(dir, false)
+		e.Stdout = out
+		fmt.Fprintf(out, "\x1b[H\x1b[2J%s\n(refreshed %s, every %s; Ctrl-C stops)\n", frame.String(), e.Now().Format("15:04:05"), interval)
+		select {
+		case <-ctx.Done():
+			return ExitOK
+		case <-time.After(interval):
+		}
+	}
+}
+
+// showStatus prints the status of the state root dir once.
+func (e *Env) showStatus(dir string, asJSON bool) int {
 	s, err := state.Load(dir)
 	if err != nil {
 		return e.fail(err)
@@ -95,7 +130,7 @@ func runStatus(e *Env, args []string) int {
 	if cands := schedule.Candidates(s.Tasks); len(cands) > 0 {
 		next = cands[0]
 	}
-	if *asJSON {
+	if asJSON {
 		out := statusJSON{Root: dir, Active: isActive(dir), SessionCount: s.SessionCount, LastSession: s.LastSession,
 			Recent: orEmpty(recent), FromBackup: s.FromBackup, Tasks: []statusTask{},
 			Counts: map[string]int{"total": st.Total, "pending": st.Pending, "in_progress": st.InProgress,
