@@ -112,7 +112,7 @@ func Run(ctx context.Context, dir, command string, timeout time.Duration) Result
 	defer cancel()
 
 	out := &capture{}
-	cmd := exec.CommandContext(runCtx, "sh", "-c", command)
+	cmd := exec.CommandContext(runCtx, shell(), "-c", command)
 	cmd.Dir = dir
 	cmd.SysProcAttr = groupAttr()
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
