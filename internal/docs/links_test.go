@@ -127,7 +127,7 @@ func assertNoErr(t *testing.T, err error, format string, args ...any) bool {
 
 func TestSlug(t *testing.T) {
 	for heading, want := range map[string]string{
-		"npx skills":                                      "npx-skills",
+		"npx skills": "npx-skills",
 		"Detected and put back (`harness-post-tool-use`)": "detected-and-put-back-harness-post-tool-use",
 		"`harness init [DIR] [--no-exclude] [--no-git]`":  "harness-init-dir---no-exclude---no-git",
 	} {
