@@ -220,6 +220,9 @@ func (r *Result) marker(dir string, m record.Mark) {
 		return
 	}
 	if os.WriteFile(filepath.Join(dir, root.ActiveMarker), nil, 0o644) == nil {
+		// Putting the tasks file back just recorded the hooks as off (the
+		// marker was gone then): they are on.
+		record.SetActive(dir, true)
 		r.Repairs = append(r.Repairs, Repair{File: root.ActiveMarker, What: "was removed while the harness is on"})
 	}
 }

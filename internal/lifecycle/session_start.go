@@ -322,7 +322,6 @@ func healthCheck(dir string, n int, at time.Time) string {
 	// The script as the session starts with it is the user's; from here on
 	// a change to it is put back (internal/integrity).
 	record.SaveInit(dir)
-	defer integrity.Check(dir, "harness-init.sh", nil)
 	path := filepath.Join(dir, "harness-init.sh")
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() {
@@ -332,10 +331,19 @@ func healthCheck(dir string, n int, at time.Time) string {
 	if head, _ := readHead(path, 2); fi.Mode()&0o111 != 0 && head == "#!" {
 		command = "./harness-init.sh" // its own interpreter
 	}
+	integrity.Check(dir, "a writer outside the harness", nil)
 	r := check(dir, command, validation.EnvSeconds("HARNESS_INIT_TIMEOUT", 60*time.Second))
 	line := "env: harness-init.sh " + verdict(r)
 	e := progress.Entry{Time: at, Session: n, Type: progress.Init, Message: "Environment health check: PASS"}
-	if r.Outcome != validation.Pass {
+	// The script is fenced like a validation: what it did to the harness
+	// files is put back, and the check counts as failed.
+	if fence := integrity.Check(dir, "harness-init.sh", nil); fence.Tampered() {
+		what := "harness-init.sh changed harness files, which were put back: " + fence.Files()
+		e = progress.Entry{Time: at, Session: n, Type: progress.Error, Category: failure.Tamper,
+			Message: "Environment health check: " + what}
+		line = "env: harness-init.sh FAIL [" + failure.Tamper + "]: " + what +
+			"\n  -> " + failure.Tamper + ": harness-init.sh prepares the environment only; change the state with harness commands, and ask the user to fix the script."
+	} else if r.Outcome != validation.Pass {
 		e = progress.Entry{Time: at, Session: n, Type: progress.Error, Category: failure.EnvSetup,
 			Message: "Environment health check: harness-init.sh " + verdict(r)}
 		line += "\n  -> ENV_SETUP: fix the environment and run ./harness-init.sh again; if it still fails, stop and tell the user."
