@@ -3,11 +3,14 @@ package integrity
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -32,4 +35,45 @@ func BenchmarkCheckUnchanged(b *testing.B) {
 			b.Fatal("tampered")
 		}
 	}
+}
+
+// The log check keeps what others append after the harness's own lines and
+// catches anything that cuts or rewrites those lines, whatever the length.
+func TestLogWhole(t *testing.T) {
+	const mine = "[t] [SESSION-1] INIT Task added: Write alpha\n[t] [SESSION-1] CLAIM task-001\n"
+	tests := []struct {
+		name string
+		live string
+		want bool
+	}{
+		{"unchanged", mine, true},
+		{"appended by the agent", mine + "[note] mine\n", true},
+		{"truncated", mine[:10], false},
+		{"emptied", "", false},
+		{"rewritten, same length", strings.Replace(mine, "alpha", "omega", 1), false},
+		{"rewritten, longer", strings.Replace(mine, "alpha", "nothing to do", 1), false},
+		{"earlier line dropped, appends after", mine[strings.Index(mine, "\n")+1:] + strings.Repeat("x", 100), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Setenv("HARNESS_RECORD_DIR", filepath.Join(t.TempDir(), "records"))
+			rec := record.Dir(dir)
+			require.NoError(t, os.MkdirAll(rec, 0o700))
+			require.NoError(t, os.WriteFile(filepath.Join(rec, record.LogMirror), []byte(mine), 0o600))
+			require.NoError(t, os.WriteFile(progress.Path(dir), []byte(tt.live), 0o644))
+			require.Equal(t, tt.want, logWhole(dir))
+		})
+	}
+}
+
+// Without a mirror there is nothing to compare; without a log, it is gone.
+func TestLogWholeMissing(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HARNESS_RECORD_DIR", filepath.Join(t.TempDir(), "records"))
+	require.True(t, logWhole(dir))
+	rec := record.Dir(dir)
+	require.NoError(t, os.MkdirAll(rec, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(rec, record.LogMirror), []byte("a\n"), 0o600))
+	require.False(t, logWhole(dir))
 }
