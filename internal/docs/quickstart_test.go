@@ -110,3 +110,30 @@ func TestReadmeQuickStartCommands(t *testing.T) {
 	require.Contains(t, string(out), "task-002")
 	require.Contains(t, string(out), "Serve the API")
 }
+
+// TestNpxSkillsAddShownUnattended: without a terminal, `npx skills add`
+// without -y installs nothing and still exits 0 (observed with node 22 and
+// the pinned skills CLI), so every command line the docs and the skill show
+// for it carries -y.
+func TestNpxSkillsAddShownUnattended(t *testing.T) {
+	root := repoRoot(t)
+	files := markdownFiles(t, root)
+	skill, err := filepath.Glob(filepath.Join(root, "skill", "harness", "*.md"))
+	require.NoError(t, err)
+	ref, err := filepath.Glob(filepath.Join(root, "skill", "harness", "reference", "*.md"))
+	require.NoError(t, err)
+	shown := 0
+	for _, file := range append(append(files, skill...), ref...) {
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		for _, line := range strings.Split(string(data), "\n") {
+			cmd, _, _ := strings.Cut(strings.TrimSpace(line), "#")
+			if !strings.HasPrefix(cmd, "npx skills add ") {
+				continue
+			}
+			shown++
+			require.Contains(t, strings.Fields(cmd), "-y", "%s: %s", file, line)
+		}
+	}
+	require.Positive(t, shown, "the docs no longer show npx skills add")
+}
