@@ -144,7 +144,7 @@ func clean(dir string, m record.Mark) bool {
 // logTail is how much of the harness's own lines logWhole compares: the
 // lines an agent is likely to rewrite are the recent ones, and reading a
 // bounded tail keeps the check cheap on a long log.
-const logTail = 64 << 10
+const logTail = 4 << 10
 
 // logWhole reports whether the log still begins with the harness's mirror
 // of it: at least as long (lines appended by others are allowed) and, over

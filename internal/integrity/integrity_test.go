@@ -77,3 +77,31 @@ func TestLogWholeMissing(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(rec, record.LogMirror), []byte("a\n"), 0o600))
 	require.False(t, logWhole(dir))
 }
+
+// The same on a long log: the log check reads at most logTail bytes of the
+// log and of the record's mirror, so it stays inside the budget.
+func BenchmarkCheckUnchangedLongLog(b *testing.B) {
+	dir := b.TempDir()
+	b.Setenv("HARNESS_RECORD_DIR", filepath.Join(b.TempDir(), "records"))
+	b.Setenv("HARNESS_LOCK_DIR", b.TempDir())
+	require.NoError(b, state.Create(dir, time.Now()))
+	require.NoError(b, os.WriteFile(filepath.Join(dir, ".harness-active"), nil, 0o644))
+	var entries []progress.Entry
+	for range 20000 {
+		entries = append(entries, progress.Entry{Session: 1, Type: progress.Checkpoint, Message: "task-001 1/3 wrote the lexer's tokenizer and its tests"})
+	}
+	progress.Append(dir, entries...)
+	_, err := state.Update(dir, func(s *state.State) error {
+		s.AddTask(state.Task{ID: "task-001", Title: "x", Status: state.Pending, Priority: "P1", MaxAttempts: 3, Command: "true"})
+		return nil
+	})
+	require.NoError(b, err)
+	mi, err := os.Stat(filepath.Join(record.Dir(dir), record.LogMirror))
+	require.NoError(b, err)
+	require.Greater(b, mi.Size(), int64(logTail), "the mirror is longer than the tail compared")
+	for b.Loop() {
+		if res := Check(dir, "bench", nil); res.Tampered() {
+			b.Fatal("tampered")
+		}
+	}
+}
