@@ -9,6 +9,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/summary"
@@ -46,8 +47,26 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 		return hook.Decision{}, false
 	}
 	runChecks(c.tree(s).Dir, checks, gateBudget())
+	// The commands are fenced like a validation: what they did to the
+	// harness files is put back, and the tasks they check fail with
+	// [TAMPER] (run side by side, no one command can be named).
+	var commands []string
+	for _, ch := range checks {
+		commands = append(commands, "`"+clip(ch.command, 60)+"`")
+	}
+	fence := integrity.Check(c.root, "the verification gate ("+strings.Join(commands, ", ")+")", nil)
+	category, note := failure.TestFail, regressionNote
+	if fence.Tampered() {
+		category, note = failure.Tamper, "the validation commands the verification gate ran changed harness files, which were put back: "+fence.Files()
+	}
 	failed := map[string]*recheck{}
 	for _, ch := range checks {
+		if fence.Tampered() {
+			for _, id := range ch.tasks {
+				failed[id] = ch
+			}
+			continue
+		}
 		if ch.cut {
 			logWarn(c.root, n, c.now, "verification gate: `%s` (%s) did not finish within HARNESS_VERIFY_BUDGET=%s; left unverified",
 				clip(ch.command, 120), strings.Join(ch.tasks, ", "), gateBudget())
@@ -74,13 +93,13 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 			}
 			t.Status = state.Failed
 			t.Attempts++
-			t.ErrorLog = append(t.ErrorLog, "["+failure.TestFail+"] "+regressionNote)
+			t.ErrorLog = append(t.ErrorLog, "["+category+"] "+note)
 			t.FailedAt = c.now.UTC().Format(time.RFC3339)
 			t.CompletedAt = ""
-			entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Error, TaskID: t.ID, Category: failure.TestFail,
-				Message: fmt.Sprintf("%s: `%s` %s", regressionNote, clip(ch.command, 120), verdict(ch.result))})
+			entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Error, TaskID: t.ID, Category: category,
+				Message: fmt.Sprintf("%s: `%s` %s", note, clip(ch.command, 120), verdict(ch.result))})
 			reopened = append(reopened, fmt.Sprintf("- %s: `%s` %s\n  reopened: failed [%s] %s (attempts %d/%d)",
-				describe(t.ID, t.Title), clip(ch.command, 120), verdict(ch.result), failure.TestFail, regressionNote, t.Attempts, t.MaxAttempts))
+				describe(t.ID, t.Title), clip(ch.command, 120), verdict(ch.result), category, note, t.Attempts, t.MaxAttempts))
 		}
 		return nil
 	})
@@ -90,7 +109,11 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 	progress.Append(c.root, entries...)
 	sum := summary.Of(s)
 	var b strings.Builder
-	fmt.Fprintf(&b, "HARNESS: verification gate: %d task(s) completed in this session no longer pass their validation.\n", len(reopened))
+	if fence.Tampered() {
+		fmt.Fprintf(&b, "HARNESS: verification gate: [%s] the validation commands it ran changed harness files, which were put back (%s); %d task(s) they check are reopened.\n", failure.Tamper, fence.Files(), len(reopened))
+	} else {
+		fmt.Fprintf(&b, "HARNESS: verification gate: %d task(s) completed in this session no longer pass their validation.\n", len(reopened))
+	}
 	if len(reopened) > maxListed {
 		reopened = append(reopened[:maxListed], fmt.Sprintf("- … and %d more (harness status)", len(reopened)-maxListed))
 	}
