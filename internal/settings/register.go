@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/jsonedit"
 )
 
 // Change is one edit made (or, in a dry run, to be made) to a settings file.
@@ -294,7 +295,7 @@ func Register(doc []byte, binDir, path string) ([]byte, []Change, error) {
 		}
 		next, change, err := registerStep(doc, found, binDir)
 		if err == nil && next != nil && !gjson.ValidBytes(next) {
-			err = errLayout // never write what we could not read back
+			err = jsonedit.ErrLayout // never write what we could not read back
 		}
 		if err != nil {
 			return nil, nil, failure.New(failure.EnvSetup, "cannot edit %s: %v", path, err)
@@ -354,17 +355,17 @@ func registerStep(doc []byte, found []Entry, binDir string) ([]byte, Change, err
 			detail := fmt.Sprintf("matcher %q → %q", e.Matcher, h.Matcher)
 			switch {
 			case h.Matcher == "":
-				next, err := remove(doc, e.groupPath()+".matcher")
+				next, err := jsonedit.Remove(doc, e.groupPath()+".matcher")
 				return up(next, err, detail)
 			case e.hasMatcher:
-				next, err := replace(doc, e.groupPath()+".matcher", h.Matcher)
+				next, err := jsonedit.Replace(doc, e.groupPath()+".matcher", h.Matcher)
 				return up(next, err, detail)
 			default:
-				next, err := appendTo(doc, e.groupPath(), "matcher", h.Matcher)
+				next, err := jsonedit.Append(doc, e.groupPath(), "matcher", h.Matcher)
 				return up(next, err, detail)
 			}
 		case e.Command != want:
-			next, err := replace(doc, e.path()+".command", want)
+			next, err := jsonedit.Replace(doc, e.path()+".command", want)
 			return up(next, err, "was "+e.Command)
 		case e.Type != "command":
 			next, err := setMember(doc, e.path(), "type", gjson.GetBytes(doc, e.path()+".type").Exists(), "command")
@@ -379,9 +380,9 @@ func registerStep(doc []byte, found []Entry, binDir string) ([]byte, Change, err
 
 func setMember(doc []byte, obj, key string, exists bool, v any) ([]byte, error) {
 	if exists {
-		return replace(doc, obj+"."+key, v)
+		return jsonedit.Replace(doc, obj+"."+key, v)
 	}
-	return appendTo(doc, obj, key, v)
+	return jsonedit.Append(doc, obj, key, v)
 }
 
 func timeoutText(e Entry) string {
@@ -421,13 +422,13 @@ func sameMatcher(want, got string, has bool) bool {
 func addEntry(doc []byte, h Hook, command string) ([]byte, error) {
 	group := matcherGroup{Matcher: h.Matcher, Hooks: []hookEntry{{Type: "command", Command: command, Timeout: h.Timeout}}}
 	if !gjson.GetBytes(doc, "hooks").Exists() {
-		return appendTo(doc, "", "hooks", map[string][]matcherGroup{h.Event: {group}})
+		return jsonedit.Append(doc, "", "hooks", map[string][]matcherGroup{h.Event: {group}})
 	}
 	list := "hooks." + gjson.Escape(h.Event)
 	if !gjson.GetBytes(doc, list).Exists() {
-		return appendTo(doc, "hooks", h.Event, []matcherGroup{group})
+		return jsonedit.Append(doc, "hooks", h.Event, []matcherGroup{group})
 	}
-	return appendTo(doc, list, "", group)
+	return jsonedit.Append(doc, list, "", group)
 }
 
 // removeEntry removes entry e, then whatever it leaves empty: its matcher
@@ -437,13 +438,13 @@ func removeEntry(doc []byte, e Entry) ([]byte, error) {
 	event := "hooks." + gjson.Escape(e.Event)
 	switch {
 	case e.groupSize > 1:
-		return remove(doc, e.path())
+		return jsonedit.Remove(doc, e.path())
 	case len(gjson.GetBytes(doc, event).Array()) > 1:
-		return remove(doc, e.groupPath())
+		return jsonedit.Remove(doc, e.groupPath())
 	case len(gjson.GetBytes(doc, "hooks").Map()) > 1:
-		return remove(doc, event)
+		return jsonedit.Remove(doc, event)
 	}
-	return remove(doc, "hooks")
+	return jsonedit.Remove(doc, "hooks")
 }
 
 // Unregister returns doc without any of our entries, and the removals. A
@@ -466,7 +467,7 @@ func Unregister(doc []byte, path string) ([]byte, []Change, error) {
 		}
 		e := found[0]
 		if doc, err = removeEntry(doc, e); err == nil && !gjson.ValidBytes(doc) {
-			err = errLayout // never write what we could not read back
+			err = jsonedit.ErrLayout // never write what we could not read back
 		}
 		if err != nil {
 			return nil, nil, failure.New(failure.EnvSetup, "cannot edit %s: %v", path, err)

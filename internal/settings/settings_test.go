@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/jsonedit"
 )
 
 const bin = "/home/u/.claude/harness/bin"
@@ -605,7 +606,7 @@ func TestUninstallRemovesFileWeCreated(t *testing.T) {
 	require.NoError(t, os.Remove(path))
 	_, err = Install(path, bin, false)
 	require.NoError(t, err)
-	doc, err := appendTo([]byte(read(t, path)), "", "model", "opus")
+	doc, err := jsonedit.Append([]byte(read(t, path)), "", "model", "opus")
 	require.NoError(t, err)
 	write(t, path, string(doc), 0o644)
 	r, err = Uninstall(path, false)

@@ -1,6 +1,8 @@
 package state
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/jsonedit"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 )
@@ -87,12 +90,12 @@ func (s *State) apply() (doc []byte, touched []int, err error) {
 	}
 	doc = s.raw
 	if s.SessionCount != s.origCount {
-		if doc, err = set(doc, "session_count", s.SessionCount); err != nil {
+		if doc, err = jsonedit.Set(doc, "session_count", s.SessionCount); err != nil {
 			return nil, nil, err
 		}
 	}
 	if s.LastSession != s.origLast {
-		if doc, err = set(doc, "last_session", nullable(s.LastSession)); err != nil {
+		if doc, err = jsonedit.Set(doc, "last_session", nullable(s.LastSession)); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -112,7 +115,7 @@ func (s *State) apply() (doc []byte, touched []int, err error) {
 	}
 	for i := len(s.origTasks); i < len(s.Tasks); i++ {
 		touched = append(touched, i)
-		if doc, err = set(doc, "tasks.-1", newTaskJSON(&s.Tasks[i])); err != nil {
+		if doc, err = jsonedit.Set(doc, "tasks.-1", newTaskJSON(&s.Tasks[i])); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -275,24 +278,24 @@ func (s *State) editTasks(doc []byte, touched []int) ([]byte, error) {
 	if len(touched) == 0 {
 		return doc, nil
 	}
-	unit := indentUnit(doc)
+	layout := jsonedit.LayoutOf(doc)
 	elems := gjson.GetBytes(doc, "tasks").Array()
 	out := make([]byte, 0, len(doc)+len(doc)/8)
 	done := 0 // doc[:done] is in out
 	for _, i := range touched {
 		if i >= len(elems) {
-			return nil, errLayout
+			return nil, jsonedit.ErrLayout
 		}
 		e := elems[i]
 		start, end := e.Index, e.Index+len(e.Raw)
 		if start < done || end > len(doc) || string(doc[start:end]) != e.Raw {
-			return nil, errLayout
+			return nil, jsonedit.ErrLayout
 		}
 		// The piece starts with its line's indentation, so a member added
 		// on a new line is indented as it would be in the whole file.
-		indent := lineIndent(doc, start)
+		indent := jsonedit.LineIndent(doc, start)
 		piece := append([]byte(indent), e.Raw...)
-		edited, err := editTask(piece, "", &s.origTasks[i], &s.Tasks[i], unit)
+		edited, err := editTask(piece, "", &s.origTasks[i], &s.Tasks[i], layout)
 		if err != nil {
 			return nil, err
 		}
@@ -305,9 +308,9 @@ func (s *State) editTasks(doc []byte, touched []int) ([]byte, error) {
 
 // editTask applies the changes from before to after to the task at path
 // base ("" when doc is the task itself, else "tasks.N.").
-func editTask(doc []byte, base string, before, after *Task, unit string) ([]byte, error) {
+func editTask(doc []byte, base string, before, after *Task, layout jsonedit.Layout) ([]byte, error) {
 	var err error
-	set := func(doc []byte, path string, v any) ([]byte, error) { return setIndented(doc, path, v, unit) }
+	set := layout.Set
 	for _, f := range taskFields {
 		switch f.path {
 		case "validation.timeout_seconds":
@@ -349,9 +352,9 @@ func grown[E comparable](before, after []E) bool {
 }
 
 func equalJSON(a, b any) bool {
-	x, err1 := render(a, "", "")
-	y, err2 := render(b, "", "")
-	return err1 == nil && err2 == nil && x == y
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
 }
 
 // newTaskJSON builds the object written for a task the harness adds.
