@@ -8,11 +8,32 @@
 // target, a ".harness-…" name is a harness file.
 package atomicfile
 
-import "os"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
 
 // WriteFile writes data to path atomically, with permissions perm for a new
 // file: the data goes to a temporary file beside path, is synced, and is
 // renamed over path.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
 	return writeFile(path, data, perm)
+}
+
+// Replace writes data to path by renaming a temporary file (".<name>.<pid>"
+// beside it) over it, as WriteFile does but without an fsync: for a file
+// whose loss to a crash costs nothing worse than rebuilding it (a copy of
+// a file synced elsewhere, a cache, a counter).
+func Replace(path string, data []byte, perm os.FileMode) error {
+	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s.%d", filepath.Base(path), os.Getpid()))
+	if err := os.WriteFile(tmp, data, perm); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }

@@ -55,11 +55,8 @@ func runAdd(e *Env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	for _, f := range []struct{ flag, cmd string }{{"--validate", *validate}, {"--cleanup", *cleanup}} {
-		if why := guard.StoredCommand(dir, e.Cwd, f.cmd); why != "" {
-			return e.fail(failure.New(failure.Config, "%s %q refused: %s", f.flag, strings.TrimSpace(f.cmd), why).
-				WithHint("give a command that only checks (or cleans up) the work, with programs from session_config.allowed_commands when it is set"))
-		}
+	if err := checkStored(dir, e.Cwd, map[string]string{"validate": *validate, "cleanup": *cleanup}); err != nil {
+		return e.fail(err)
 	}
 	t := state.Task{
 		ID: *id, Title: strings.TrimSpace(pos[0]), Status: state.Pending, Priority: *priority,
@@ -177,4 +174,21 @@ func splitListOrNil(s string) []string {
 		return nil
 	}
 	return splitList(s)
+}
+
+// checkStored reads the commands given for the harness to run later (by
+// flag name: validate, cleanup) with the guard's Bash analysis, so that a
+// policy the project set cannot be side-stepped by storing a command.
+func checkStored(dir, cwd string, cmds map[string]string) error {
+	for _, flag := range []string{"validate", "cleanup"} {
+		cmd, ok := cmds[flag]
+		if !ok {
+			continue
+		}
+		if why := guard.StoredCommand(dir, cwd, cmd); why != "" {
+			return failure.New(failure.Config, "--%s %q refused: %s", flag, strings.TrimSpace(cmd), why).
+				WithHint("give a command that only checks (or cleans up) the work, with programs from session_config.allowed_commands when it is set")
+		}
+	}
+	return nil
 }

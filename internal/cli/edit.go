@@ -8,7 +8,6 @@ import (
 
 	"github.com/harness-agent/harness/internal/cycle"
 	"github.com/harness-agent/harness/internal/failure"
-	"github.com/harness-agent/harness/internal/guard"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/state"
@@ -64,13 +63,14 @@ func runEdit(e *Env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	for _, f := range []struct{ flag, cmd string }{{"validate", *validate}, {"cleanup", *cleanup}} {
-		if set[f.flag] {
-			if why := guard.StoredCommand(dir, e.Cwd, f.cmd); why != "" {
-				return e.fail(failure.New(failure.Config, "--%s %q refused: %s", f.flag, strings.TrimSpace(f.cmd), why).
-					WithHint("give a command that only checks (or cleans up) the work, with programs from session_config.allowed_commands when it is set"))
-			}
+	stored := map[string]string{}
+	for _, name := range []string{"validate", "cleanup"} {
+		if set[name] {
+			stored[name] = map[string]string{"validate": *validate, "cleanup": *cleanup}[name]
 		}
+	}
+	if err := checkStored(dir, e.Cwd, stored); err != nil {
+		return e.fail(err)
 	}
 	me := cycle.WorkerID()
 	var changed []string

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
@@ -254,7 +255,7 @@ func (r *Result) initScript(dir string, m record.Mark) {
 		what = "was changed during the session (it is the user's, changed between sessions)"
 	}
 	kept := keep(dir, record.InitCopy, got, readErr == nil)
-	if writeFile(live, want) != nil {
+	if atomicfile.Replace(live, want, 0o755) != nil {
 		return
 	}
 	os.Chmod(live, 0o755)
@@ -281,7 +282,7 @@ func (r *Result) log(dir string) {
 		}
 	}
 	kept := keep(dir, progress.FileName, got, readErr == nil && len(got) > 0)
-	if writeFile(progress.Path(dir), mirror) == nil {
+	if atomicfile.Replace(progress.Path(dir), mirror, 0o644) == nil {
 		r.Repairs = append(r.Repairs, Repair{File: progress.FileName, What: what, Kept: kept})
 	}
 }
@@ -302,19 +303,6 @@ func keep(dir, name string, data []byte, exists bool) string {
 		return ""
 	}
 	return rel
-}
-
-func writeFile(path string, data []byte) error {
-	tmp := fmt.Sprintf("%s.tmp%d", path, os.Getpid())
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }
 
 // Root returns the state root for cwd, as root.Find does, and also when the

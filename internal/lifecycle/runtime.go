@@ -3,12 +3,12 @@ package lifecycle
 import (
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/digest"
 	"github.com/harness-agent/harness/internal/summary"
 )
@@ -150,15 +150,7 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	os.MkdirAll(filepath.Dir(path), 0o755)
-	tmp := fmt.Sprintf("%s.tmp%d", path, os.Getpid())
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return atomicfile.Replace(path, append(data, '\n'), 0o644)
 }
 
 // removeRuntime deletes the runtime files of session sessionID.

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/digest"
 )
 
@@ -190,18 +191,7 @@ func writeMark(dir string, m Mark) error {
 	return replace(filepath.Join(dir, markName), data)
 }
 
-// replace writes path by renaming a temporary file over it. It does not
-// fsync: the record only matters when the live files, which the harness
-// syncs, are later broken by something else.
-func replace(path string, data []byte) error {
-	tmp := fmt.Sprintf("%s.tmp%d", path, os.Getpid())
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
-}
+// replace writes a file of the record. It does not fsync: the record only
+// matters when the live files, which the harness syncs, are later broken by
+// something else.
+func replace(path string, data []byte) error { return atomicfile.Replace(path, data, 0o600) }

@@ -397,16 +397,7 @@ func newTaskJSON(t *Task) any {
 // matters when the live file, which was synced, is later broken by
 // something else.
 func backup(dir string, doc []byte, mode os.FileMode) error {
-	tmp := filepath.Join(dir, fmt.Sprintf(".%s.%d", BackupName, os.Getpid()))
-	if err := os.WriteFile(tmp, doc, mode); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, BackupPath(dir)); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return atomicfile.Replace(BackupPath(dir), doc, mode)
 }
 
 // removeStaleTemps removes the temporary files earlier writes of the tasks
