@@ -131,6 +131,28 @@ func (c *call) judgeTasks(target string, currentRaw []byte, next string) hook.De
 		return deny(ruleState, "session_config may not be changed by hand (it holds the policies: allowed_commands, concurrency_mode, max_sessions, …).",
 			"no harness verb changes it: ask the user to edit session_config.")
 	}
+	// A command stored by hand meets the rules a command stored with
+	// `harness add` meets: the harness will run it later, outside this
+	// guard.
+	for i := range after.Tasks {
+		t := &after.Tasks[i]
+		var wasCommand, wasCleanup string
+		if old := beforeByID[t.ID]; old != nil {
+			wasCommand, wasCleanup = old.Command, old.Cleanup
+		}
+		for _, stored := range []struct{ field, now, was string }{
+			{"validation.command", t.Command, wasCommand},
+			{"on_failure.cleanup", t.Cleanup, wasCleanup},
+		} {
+			if stored.now == stored.was {
+				continue
+			}
+			if why := StoredCommand(c.dir, c.dir, stored.now); why != "" {
+				return deny(ruleState, fmt.Sprintf("%s's %s %q is refused: %s", t.ID, stored.field, stored.now, why),
+					"store a command that only checks the work, with `harness add`.")
+			}
+		}
+	}
 	var newlyCompleted []*state.Task
 	for i := range after.Tasks {
 		t := &after.Tasks[i]
