@@ -107,7 +107,7 @@ func runInit(e *Env, args []string) int {
 			Message: "Progress log recreated for project " + dir})
 		did = append(did, "created "+progress.FileName)
 	}
-	script := filepath.Join(dir, "harness-init.sh")
+	script := filepath.Join(dir, root.InitScript)
 	if f, err := os.OpenFile(script, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755); err == nil {
 		f.WriteString(initScript)
 		f.Close()

@@ -130,7 +130,7 @@ func protect(top, stateRoot string) protected {
 // harnessLiterals and harnessGlobs together match exactly the names
 // root.IsHarnessFile accepts (a test holds them to it).
 var (
-	harnessLiterals = []string{root.TasksFile, root.TasksFile + ".bak", root.TasksFile + ".tmp", "harness-progress.txt", "harness-init.sh"}
+	harnessLiterals = root.OwnedNames
 	harnessGlobs    = []string{".harness-*", ".harness-*/**", root.TasksFile + ".corrupt-*"}
 )
 

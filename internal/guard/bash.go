@@ -34,7 +34,7 @@ var mutatingVerbs = map[string]bool{
 
 // harnessMarkers are substrings whose presence makes an unparsable command
 // suspicious.
-var harnessMarkers = []string{state.FileName, "harness-progress.txt", ".harness-"}
+var harnessMarkers = []string{state.FileName, root.ProgressFile, ".harness-"}
 
 // bash decides a Bash command.
 func (c *call) bash(cmd string) hook.Decision {
@@ -177,7 +177,7 @@ func isWatched(name string) bool {
 }
 
 // bashWatched are the harness files a dynamic write is checked against.
-var bashWatched = []string{state.FileName, state.FileName + ".bak", state.FileName + ".tmp", "harness-progress.txt", root.ActiveMarker, "harness-init.sh"}
+var bashWatched = []string{state.FileName, state.FileName + ".bak", state.FileName + ".tmp", root.ProgressFile, root.ActiveMarker, root.InitScript}
 
 // physical returns the paths the kernel may reach for w: the lexically
 // cleaned path with symlinks resolved, and, when the command wrote "..",
@@ -234,7 +234,7 @@ func (c *call) bashHarnessWrite(w shellscan.Write, name string, exact bool) (hoo
 	case name == state.FileName || name == state.FileName+".bak" || name == state.FileName+".tmp":
 		return deny(ruleBash, what+"; only the harness command changes the state (harness-tasks.json, its .bak and .tmp).",
 			"`harness claim`, `harness checkpoint ID M/N \"…\"`, `harness validate ID`, `harness fail ID --category C \"…\"`, `harness add \"…\"`."), true
-	case name == "harness-progress.txt":
+	case name == root.ProgressFile:
 		if w.Kind == shellscan.Append {
 			return hook.Decision{}, false
 		}
@@ -246,7 +246,7 @@ func (c *call) bashHarnessWrite(w shellscan.Write, name string, exact bool) (hoo
 			return hook.Decision{}, false // (re)creating the marker
 		}
 		return c.deactivation(w)
-	case name == "harness-init.sh":
+	case name == root.InitScript:
 		if w.Kind == shellscan.Remove || w.Kind == shellscan.MoveSource || w.Reach != shellscan.ReachAll {
 			return hook.Decision{}, false // removing it, or git setting it aside, adds no commands
 		}
@@ -266,7 +266,7 @@ func (c *call) bashHarnessWrite(w shellscan.Write, name string, exact bool) (hoo
 // touchesRuntime). Then the guard denies only writes it is sure of.
 func repairedAfter(name string) bool {
 	switch name {
-	case state.FileName, state.FileName + ".bak", state.FileName + ".tmp", "harness-progress.txt", root.ActiveMarker, "harness-init.sh":
+	case state.FileName, state.FileName + ".bak", state.FileName + ".tmp", root.ProgressFile, root.ActiveMarker, root.InitScript:
 		return true
 	}
 	return false

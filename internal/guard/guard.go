@@ -189,7 +189,7 @@ func (c *call) sameFile(p string) string {
 	if !linked(fi) {
 		return ""
 	}
-	for _, n := range []string{state.FileName, state.FileName + ".bak", "harness-progress.txt", "harness-init.sh"} {
+	for _, n := range []string{state.FileName, state.FileName + ".bak", root.ProgressFile, root.InitScript} {
 		if hf, err := os.Stat(filepath.Join(c.dir, n)); err == nil && os.SameFile(fi, hf) {
 			return n
 		}

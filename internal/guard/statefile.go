@@ -42,11 +42,11 @@ func (c *call) fileWrite(path string) hook.Decision {
 	switch {
 	case name == state.FileName:
 		return c.tasksWrite(target)
-	case name == "harness-progress.txt":
+	case name == root.ProgressFile:
 		return c.progressWrite(target)
 	case name == root.ActiveMarker:
 		return hook.Decision{} // activating the harness
-	case name == "harness-init.sh":
+	case name == root.InitScript:
 		return deny(ruleInit, fmt.Sprintf("harness-init.sh runs at every session start, outside this guard, so it is the user's to change (%s on %s).", c.tool, path),
 			"ask the user to change harness-init.sh; put one-off set-up commands in your own Bash calls.")
 	}

@@ -322,7 +322,7 @@ func healthCheck(dir string, n int, at time.Time) string {
 	// The script as the session starts with it is the user's; from here on
 	// a change to it is put back (internal/integrity).
 	record.SaveInit(dir)
-	path := filepath.Join(dir, "harness-init.sh")
+	path := filepath.Join(dir, root.InitScript)
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() {
 		return ""
@@ -337,7 +337,7 @@ func healthCheck(dir string, n int, at time.Time) string {
 	e := progress.Entry{Time: at, Session: n, Type: progress.Init, Message: "Environment health check: PASS"}
 	// The script is fenced like a validation: what it did to the harness
 	// files is put back, and the check counts as failed.
-	if fence := integrity.Check(dir, "harness-init.sh", nil); fence.Tampered() {
+	if fence := integrity.Check(dir, root.InitScript, nil); fence.Tampered() {
 		what := "harness-init.sh changed harness files, which were put back: " + fence.Files()
 		e = progress.Entry{Time: at, Session: n, Type: progress.Error, Category: failure.Tamper,
 			Message: "Environment health check: " + what}

@@ -19,10 +19,11 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/root"
 )
 
 // FileName is the log's name inside the state root.
-const FileName = "harness-progress.txt"
+const FileName = root.ProgressFile
 
 // The entry types of the protocol.
 const (

@@ -12,6 +12,12 @@ import (
 // TasksFile is the name of the structured state file that marks a state root.
 const TasksFile = "harness-tasks.json"
 
+// ProgressFile is the human-readable progress log beside the tasks file.
+const ProgressFile = "harness-progress.txt"
+
+// InitScript is the project's environment setup script, run at session start.
+const InitScript = "harness-init.sh"
+
 // ActiveMarker is the file whose presence turns the hooks on.
 const ActiveMarker = ".harness-active"
 
@@ -88,9 +94,10 @@ func hasTasks(dir string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// harnessNames are the files the harness owns in a state root. Git rollbacks
-// never revert or delete them, and they never make a tree "dirty".
-var harnessNames = []string{TasksFile, TasksFile + ".bak", TasksFile + ".tmp", "harness-progress.txt", "harness-init.sh"}
+// OwnedNames are the files the harness owns in a state root besides the
+// .harness-* markers and directories. Git rollbacks never revert or delete
+// them, and they never make a tree "dirty". Callers must not modify it.
+var OwnedNames = []string{TasksFile, TasksFile + ".bak", TasksFile + ".tmp", ProgressFile, InitScript}
 
 // IsHarnessFile reports whether name (a path relative to the state root) is
 // one of the harness's own files: the state files, their backups and
@@ -103,7 +110,7 @@ func IsHarnessFile(name string) bool {
 		// nested paths.
 		return strings.HasPrefix(first, ".harness-")
 	}
-	for _, n := range harnessNames {
+	for _, n := range OwnedNames {
 		if name == n {
 			return true
 		}

@@ -32,7 +32,7 @@ import (
 
 // File names inside the state root.
 const (
-	FileName   = "harness-tasks.json"
+	FileName   = root.TasksFile
 	BackupName = FileName + ".bak"
 )
 
