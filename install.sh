@@ -15,7 +15,8 @@ fi
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-programs="harness harness-session-start harness-pre-tool-use harness-stop harness-subagent-stop harness-teammate-idle harness-session-end harness-user-prompt-submit harness-post-tool-use harness-post-tool-use-failure"
+# shellcheck source=scripts/programs.sh
+. "$repo/scripts/programs.sh"   # sets $programs, the executables
 marker=.installed-by-harness # in the installed skill: proves the copy is ours
 registry=.harness-installs   # in the bin directory: settings files using it
 

@@ -110,9 +110,6 @@ func tree(t *testing.T, dir string) []string {
 	return out
 }
 
-var programs = []string{"harness", "harness-session-start", "harness-pre-tool-use", "harness-stop",
-	"harness-subagent-stop", "harness-teammate-idle", "harness-session-end", "harness-user-prompt-submit", "harness-post-tool-use", "harness-post-tool-use-failure"}
-
 // TestInstallScript is the whole life of an install, in one HOME whose
 // settings.json is full of the user's own keys and hooks: dry run, install,
 // re-install, project scope, uninstall of each. It builds the harness a few
@@ -146,7 +143,7 @@ func TestInstallScript(t *testing.T) {
 		r := installSH(t, env)
 		require.Equal(t, 0, r.code)
 		assert.Empty(t, r.stderr)
-		for _, p := range programs {
+		for _, p := range Executables(t) {
 			assert.True(t, executable(filepath.Join(bin, p)), p)
 		}
 		for _, f := range tree(t, filepath.Join(repo, "skill", "harness")) {
@@ -344,7 +341,7 @@ func TestInstallScriptMovedBinDir(t *testing.T) {
 	assert.Contains(t, r.stdout, "~ Stop          "+moved+"/harness-stop (was "+old+"/harness-stop)")
 	assert.Contains(t, r.stdout, "removing the executables from "+old+"\n")
 	assert.NoDirExists(t, filepath.Join(home, ".claude", "harness"), "the old bin directory went with its executables")
-	for _, p := range programs {
+	for _, p := range Executables(t) {
 		assert.True(t, executable(filepath.Join(moved, p)), p)
 	}
 	hooksStatus(t, env, moved, "--bin-dir", moved)

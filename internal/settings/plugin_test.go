@@ -3,8 +3,8 @@ package settings
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -16,35 +16,41 @@ import (
 // and hooks/hooks.json, running the executables scripts/build.sh puts in
 // bin/. These tests keep the plugin, the build, install.sh and Hooks in step.
 
-// builtPrograms lists the executables scripts/build.sh produces, read from
-// the script itself.
-func builtPrograms(t *testing.T) []string {
-	t.Helper()
-	script := read(t, filepath.Join(repoRoot(t), "scripts", "build.sh"))
-	var out []string
-	for _, m := range regexp.MustCompile(`-o "\$out/([a-z-]+)"`).FindAllStringSubmatch(script, -1) {
-		if !strings.Contains(m[1], "$") {
-			out = append(out, m[1])
-		}
+// TestBuildAndInstallAgree: scripts/build.sh and install.sh take their list
+// of executables from scripts/programs.sh, which reads hooks/*/main.go, so
+// every hook of Hooks needs its directory there.
+func TestBuildAndInstallAgree(t *testing.T) {
+	built := Executables(t)
+	for _, h := range Hooks {
+		assert.Contains(t, built, h.Program, "hooks/%s/main.go", strings.TrimPrefix(h.Program, "harness-"))
 	}
-	loop := regexp.MustCompile(`for hook in ([a-z -]+); do`).FindStringSubmatch(script)
-	require.NotNil(t, loop, "scripts/build.sh: the `for hook in …` loop is gone; update this test")
-	require.Contains(t, script, `-o "$out/harness-$hook"`)
-	for _, h := range strings.Fields(loop[1]) {
-		out = append(out, "harness-"+h)
+	for _, script := range []string{"install.sh", filepath.Join("scripts", "build.sh")} {
+		assert.Contains(t, read(t, filepath.Join(repoRoot(t), script)), "scripts/programs.sh", script+" sources the list")
 	}
-	return out
+	cmd := exec.Command("bash", "-c", ". scripts/programs.sh && echo $programs")
+	cmd.Dir = repoRoot(t)
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	assert.ElementsMatch(t, built, strings.Fields(string(out)), "scripts/programs.sh")
 }
 
-func TestBuildAndInstallAgree(t *testing.T) {
-	built := builtPrograms(t)
-	assert.ElementsMatch(t, programs, built, "scripts/build.sh")
-	for _, h := range Hooks {
-		assert.Contains(t, built, h.Program)
+// Executables lists the harness executables as scripts/programs.sh does:
+// one per hooks/NAME/main.go, `harness` for hooks/harness and harness-NAME
+// for the rest.
+func Executables(t *testing.T) []string {
+	t.Helper()
+	mains, err := filepath.Glob(filepath.Join(repoRoot(t), "hooks", "*", "main.go"))
+	require.NoError(t, err)
+	var out []string
+	for _, m := range mains {
+		name := filepath.Base(filepath.Dir(m))
+		if name != "harness" {
+			name = "harness-" + name
+		}
+		out = append(out, name)
 	}
-	m := regexp.MustCompile(`(?m)^programs="([^"]+)"$`).FindStringSubmatch(read(t, filepath.Join(repoRoot(t), "install.sh")))
-	require.NotNil(t, m, "install.sh: programs=\"…\" line")
-	assert.ElementsMatch(t, built, strings.Fields(m[1]), "install.sh installs what build.sh builds")
+	require.NotEmpty(t, out)
+	return out
 }
 
 func TestPluginManifest(t *testing.T) {
@@ -97,7 +103,7 @@ func TestPluginHooks(t *testing.T) {
 	require.NoError(t, dec.Decode(&file))
 	assert.NotEmpty(t, file.Description)
 
-	built := builtPrograms(t)
+	built := Executables(t)
 	got := map[string]Hook{}
 	for event, groups := range file.Hooks {
 		for _, g := range groups {
