@@ -30,10 +30,7 @@ const (
 // the repetition. A new, never-seen edit is progress: it resets the counts,
 // so re-running the same test between different fixes is not a loop.
 func (c *call) doomLoop() (hook.Decision, bool) {
-	session := c.p.SessionID()
-	if session == "" {
-		session = os.Getenv("CLAUDE_CODE_SESSION_ID")
-	}
+	session := c.p.Session()
 	if session == "" || c.tool == "" {
 		return hook.Decision{}, false
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -96,6 +97,20 @@ func (p Payload) Str(path string) string {
 
 // Bool returns a boolean field, false unless it is exactly true.
 func (p Payload) Bool(path string) bool { return p.doc.Get(path).Type == gjson.True }
+
+// Session returns the id of the Claude Code session the hook runs in: the
+// payload's session_id, else $CLAUDE_CODE_SESSION_ID (set for commands a
+// session runs), with surrounding space trimmed; "" when neither says.
+func (p Payload) Session() string {
+	if sid := strings.TrimSpace(p.SessionID()); sid != "" {
+		return sid
+	}
+	return EnvSession()
+}
+
+// EnvSession is $CLAUDE_CODE_SESSION_ID trimmed: the session a command run
+// from a Claude Code session belongs to.
+func EnvSession() string { return strings.TrimSpace(os.Getenv("CLAUDE_CODE_SESSION_ID")) }
 
 // Common fields.
 func (p Payload) SessionID() string { return p.Str("session_id") }

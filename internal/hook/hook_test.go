@@ -110,3 +110,19 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestSessionFromPayloadElseEnvironment(t *testing.T) {
+	tests := []struct{ name, payload, env, want string }{
+		{"payload", `{"session_id":"abc"}`, "env", "abc"},
+		{"payload trimmed", `{"session_id":" abc\n"}`, "env", "abc"},
+		{"environment", `{}`, " env ", "env"},
+		{"blank payload", `{"session_id":"  "}`, "env", "env"},
+		{"neither", `{}`, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("CLAUDE_CODE_SESSION_ID", tt.env)
+			assert.Equal(t, tt.want, Parse([]byte(tt.payload)).Session())
+		})
+	}
+}

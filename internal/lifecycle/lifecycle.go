@@ -52,11 +52,7 @@ func locate(p hook.Payload) (c *call, ok bool) {
 	if dir == "" {
 		return nil, false
 	}
-	sid := p.SessionID()
-	if sid == "" {
-		sid = os.Getenv("CLAUDE_CODE_SESSION_ID")
-	}
-	return &call{p: p, root: dir, session: sid, workerID: os.Getenv("HARNESS_WORKER_ID"), now: time.Now()}, true
+	return &call{p: p, root: dir, session: p.Session(), workerID: os.Getenv("HARNESS_WORKER_ID"), now: time.Now()}, true
 }
 
 // active is locate for hooks that do nothing unless the harness is switched on.
