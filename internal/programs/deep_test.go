@@ -80,4 +80,19 @@ func TestDeepJSONNeverCrashes(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.NotContains(t, stderr, "fatal error")
 	assert.Contains(t, stderr, "ERROR [ENV_SETUP] harness-tasks.json corrupted and unrecoverable")
+
+	// A settings file nested that deep is refused like any unreadable one
+	// and left as it was.
+	proj := t.TempDir()
+	settings := filepath.Join(proj, ".claude", "settings.json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(settings), 0o755))
+	body := `{"hooks": ` + deep + `}`
+	require.NoError(t, os.WriteFile(settings, []byte(body), 0o644))
+	_, stderr, code = run("harness", "", "hooks", "status", "--project", proj)
+	assert.Equal(t, 2, code, stderr)
+	assert.NotContains(t, stderr, "fatal error")
+	assert.Contains(t, stderr, "settings.json is not valid JSON: it nests deeper than 1000 levels")
+	after, err := os.ReadFile(settings)
+	require.NoError(t, err)
+	assert.Equal(t, len(body), len(after), "the settings file was changed")
 }

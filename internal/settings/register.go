@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/jsondepth"
 	"github.com/harness-agent/harness/internal/jsonedit"
 )
 
@@ -88,6 +89,12 @@ func Parse(doc []byte, path string) ([]Entry, error) {
 // syntax error: Claude Code cannot read such a file either, and guessing what
 // the user meant would risk their settings.
 func validate(doc []byte, path string) error {
+	// The depth bound comes first: a hand-edited file nested millions of
+	// levels deep gets the same refusal as any other unreadable one.
+	if jsondepth.Exceeds(doc, jsondepth.Max) {
+		return failure.New(failure.Config, "%s is not valid JSON: it nests deeper than %d levels", path, jsondepth.Max).
+			WithHint("fix it (Claude Code cannot read it either) or move it away, then re-run; it was left as it was")
+	}
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	err := dec.Decode(&v)

@@ -339,6 +339,7 @@ func TestRegisterRefuses(t *testing.T) {
 		{"truncated", `{"hooks": {`, "is not valid JSON"},
 		{"trailing garbage", `{} {}`, "is not valid JSON"},
 		{"comments", "{\n  // mine\n  \"a\": 1\n}", "is not valid JSON"},
+		{"nested too deep", `{"a": ` + strings.Repeat("[", 2_000_000) + strings.Repeat("]", 2_000_000) + `}`, "is not valid JSON: it nests deeper than 1000 levels"},
 		{"an array", `[]`, "is not a JSON object"},
 		{"a string", `"x"`, "is not a JSON object"},
 		{"hooks not an object", `{"hooks": []}`, "hooks must be an object"},
