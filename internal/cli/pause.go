@@ -101,7 +101,7 @@ func runResume(e *Env, args []string) int {
 		fmt.Fprintln(e.Stdout, "The hooks are off (no .harness-active): `harness init` switches them on again.")
 		return ExitOK
 	}
-	fmt.Fprintf(e.Stdout, "continue the job with:\n  cd %s && claude --continue \"/harness run\"\n(or start a fresh session: claude \"/harness run\")\n", failure.ShellArg(dir))
+	fmt.Fprintf(e.Stdout, "continue the job with:\n  cd %[1]s && claude --continue \"/harness run\"\n(or start a fresh session: claude \"/harness run\"; unattended, from cron or a timer: cd %[1]s && claude --continue -p \"/harness run\")\n", failure.ShellArg(dir))
 	return ExitOK
 }
 
