@@ -17,6 +17,17 @@ for tool in .ci/install-claude.sh .ci/install-node22.sh; do
   fi
 done
 
+# The report's browser test needs headless Chromium; CI installs Debian's.
+if [ "${HARNESS_E2E_REQUIRED:-}" = 1 ] && ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null ||
+      { echo "test: installing chromium failed" >&2; exit 1; }
+  else
+    echo "test: chromium is missing (install it: apt-get install -y chromium)" >&2
+    exit 1
+  fi
+fi
+
 if git rev-parse --git-dir >/dev/null 2>&1; then
   unformatted=$(git ls-files -z '*.go' | xargs -0 gofmt -l)
 else
