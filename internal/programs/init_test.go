@@ -110,3 +110,16 @@ func repoRoot(t *testing.T) string {
 	require.NoError(t, err)
 	return root
 }
+
+// The report (HTML page, layout, log timeline, live view) is for a person at
+// the CLI: no hook executable links it.
+func TestHooksDoNotLinkTheReport(t *testing.T) {
+	args := append([]string{"list", "-deps", "-f", "{{.ImportPath}}"}, hookPackages()...)
+	list := exec.Command("go", args...)
+	list.Dir = repoRoot(t)
+	out, err := list.Output()
+	require.NoError(t, err)
+	deps := strings.Fields(string(out))
+	require.Contains(t, deps, "github.com/harness-agent/harness/internal/state", "the listing works")
+	require.NotContains(t, deps, "github.com/harness-agent/harness/internal/report")
+}
