@@ -168,16 +168,31 @@ func Touch(root string, fi os.FileInfo) {
 	writeMark(Dir(root), m)
 }
 
-// AppendLog appends b, lines the harness has just appended to root's
-// progress log, to the record's mirror of the log, when root has a record.
+// AppendLog records b, lines the harness has just appended to root's
+// progress log, in the record's mirror of the log, when root has a record.
+// When others appended lines since the harness's last ones (the log grew by
+// more than b), the mirror becomes the log as it is: lines others appended
+// are kept, and from now on they are protected like the harness's own.
 func AppendLog(root string, b []byte) {
 	dir := Dir(root)
 	if dir == "" {
 		return
 	}
-	f, err := os.OpenFile(filepath.Join(dir, LogMirror), os.O_WRONLY|os.O_APPEND, 0o600)
+	mirror := filepath.Join(dir, LogMirror)
+	mi, err := os.Stat(mirror)
 	if err != nil {
 		return // no record yet: SaveTasks starts the mirror
+	}
+	live := filepath.Join(root, LogMirror)
+	if li, err := os.Stat(live); err == nil && li.Size() != mi.Size()+int64(len(b)) {
+		if log, err := os.ReadFile(live); err == nil && len(log) >= len(b) {
+			replace(mirror, log)
+			return
+		}
+	}
+	f, err := os.OpenFile(mirror, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return
 	}
 	f.Write(b)
 	f.Close()
