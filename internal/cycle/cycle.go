@@ -15,6 +15,7 @@
 package cycle
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -98,8 +99,8 @@ func (w *Worker) Tree(s *state.State) (Tree, error) {
 	top, err := git.Toplevel(w.Cwd)
 	if err != nil {
 		if s.Concurrent() || !git.Available() {
-			if fe, ok := err.(*failure.Error); ok && s.Concurrent() && git.Available() {
-				fe.Hint = "in concurrent mode run harness from the worker's own git worktree (`git worktree add ../w1`), with HARNESS_STATE_ROOT pointing at the shared state"
+			if fe := (*failure.Error)(nil); errors.As(err, &fe) && s.Concurrent() && git.Available() {
+				err = fe.WithHint("in concurrent mode run harness from the worker's own git worktree (`git worktree add ../w1`), with HARNESS_STATE_ROOT pointing at the shared state")
 			}
 			return Tree{}, err
 		}

@@ -2,6 +2,7 @@ package cycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -156,8 +157,10 @@ func (w *Worker) complete(t state.Task, tree Tree) (*Outcome, error) {
 			Message: fmt.Sprintf("(commit %s)", git.Short(hash))})
 	})
 	if err != nil {
-		if fe, ok := err.(*failure.Error); ok && made {
-			fe.Message += fmt.Sprintf("; the work was committed as %s", git.Short(hash))
+		if fe := (*failure.Error)(nil); errors.As(err, &fe) && made {
+			committed := *fe
+			committed.Message += fmt.Sprintf("; the work was committed as %s", git.Short(hash))
+			err = &committed
 		}
 		return nil, err
 	}

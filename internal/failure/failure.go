@@ -4,6 +4,7 @@
 package failure
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -25,30 +26,44 @@ const (
 // Categories lists every category an agent may record with `harness fail`.
 var Categories = []string{EnvSetup, Config, TaskExec, TestFail, Timeout, Dependency, SessionTimeout}
 
-// Error is a categorised failure with an optional hint for the reader.
+// Error is a categorised failure with an optional hint for the reader and
+// the error it was caused by, if any. The message is for people; code asks
+// errors.Is/As, which see the cause through Unwrap.
 type Error struct {
 	Category string
 	Message  string
 	Hint     string
+	Cause    error
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("ERROR [%s] %s", e.Category, e.Message) }
+
+// Unwrap returns the cause, so errors.Is and errors.As see through e.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// Wrap returns an Error of the given category caused by cause, with a
+// formatted message (which usually says what cause means here).
+func Wrap(category string, cause error, format string, args ...any) *Error {
+	return &Error{Category: category, Message: fmt.Sprintf(format, args...), Cause: cause}
+}
 
 // New returns an Error of the given category with a formatted message.
 func New(category, format string, args ...any) *Error {
 	return &Error{Category: category, Message: fmt.Sprintf(format, args...)}
 }
 
-// WithHint returns e with its hint set, for chaining at the call site.
+// WithHint returns a copy of e with its hint set, for chaining at the call
+// site; e itself (perhaps a shared sentinel) is left as it was.
 func (e *Error) WithHint(format string, args ...any) *Error {
-	e.Hint = fmt.Sprintf(format, args...)
-	return e
+	c := *e
+	c.Hint = fmt.Sprintf(format, args...)
+	return &c
 }
 
-// Is reports whether err is a *Error of the given category.
+// Is reports whether err is, or wraps, a *Error of the given category.
 func Is(err error, category string) bool {
-	e, ok := err.(*Error)
-	return ok && e.Category == category
+	var e *Error
+	return errors.As(err, &e) && e.Category == category
 }
 
 // ShellArg quotes s as one POSIX shell word, for the commands printed in

@@ -1,6 +1,8 @@
 package failure
 
 import (
+	"errors"
+	"fmt"
 	"os/exec"
 	"testing"
 
@@ -17,4 +19,20 @@ func TestShellArg(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, s, string(out), "%q quoted as %s", s, ShellArg(s))
 	}
+}
+
+func TestErrorsKeepTheirCauseAndHintsCopy(t *testing.T) {
+	cause := errors.New("disk full")
+	err := Wrap(EnvSetup, cause, "cannot write %s", "x")
+	assert.ErrorIs(t, err, cause)
+	assert.Equal(t, "ERROR [ENV_SETUP] cannot write x", err.Error())
+	wrapped := fmt.Errorf("saving: %w", err)
+	assert.True(t, Is(wrapped, EnvSetup))
+	assert.False(t, Is(wrapped, Config))
+
+	sentinel := New(Config, "no file here").WithHint("run init")
+	hinted := sentinel.WithHint("something else")
+	assert.Equal(t, "run init", sentinel.Hint, "the sentinel is not changed")
+	assert.Equal(t, "something else", hinted.Hint)
+	assert.ErrorIs(t, sentinel, sentinel)
 }

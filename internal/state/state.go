@@ -12,6 +12,7 @@
 package state
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -676,20 +677,19 @@ func Load(dir string) (*State, error) {
 	return s, nil
 }
 
-// unrecoverable is the protocol's own wording, grep-able in the log.
-const unrecoverable = "harness-tasks.json corrupted and unrecoverable"
+// ErrUnrecoverable is the cause of every Unrecoverable error, compared by
+// identity (errors.Is); its text is the protocol's own wording, grep-able in
+// the log.
+var ErrUnrecoverable = errors.New("harness-tasks.json corrupted and unrecoverable")
 
 // Unrecoverable is the error for a corrupt tasks file without a valid backup.
 func Unrecoverable(dir string) *failure.Error {
-	return failure.New(failure.EnvSetup, unrecoverable).
+	return failure.Wrap(failure.EnvSetup, ErrUnrecoverable, "%s", ErrUnrecoverable).
 		WithHint("%s is not valid JSON and %s is missing or invalid; restore it from git or by hand (task metadata cannot be rebuilt from the log)", Path(dir), BackupName)
 }
 
 // IsUnrecoverable reports whether err is Unrecoverable's.
-func IsUnrecoverable(err error) bool {
-	fe, ok := err.(*failure.Error)
-	return ok && fe.Category == failure.EnvSetup && fe.Message == unrecoverable
-}
+func IsUnrecoverable(err error) bool { return errors.Is(err, ErrUnrecoverable) }
 
 func loadBackup(dir string) (*State, error) {
 	raw, err := os.ReadFile(BackupPath(dir))
