@@ -23,13 +23,14 @@ func init() {
 		run:     runReport})
 }
 
-// reportFile is where `harness report` writes the page by default.
-const reportFile = "harness-report.html"
+// reportFile is where `harness report` writes the page by default: a
+// .harness-* name, so task commits and rollbacks leave it alone.
+const reportFile = ".harness-report.html"
 
 func runReport(e *Env, args []string) int {
 	c := commands["report"]
 	fs := e.flags(c)
-	out := fs.String("out", "", "the file to write (default harness-report.html in the state root; - for stdout)")
+	out := fs.String("out", "", "the file to write (default .harness-report.html in the state root; - for stdout)")
 	serve := fs.Bool("serve", false, "serve the page on ADDR (default 127.0.0.1 and a free port) until interrupted")
 	pos, err := e.parse(fs, args)
 	if err != nil {
