@@ -22,7 +22,7 @@ import (
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/state"
-	// Every state write by a verb refreshes the hooks' cached digest, so the
+	// Every state write by a verb refreshes the hooks' cached summary, so the
 	// next Stop or PreToolUse need not parse the state again.
 	_ "github.com/harness-agent/harness/internal/summary"
 )

@@ -91,7 +91,7 @@ func (c *call) decide() hook.Decision {
 	return hook.Decision{}
 }
 
-// summary loads the cached state digest once per call.
+// summary loads the cached state summary once per call.
 func (c *call) summary() (*summary.Summary, error) {
 	if !c.sumDone {
 		c.sum, c.sumErr = summary.Load(c.dir)

@@ -79,7 +79,7 @@ func (s *State) save() error {
 
 // Saved, when set, is called after every successful write with the state as
 // written. The summary cache sets it, so a writer that has just parsed the
-// state refreshes the hooks' digest without anyone parsing it again.
+// state refreshes the hooks' cached summary without anyone parsing it again.
 var Saved func(*State)
 
 // apply returns the file text with every change to s since it was read, and

@@ -1,7 +1,7 @@
 // Package summary gives the hot-path hooks (PreToolUse before every tool call,
 // Stop at every turn end) what they need of the state without parsing it each
 // time: counts, the next task, the claims in progress and the few settings
-// they enforce. The digest is cached in .harness-runtime/summary.json, keyed
+// they enforce. The summary is cached in .harness-runtime/summary.json, keyed
 // by the tasks file's inode, size and modification time; every state write is
 // a rename, so any change gives a new key and a fresh parse. A cache that is
 // missing, stale or unreadable just costs one parse.
@@ -37,7 +37,7 @@ type Claim struct {
 	Worktree       string   `json:"worktree,omitempty"`
 }
 
-// Summary is the digest of a state.
+// Summary is what the hot-path hooks need of a state.
 type Summary struct {
 	Key             string         `json:"key"`
 	Concurrent      bool           `json:"concurrent"`
