@@ -63,6 +63,7 @@ func runAdd(e *Env, args []string) int {
 		DependsOn: splitList(*deps), MaxAttempts: *maxAttempts, Command: strings.TrimSpace(*validate),
 		TimeoutSeconds: *timeout, Cleanup: strings.TrimSpace(*cleanup), AllowedPaths: splitListOrNil(*allowed),
 	}
+	var deadDeps []string
 	_, err = state.Update(dir, func(s *state.State) error {
 		if t.ID == "" {
 			t.ID = nextID(s, loggedIDs(dir))
@@ -76,6 +77,9 @@ func runAdd(e *Env, args []string) int {
 			if s.Task(d) == nil {
 				return failure.New(failure.Config, "unknown dependency %q", d).WithHint("`harness status` lists the task ids")
 			}
+			if dep := s.Task(d); dep.PermanentlyFailed() {
+				deadDeps = append(deadDeps, d)
+			}
 		}
 		s.AddTask(t)
 		// INIT is a session-level type: the protocol gives it no [task-id].
@@ -86,6 +90,9 @@ func runAdd(e *Env, args []string) int {
 		return e.fail(err)
 	}
 	fmt.Fprintln(e.Stdout, t.ID)
+	for _, d := range deadDeps {
+		fmt.Fprintf(e.Stderr, "WARN [%s] %s depends on %s, which failed for good: %s will be marked blocked and never run until a person changes the plan (harness edit %s --depends-on …)\n", failure.Dependency, t.ID, d, t.ID, failure.ShellArg(t.ID))
+	}
 	if t.Command == "" {
 		fmt.Fprintf(e.Stderr, "WARN [%s] %s has no validation command: it cannot be claimed or completed until one is set (harness edit %s --validate \"COMMAND\")\n", failure.Config, t.ID, failure.ShellArg(t.ID))
 	}

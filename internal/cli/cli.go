@@ -128,10 +128,20 @@ func (e *Env) flags(c *command) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
 		fmt.Fprintf(e.Stdout, "usage: %s\n\n%s\n", c.usage(), c.summary)
+		// Flags are shown as they are written everywhere else: --name.
 		var opts strings.Builder
-		fs.SetOutput(&opts)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+		fs.VisitAll(func(f *flag.Flag) {
+			kind, usage := flag.UnquoteUsage(f)
+			fmt.Fprintf(&opts, "  --%s", f.Name)
+			if kind != "" {
+				fmt.Fprintf(&opts, " %s", kind)
+			}
+			fmt.Fprintf(&opts, "\n    \t%s", usage)
+			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+				fmt.Fprintf(&opts, " (default %s)", f.DefValue)
+			}
+			opts.WriteString("\n")
+		})
 		if opts.Len() > 0 {
 			fmt.Fprintf(e.Stdout, "\noptions:\n%s", opts.String())
 		}
