@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/harness-agent/harness/internal/apierror"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/lock"
@@ -20,8 +24,8 @@ func init() {
 	register(&command{name: "pause", args: "",
 		summary: "pause the run: every session may stop at its next turn end and starts no work, claims are kept (a person's decision: refused inside a Claude Code session)",
 		run:     runPause})
-	register(&command{name: "resume", args: "",
-		summary: "end a pause and print the command that continues the job (a person's decision: refused inside a Claude Code session)",
+	register(&command{name: "resume", args: "[--wait]",
+		summary: "end a pause and print the command that continues the job; with --wait, wait until a rate limit that ended the last turn resets, then run it (a person's decision: refused inside a Claude Code session)",
 		run:     runResume})
 	register(&command{name: "cancel", args: "",
 		summary: "cancel the run for good: claims released, the hooks switched off, STATS logged; no hook turns it back on (a person's decision: refused inside a Claude Code session)",
@@ -84,7 +88,20 @@ func pausedSince(path string) string {
 }
 
 func runResume(e *Env, args []string) int {
-	dir, err := e.simpleVerb("resume", args)
+	c := commands["resume"]
+	fs := e.flags(c)
+	wait := fs.Bool("wait", false, "wait until the recorded rate limit resets, then run the command that continues the job (`claude --continue -p \"/harness run\"`) and exit with its status")
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return e.fail(err)
+	}
+	if len(pos) > 0 {
+		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
+	}
+	if err := personOnly("resume"); err != nil {
+		return e.fail(err)
+	}
+	dir, err := e.stateRoot()
 	if err != nil {
 		return e.fail(err)
 	}
@@ -99,10 +116,63 @@ func runResume(e *Env, args []string) int {
 	}
 	if !root.Active(dir) {
 		fmt.Fprintln(e.Stdout, "The hooks are off (no .harness-active): `harness init` switches them on again.")
+		if *wait {
+			return ExitNegative
+		}
 		return ExitOK
 	}
-	fmt.Fprintf(e.Stdout, "continue the job with:\n  cd %[1]s && claude --continue \"/harness run\"\n(or start a fresh session: claude \"/harness run\"; unattended, from cron or a timer: cd %[1]s && claude --continue -p \"/harness run\")\n", failure.ShellArg(dir))
+	var until time.Time
+	if r := apierror.Read(dir); r != nil {
+		fmt.Fprintf(e.Stdout, "the last turn ended on an API error (%s) at %s", r.Kind, r.Time)
+		if t, err := time.Parse(time.RFC3339, r.ResetAt); err == nil {
+			until = t
+			fmt.Fprintf(e.Stdout, "; the limit resets at %s", r.ResetAt)
+		}
+		fmt.Fprintln(e.Stdout)
+	}
+	if !*wait {
+		fmt.Fprintf(e.Stdout, "continue the job with:\n  cd %[1]s && claude --continue \"/harness run\"\n(or start a fresh session: claude \"/harness run\"; unattended, from cron or a timer: cd %[1]s && claude --continue -p \"/harness run\", or harness resume --wait)\n", failure.ShellArg(dir))
+		return ExitOK
+	}
+	return e.continueJob(dir, until)
+}
+
+// continueJob waits until until (when it is ahead), then runs the command
+// that continues the job in dir, with this process's standard streams, and
+// returns its exit status.
+func (e *Env) continueJob(dir string, until time.Time) int {
+	claude, err := exec.LookPath(claudeProgram())
+	if err != nil {
+		return e.fail(failure.New(failure.EnvSetup, "cannot continue the job: %s is not on PATH", claudeProgram()).
+			WithHint("install Claude Code, or set HARNESS_CLAUDE to its path"))
+	}
+	if d := until.Sub(e.Now()); d > 0 {
+		fmt.Fprintf(e.Stdout, "waiting until %s (%s) for the limit to reset\n", until.UTC().Format(time.RFC3339), d.Round(time.Second))
+		time.Sleep(d)
+	}
+	apierror.Clear(dir)
+	progress.Append(dir, progress.Entry{Time: e.Now(), Session: progress.LastSession(dir), Type: progress.Init, Message: "Run continued by harness resume --wait"})
+	fmt.Fprintf(e.Stdout, "running: cd %s && claude --continue -p \"/harness run\"\n", failure.ShellArg(dir))
+	cmd := exec.Command(claude, "--continue", "-p", "/harness run")
+	cmd.Dir = dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.Stdout, e.Stderr
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		return e.fail(failure.New(failure.EnvSetup, "cannot run %s: %v", claude, err))
+	}
 	return ExitOK
+}
+
+// claudeProgram is the Claude Code executable: $HARNESS_CLAUDE, else
+// `claude` from PATH.
+func claudeProgram() string {
+	if p := os.Getenv("HARNESS_CLAUDE"); p != "" {
+		return p
+	}
+	return "claude"
 }
 
 func runCancel(e *Env, args []string) int {

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/internal/budget"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 )
@@ -60,6 +62,10 @@ type statusJSON struct {
 	LastSession  string         `json:"last_session"`
 	Recent       []string       `json:"recent_log"`
 	FromBackup   bool           `json:"from_backup,omitempty"`
+	// Budget lists the job's budget limits with what was used, when
+	// session_config sets any (see `harness budget`).
+	Budget []budgetLineJSON `json:"budget,omitempty"`
+	Paused bool             `json:"paused,omitempty"`
 }
 
 func runStatus(e *Env, args []string) int {
@@ -134,7 +140,11 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		out := statusJSON{Root: dir, Active: isActive(dir), SessionCount: s.SessionCount, LastSession: s.LastSession,
 			Recent: orEmpty(recent), FromBackup: s.FromBackup, Tasks: []statusTask{},
 			Counts: map[string]int{"total": st.Total, "pending": st.Pending, "in_progress": st.InProgress,
-				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked}}
+				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked},
+			Paused: root.Paused(dir)}
+		for _, l := range budgetUse(dir, s) {
+			out.Budget = append(out.Budget, budgetLineJSON{l.Name, l.Limit, l.Used, l.Percent(), l.Over()})
+		}
 		for i := range s.Tasks {
 			t := &s.Tasks[i]
 			st := statusTask{ID: t.ID, Title: t.Title, Status: t.Status, Priority: t.Priority,
@@ -188,6 +198,12 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		last = "never"
 	}
 	fmt.Fprintf(w, "\nsessions: %d (last ended %s)\n", s.SessionCount, last)
+	if root.Paused(dir) {
+		fmt.Fprintln(w, "paused by the user: `harness resume` continues")
+	}
+	if use := budgetUse(dir, s); len(use) > 0 {
+		fmt.Fprintf(w, "budget: %s\n", budget.Join(use))
+	}
 	if len(recent) > 0 {
 		fmt.Fprintln(w, "recent log:")
 		for _, l := range recent {
@@ -267,4 +283,13 @@ func taskDetails(s *state.State, byID map[string]int, t *state.Task) []string {
 		out = append(out, "last error: "+last)
 	}
 	return out
+}
+
+// budgetUse measures the job's budget limits (the per-session ones speak of
+// a session, not of the job) against what its sessions spent.
+func budgetUse(dir string, s *state.State) []budget.Line {
+	if !s.Config.Budget.Any() {
+		return nil
+	}
+	return budget.Measure(s.Config.Budget, budget.Total(dir, nil), nil)
 }

@@ -231,3 +231,65 @@ func ChangedSince(dir, base, stateRoot string) ([]string, error) {
 	}
 	return changed, nil
 }
+
+// HeadMark returns a string that changes whenever HEAD moves (a commit, a
+// reset, a checkout) in the work tree holding dir, read from the files
+// under .git without starting git: the Stop hook asks it at every turn end.
+// It is "" outside a repository. Not a hash to show: two marks are only
+// compared.
+func HeadMark(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	var gitDir string
+	for cur := abs; ; cur = filepath.Dir(cur) {
+		if p := filepath.Join(cur, ".git"); isGitEntry(p) {
+			gitDir = p
+			break
+		}
+		if filepath.Dir(cur) == cur {
+			return ""
+		}
+	}
+	if fi, err := os.Stat(gitDir); err == nil && !fi.IsDir() {
+		// A linked worktree or submodule: "gitdir: <path>".
+		data, err := os.ReadFile(gitDir)
+		if err != nil {
+			return ""
+		}
+		p := strings.TrimSpace(strings.TrimPrefix(string(data), "gitdir:"))
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(gitDir), p)
+		}
+		gitDir = p
+	}
+	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	mark := strings.TrimSpace(string(head))
+	ref, ok := strings.CutPrefix(mark, "ref: ")
+	if !ok {
+		return mark // detached: HEAD holds the hash
+	}
+	common := gitDir
+	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		if p := strings.TrimSpace(string(data)); filepath.IsAbs(p) {
+			common = p
+		} else {
+			common = filepath.Join(gitDir, p)
+		}
+	}
+	for _, d := range []string{gitDir, common} {
+		if data, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(ref))); err == nil {
+			return mark + " " + strings.TrimSpace(string(data))
+		}
+	}
+	// A packed ref (or a branch with no commit yet): the packed-refs
+	// file's identity stands for it.
+	if fi, err := os.Stat(filepath.Join(common, "packed-refs")); err == nil {
+		return fmt.Sprintf("%s packed %d %d", mark, fi.Size(), fi.ModTime().UnixNano())
+	}
+	return mark
+}

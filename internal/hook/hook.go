@@ -35,6 +35,11 @@ const (
 	// or failed.
 	PostToolUse        = "PostToolUse"
 	PostToolUseFailure = "PostToolUseFailure"
+	// PreCompact runs before Claude Code compacts the conversation;
+	// StopFailure when a turn ended on an API error (rate limit, overload,
+	// …). Neither takes context for the model.
+	PreCompact  = "PreCompact"
+	StopFailure = "StopFailure"
 )
 
 // Payload is a hook's input. Every accessor is safe on malformed input.
@@ -158,7 +163,7 @@ func Render(event string, d Decision, stdout, stderr io.Writer) int {
 		out["decision"] = "block"
 		out["reason"] = d.Reason
 	}
-	if d.Context != "" && event != Stop && event != SubagentStop && event != SessionEnd && event != TeammateIdle {
+	if d.Context != "" && event != Stop && event != SubagentStop && event != SessionEnd && event != TeammateIdle && event != PreCompact && event != StopFailure {
 		specific["additionalContext"] = d.Context
 	}
 	if len(specific) > 0 {

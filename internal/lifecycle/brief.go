@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/harness-agent/harness/internal/budget"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
@@ -61,6 +62,10 @@ func startContext(c *call, s *state.State, source string, o opening, env string,
 	line("tasks: %s", st.Counts())
 	if o.overLimit {
 		line("STOP: session_config.max_sessions=%d is reached (this is session %d). Start no harness work; tell the user. To go on, raise max_sessions in harness-tasks.json.", s.Config.MaxSessions, o.n)
+		return b.String()
+	}
+	if len(o.overBudget) > 0 {
+		line("STOP budget %s. Start no harness work; tell the user. A person raises the limit (`harness budget --help`) to go on.", budget.Join(o.overBudget))
 		return b.String()
 	}
 	w := remaining(summary.Of(s), c.now, c.ids()...)

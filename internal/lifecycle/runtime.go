@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,7 +8,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/atomicfile"
-	"github.com/harness-agent/harness/internal/digest"
+	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/summary"
 )
 
@@ -39,6 +38,8 @@ type Runtime struct {
 	Held []string `json:"held,omitempty"`
 	// Stop counts consecutive Stop blocks without progress.
 	Stop Valve `json:"stop_valve"`
+	// Stuck counts the turn ends without progress (see Stuck).
+	Stuck Stuck `json:"stuck,omitempty"`
 	// Idle counts TeammateIdle refusals without progress, per teammate.
 	Idle map[string]*Valve `json:"idle_valves,omitempty"`
 	// Verified is the progress fingerprint at the last verification gate
@@ -91,37 +92,12 @@ const (
 // (a crash, a kill) is kept.
 const runtimeTTL = 7 * 24 * time.Hour
 
-// plainID reports whether a session id can be a file name as it is: 1 to
-// 128 of [A-Za-z0-9._-], not starting with a dot.
-func plainID(id string) bool {
-	if id == "" || len(id) > 128 || id[0] == '.' {
-		return false
-	}
-	for _, r := range id {
-		if r != '.' && notWord(r) && r != '-' {
-			return false
-		}
-	}
-	return true
-}
-
 // RuntimePath returns the runtime file of session sessionID in the state
-// root dir. Ids that are not plain file names are hashed, so a hostile
-// session id cannot name a path outside dir.
+// root dir (see root.SessionFile).
 func RuntimePath(dir, sessionID string) string { return sessionFile(dir, runtimePrefix, sessionID) }
 
-// sessionFile returns the file named prefix plus the session's key in the
-// runtime directory of dir.
 func sessionFile(dir, prefix, sessionID string) string {
-	key := sessionID
-	switch {
-	case key == "":
-		key = "unknown"
-	case !plainID(key):
-		sum := digest.SHA256([]byte(key))
-		key = hex.EncodeToString(sum[:16])
-	}
-	return filepath.Join(dir, summary.RuntimeDir, prefix+key+".json")
+	return root.SessionFile(dir, prefix, sessionID)
 }
 
 // ReadRuntime returns the runtime of session sessionID, or nil when it has

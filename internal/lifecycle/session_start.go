@@ -12,6 +12,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/harness-agent/harness/internal/budget"
 	"github.com/harness-agent/harness/internal/cycle"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/hook"
@@ -35,9 +36,10 @@ const (
 
 // opening is what SessionStart did to the state, for the context and the log.
 type opening struct {
-	n           int  // the session's number
-	overLimit   bool // max_sessions reached: the session must not work
-	interrupted bool // recovery has tasks to look at (cycle.Worker.Interrupted)
+	n           int           // the session's number
+	overLimit   bool          // max_sessions reached: the session must not work
+	overBudget  []budget.Line // the job's budget is spent: the session must not work
+	interrupted bool          // recovery has tasks to look at (cycle.Worker.Interrupted)
 	recovered   []string
 	toRecover   []string
 	blocked     []string
@@ -139,9 +141,19 @@ func SessionStart(p hook.Payload) hook.Decision {
 		}
 	}
 	restored := s.Restored || s.FromBackup
+	if !continued {
+		account := budget.Start(c.root, c.session, o.n, p.Str("transcript_path"), c.now)
+		if b := s.Config.Budget; b.Any() && !o.overLimit {
+			o.overBudget = budget.Over(budget.Measure(b, budget.Total(c.root, account), nil))
+			if len(o.overBudget) > 0 {
+				progress.Append(c.root, progress.Entry{Time: c.now, Session: o.n, Type: progress.Stop,
+					Message: "budget " + budget.Join(o.overBudget) + "; no work started"})
+			}
+		}
+	}
 
 	var env string
-	if !continued && !o.overLimit {
+	if !continued && !o.overLimit && len(o.overBudget) == 0 {
 		if o.interrupted {
 			if s, err = o.recover(c, s); err != nil {
 				return unusable(c, err)
@@ -159,7 +171,14 @@ func SessionStart(p hook.Payload) hook.Decision {
 		pruneRuntimes(c.root, c.now)
 	}
 	rt.save(c.root)
-	return hook.Decision{Kind: hook.Allow, Context: startContext(c, s, source, o, env, restored, held, gitFacts)}
+	context := startContext(c, s, source, o, env, restored, held, gitFacts)
+	switch source {
+	case sourceCompact, "clear", "resume":
+		if card := readCard(c.root, c.now); card != "" {
+			context += "\n" + card + "(the resume card above is what this session was doing before its context was compacted or cleared; continue from it)\n"
+		}
+	}
+	return hook.Decision{Kind: hook.Allow, Context: context}
 }
 
 // open counts the session, logs its start and validates dependencies, under

@@ -84,12 +84,27 @@ func stopActive(c *call, rt *Runtime, sum *summary.Summary) hook.Decision {
 	if rt == nil {
 		rt = &Runtime{SessionID: c.session, Session: n, Worker: c.workerID, LogOffset: -1}
 	}
+	over, near := c.spend(n, sum)
+	d := stopDecide(c, rt, n, sum, story, over)
+	if near != "" {
+		d = withNote(d, near)
+	}
+	return d
+}
+
+// stopDecide is stopActive's decision; over is the note of a spent budget
+// ("" when none is).
+func stopDecide(c *call, rt *Runtime, n int, sum *summary.Summary, story sessionLog, over string) hook.Decision {
 
 	// A limit ends the session, not the run: what the session completed is
 	// still verified, so a regression is caught by the session that made
 	// it. (The valve's allow skips the gate: it opens because the agent is
 	// stuck, and a gate that blocked again would defeat it.)
-	if note := limitReached(sum, story, n); note != "" {
+	note := limitReached(sum, story, n)
+	if note == "" {
+		note = over
+	}
+	if note != "" {
 		if gateDue(sum, rt, story) {
 			s, err := state.Load(c.root)
 			if err != nil {
@@ -107,6 +122,9 @@ func stopActive(c *call, rt *Runtime, sum *summary.Summary) hook.Decision {
 			// that answered may end. `/harness run` (or any other request)
 			// is what starts the loop.
 			return allowStop(c, rt, n, sum.Stats, "")
+		}
+		if d, ok := c.stuck(rt, n, sum); ok {
+			return d
 		}
 		if bg := c.p.Get("background_tasks"); bg.IsArray() && len(bg.Array()) > 0 {
 			// Claude Code wakes the session when its background tasks end:

@@ -27,6 +27,8 @@ var Mains = map[string]func() int{
 	},
 	"harness-post-tool-use":         func() int { return hook.Main(hook.PostToolUse, guard.After) },
 	"harness-post-tool-use-failure": func() int { return hook.Main(hook.PostToolUseFailure, guard.After) },
+	"harness-pre-compact":           func() int { return hook.Main(hook.PreCompact, lifecycle.PreCompact) },
+	"harness-stop-failure":          func() int { return hook.Main(hook.StopFailure, lifecycle.StopFailure) },
 }
 
 // Run runs the named program and returns its exit code.

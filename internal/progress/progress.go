@@ -38,6 +38,14 @@ const (
 	Lock       = "LOCK"
 	Warn       = "WARN"
 	Tamper     = "TAMPER"
+	// Stop says why a session was let stop although work remains: a
+	// budget ran out, or the session was stuck.
+	Stop = "STOP"
+	// Compact records a compaction and the resume card kept for it.
+	Compact = "COMPACT"
+	// APIError records a turn that ended on an API error (rate limit,
+	// overload, …).
+	APIError = "API_ERROR"
 )
 
 // Entry is one log line.

@@ -4,9 +4,12 @@
 package root
 
 import (
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/harness-agent/harness/internal/digest"
 )
 
 // TasksFile is the name of the structured state file that marks a state root.
@@ -129,4 +132,40 @@ const PausedFile = ".harness-runtime/paused"
 func Paused(dir string) bool {
 	_, err := os.Lstat(filepath.Join(dir, PausedFile))
 	return err == nil
+}
+
+// RuntimeDir, in the state root, holds the hooks' own small files: per-session
+// bookkeeping, the pause mark, the resume card, the use of the budget. It is a
+// harness file: never committed, never reverted.
+const RuntimeDir = ".harness-runtime"
+
+// SessionFile returns the file named prefix + the session's key + ".json" in
+// the runtime directory of dir. The key is the session id when it is a plain
+// file name (1 to 128 of [A-Za-z0-9._-], not starting with a dot), "unknown"
+// for no id, and a hash of any other id, so a hostile session id cannot name
+// a path outside the directory.
+func SessionFile(dir, prefix, sessionID string) string {
+	key := sessionID
+	switch {
+	case key == "":
+		key = "unknown"
+	case !plainID(key):
+		sum := digest.SHA256([]byte(key))
+		key = hex.EncodeToString(sum[:16])
+	}
+	return filepath.Join(dir, RuntimeDir, prefix+key+".json")
+}
+
+// plainID reports whether a session id can be a file name as it is.
+func plainID(id string) bool {
+	if id == "" || len(id) > 128 || id[0] == '.' {
+		return false
+	}
+	for _, r := range id {
+		ok := r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		if !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -50,6 +50,8 @@ var Hooks = []Hook{
 	{Event: "UserPromptSubmit", Program: "harness-user-prompt-submit", Timeout: 10},
 	{Event: "PostToolUse", Matcher: "*", Program: "harness-post-tool-use", Timeout: 30},
 	{Event: "PostToolUseFailure", Matcher: "*", Program: "harness-post-tool-use-failure", Timeout: 30},
+	{Event: "PreCompact", Program: "harness-pre-compact", Timeout: 30},
+	{Event: "StopFailure", Program: "harness-stop-failure", Timeout: 30},
 }
 
 // hookFor returns the registration of program, or nil when it is not ours.

@@ -271,6 +271,28 @@ func TestRegisterNewFileLayout(t *testing.T) {
           }
         ]
       }
+    ],
+    "PreCompact": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/harness/bin/harness-pre-compact",
+            "timeout": 30
+          }
+        ]
+      }
+    ],
+    "StopFailure": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/harness/bin/harness-stop-failure",
+            "timeout": 30
+          }
+        ]
+      }
     ]
   }
 }

@@ -42,6 +42,20 @@ func (s *State) RemoveTasks(ids ...string) {
 	s.Tasks = kept
 }
 
+// configEdit is one session_config member SetConfig changes.
+type configEdit struct {
+	name string
+	v    any
+}
+
+// SetConfig sets the member name of session_config to v (nil removes it)
+// when the state is written; the caller also sets the matching s.Config
+// field. Only a person's commands change the configuration (see
+// `harness budget`).
+func (s *State) SetConfig(name string, v any) {
+	s.configSet = append(s.configSet, configEdit{name, v})
+}
+
 // Changed reports whether the state differs from what was read.
 func (s *State) Changed() bool {
 	edited, _, err := s.apply()
@@ -96,6 +110,25 @@ func (s *State) apply() (doc []byte, touched []int, err error) {
 	}
 	if s.LastSession != s.origLast {
 		if doc, err = jsonedit.Set(doc, "last_session", nullable(s.LastSession)); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, e := range s.configSet {
+		path := "session_config." + e.name
+		if e.v == nil {
+			if gjson.GetBytes(doc, path).Exists() {
+				if doc, err = jsonedit.Remove(doc, path); err != nil {
+					return nil, nil, err
+				}
+			}
+			continue
+		}
+		if cfg := gjson.GetBytes(doc, "session_config"); cfg.Type == gjson.Null && cfg.Exists() {
+			doc, err = jsonedit.Set(doc, "session_config", map[string]any{e.name: e.v})
+		} else {
+			doc, err = jsonedit.Set(doc, path, e.v)
+		}
+		if err != nil {
 			return nil, nil, err
 		}
 	}

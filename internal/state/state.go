@@ -98,6 +98,46 @@ type Config struct {
 	VerifyOnStop         bool
 	MaxReflectIterations int
 	AllowedCommands      []string // nil: no command policy
+	Budget               Budget
+	// StuckTurns is how many turns in a row without progress (no commit,
+	// checkpoint or validation change) make the Stop hook call the session
+	// stuck; 0 means the default (DefaultStuckTurns).
+	StuckTurns int
+}
+
+// DefaultStuckTurns is session_config.stuck_turns when it is unset.
+const DefaultStuckTurns = 12
+
+// Budget is the limits a person sets once on what a job may spend: wall-clock
+// minutes and API tokens, for the whole job and for each session. 0 means no
+// limit. See internal/budget for how use is measured.
+type Budget struct {
+	JobMinutes     int
+	SessionMinutes int
+	JobTokens      int
+	SessionTokens  int
+}
+
+// BudgetLimits names the budget's members of session_config, in the order
+// they are shown, with a pointer to each limit in b.
+func (b *Budget) Limits() []BudgetLimit {
+	return []BudgetLimit{
+		{"max_job_minutes", &b.JobMinutes},
+		{"max_session_minutes", &b.SessionMinutes},
+		{"max_job_tokens", &b.JobTokens},
+		{"max_session_tokens", &b.SessionTokens},
+	}
+}
+
+// BudgetLimit is one limit of a Budget: its session_config member and value.
+type BudgetLimit struct {
+	Name  string
+	Value *int
+}
+
+// Any reports whether any limit is set.
+func (b Budget) Any() bool {
+	return b.JobMinutes+b.SessionMinutes+b.JobTokens+b.SessionTokens > 0
 }
 
 // PastMaxSessions reports whether session n is past max_sessions: it must
@@ -124,6 +164,7 @@ type State struct {
 	raw       []byte
 	origTasks []Task
 	removed   []int // indexes in origTasks of the tasks RemoveTasks took out
+	configSet []configEdit
 	origCount int
 	origLast  string
 	snapped   bool // origTasks holds what was read: only states being updated need it
@@ -236,7 +277,7 @@ func (s *State) snapshot() {
 		s.origTasks[i] = t.clone()
 	}
 	s.origCount, s.origLast = s.SessionCount, s.LastSession
-	s.removed = nil
+	s.removed, s.configSet = nil, nil
 	s.snapped = true
 }
 
@@ -383,10 +424,17 @@ func (p *parser) config(c gjson.Result) Config {
 		return cfg
 	}
 	f := func(name string) string { return "session_config." + name }
-	var mode, maxTasks, maxSessions, reflect, verify, allowed gjson.Result
-	p.members(c, "session_config.", "in session_config", []member{
+	var mode, maxTasks, maxSessions, reflect, verify, allowed, stuck gjson.Result
+	var limits [4]gjson.Result
+	members := []member{
 		{"concurrency_mode", &mode}, {"max_tasks_per_session", &maxTasks}, {"max_sessions", &maxSessions},
-		{"max_reflect_iterations", &reflect}, {"verify_on_stop", &verify}, {"allowed_commands", &allowed}})
+		{"max_reflect_iterations", &reflect}, {"verify_on_stop", &verify}, {"allowed_commands", &allowed},
+		{"stuck_turns", &stuck}}
+	budget := cfg.Budget.Limits()
+	for i, l := range budget {
+		members = append(members, member{l.Name, &limits[i]})
+	}
+	p.members(c, "session_config.", "in session_config", members)
 	if p.err != nil {
 		return cfg
 	}
@@ -406,6 +454,10 @@ func (p *parser) config(c gjson.Result) Config {
 		cfg.VerifyOnStop = v.Type == gjson.True
 	}
 	cfg.AllowedCommands = p.strings(allowed, f("allowed_commands"))
+	cfg.StuckTurns = p.intAt(stuck, f("stuck_turns"), 0)
+	for i, l := range budget {
+		*l.Value = p.intAt(limits[i], f(l.Name), 0)
+	}
 	return cfg
 }
 

@@ -13,13 +13,14 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 )
 
 // RuntimeDir is the harness's scratch directory inside the state root. Its
 // name starts with .harness- so git rollbacks and dirty checks ignore it.
-const RuntimeDir = ".harness-runtime"
+const RuntimeDir = root.RuntimeDir
 
 // Brief names a task.
 type Brief struct {

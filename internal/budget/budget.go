@@ -1,0 +1,314 @@
+// Package budget measures what a job spends, wall-clock time and API tokens,
+// against the limits a person set in session_config (state.Budget).
+//
+// Each session keeps its own use in <root>/.harness-runtime/usage-<id>.json,
+// written only by that session's hooks, so concurrent sessions never race
+// on one file; the job's use is the sum over those files. They outlive the
+// session (the job's total needs them) and go when the runtime directory
+// does.
+//
+// Tokens are read from the session's transcript, Claude Code's JSONL record
+// of the conversation: every assistant message carries the API's usage
+// (input, cache creation, cache read and output tokens), repeated on each of
+// the message's lines. The hooks read only what was appended since they last
+// looked and count each message once. The transcript can lag behind the hook
+// by a message; the count catches up at the next hook.
+package budget
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/harness-agent/harness/internal/atomicfile"
+	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+// filePrefix starts every usage file's name in the runtime directory.
+const filePrefix = "usage-"
+
+// WarnAt is the share of a limit at which a warning is given, once.
+const WarnAt = 0.8
+
+// maxRead bounds how much of a transcript one hook reads: a session that
+// appended more since the last look is counted over several hooks.
+const maxRead = 64 << 20
+
+// Session is one session's use.
+type Session struct {
+	SessionID string    `json:"session_id"`
+	Session   int       `json:"session"` // N of its [SESSION-N] log lines
+	StartedAt time.Time `json:"started_at"`
+	LastSeen  time.Time `json:"last_seen"`
+	// Tokens counts the messages read to their end; Pending is the last
+	// message read, whose lines may still be arriving.
+	Tokens     int64  `json:"tokens"`
+	PendingID  string `json:"pending_id,omitempty"`
+	Pending    int64  `json:"pending,omitempty"`
+	Transcript string `json:"transcript,omitempty"`
+	Offset     int64  `json:"offset"`
+	// Warned lists the limits already warned about at WarnAt.
+	Warned []string `json:"warned,omitempty"`
+}
+
+// Used returns the session's tokens so far.
+func (s *Session) Used() int64 { return s.Tokens + s.Pending }
+
+// Elapsed returns the session's wall-clock time up to its last hook.
+func (s *Session) Elapsed() time.Duration {
+	if s.LastSeen.Before(s.StartedAt) {
+		return 0
+	}
+	return s.LastSeen.Sub(s.StartedAt)
+}
+
+// Path returns the usage file of session sessionID in the state root dir.
+func Path(dir, sessionID string) string { return root.SessionFile(dir, filePrefix, sessionID) }
+
+// Read returns the use of session sessionID, nil when it has none.
+func Read(dir, sessionID string) *Session {
+	return readFile(Path(dir, sessionID))
+}
+
+func readFile(path string) *Session {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var s Session
+	if json.Unmarshal(data, &s) != nil {
+		return nil
+	}
+	return &s
+}
+
+// Start opens the session's account when it has none: its clock starts now,
+// and only what its transcript gains from here on is counted (a resumed
+// conversation's transcript holds the earlier sessions' messages, which
+// were counted by them). A session that has an account (compaction, a
+// resume with the same id) keeps it.
+func Start(dir, sessionID string, n int, transcript string, now time.Time) *Session {
+	if s := Read(dir, sessionID); s != nil {
+		return s
+	}
+	s := &Session{SessionID: sessionID, Session: n, StartedAt: now.UTC(), LastSeen: now.UTC(), Transcript: transcript}
+	if fi, err := os.Stat(transcript); transcript != "" && err == nil {
+		s.Offset = fi.Size()
+	}
+	s.save(dir)
+	return s
+}
+
+// Observe brings the session's account up to date: the clock to now, the
+// tokens to what the transcript holds. A session without an account gets
+// one that started now and counts its whole transcript.
+func Observe(dir, sessionID string, n int, transcript string, now time.Time) *Session {
+	s := Read(dir, sessionID)
+	if s == nil {
+		s = &Session{SessionID: sessionID, Session: n, StartedAt: now.UTC()}
+	}
+	s.LastSeen = now.UTC()
+	if transcript != "" {
+		if s.Transcript != transcript {
+			s.Transcript, s.Offset = transcript, 0
+		}
+		s.count()
+	}
+	s.save(dir)
+	return s
+}
+
+// count reads the transcript from the offset on, whole lines only.
+func (s *Session) count() {
+	f, err := os.Open(s.Transcript)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.Size() < s.Offset {
+		s.Offset = 0 // a rewritten transcript: count it again from its start
+	}
+	if _, err := f.Seek(s.Offset, io.SeekStart); err != nil {
+		return
+	}
+	r := bufio.NewReaderSize(io.LimitReader(f, maxRead), 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return // an incomplete last line is read again next time
+		}
+		s.Offset += int64(len(line))
+		s.add(line)
+	}
+}
+
+// add counts one transcript line.
+func (s *Session) add(line []byte) {
+	msg := gjson.GetBytes(line, "message")
+	usage := msg.Get("usage")
+	if !usage.IsObject() {
+		return
+	}
+	var n int64
+	for _, k := range []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"} {
+		n += usage.Get(k).Int()
+	}
+	id := msg.Get("id").Str
+	if id != "" && id == s.PendingID {
+		s.Pending = max(s.Pending, n) // the same message's next line
+		return
+	}
+	s.Tokens += s.Pending
+	s.PendingID, s.Pending = id, n
+}
+
+func (s *Session) save(dir string) error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := Path(dir, s.SessionID)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	return atomicfile.Replace(path, append(data, '\n'), 0o644)
+}
+
+// Warn records that limit was warned about; it reports false when it was
+// already.
+func (s *Session) Warn(dir, limit string) bool {
+	for _, w := range s.Warned {
+		if w == limit {
+			return false
+		}
+	}
+	s.Warned = append(s.Warned, limit)
+	s.save(dir)
+	return true
+}
+
+// Job is the use of the whole job: every session's, summed.
+type Job struct {
+	Sessions int
+	Elapsed  time.Duration
+	Tokens   int64
+}
+
+// Total sums the use of every session of the job in dir. current, when not
+// nil, is the calling session's account as it is now (it may be newer than
+// its file).
+func Total(dir string, current *Session) Job {
+	var j Job
+	entries, _ := os.ReadDir(filepath.Join(dir, root.RuntimeDir))
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), filePrefix) || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		s := readFile(filepath.Join(dir, root.RuntimeDir, e.Name()))
+		if s == nil {
+			continue
+		}
+		if current != nil && s.SessionID == current.SessionID {
+			continue
+		}
+		j.add(s)
+	}
+	if current != nil {
+		j.add(current)
+	}
+	return j
+}
+
+func (j *Job) add(s *Session) {
+	j.Sessions++
+	j.Elapsed += s.Elapsed()
+	j.Tokens += s.Used()
+}
+
+// Line is one limit measured: its session_config name, the limit, what was
+// used (minutes or tokens).
+type Line struct {
+	Name  string
+	Limit int64
+	Used  int64
+}
+
+// Over reports whether the limit is reached.
+func (l Line) Over() bool { return l.Limit > 0 && l.Used >= l.Limit }
+
+// Near reports whether WarnAt of the limit is used, and not all of it.
+func (l Line) Near() bool {
+	return l.Limit > 0 && !l.Over() && float64(l.Used) >= WarnAt*float64(l.Limit)
+}
+
+// Percent is the share of the limit used, in whole percent.
+func (l Line) Percent() int64 {
+	if l.Limit <= 0 {
+		return 0
+	}
+	return l.Used * 100 / l.Limit
+}
+
+// String renders the line: "max_job_tokens=2000000: 1650000 used (82%)".
+func (l Line) String() string {
+	unit := ""
+	if strings.HasSuffix(l.Name, "_minutes") {
+		unit = " min"
+	}
+	return fmt.Sprintf("%s=%d: %d%s used (%d%%)", l.Name, l.Limit, l.Used, unit, l.Percent())
+}
+
+// Measure lines up every limit set in b with what job and session (nil: no
+// session) used. Limits not set are left out.
+func Measure(b state.Budget, job Job, session *Session) []Line {
+	var out []Line
+	add := func(name string, limit int, used int64) {
+		if limit > 0 {
+			out = append(out, Line{Name: name, Limit: int64(limit), Used: used})
+		}
+	}
+	add("max_job_minutes", b.JobMinutes, int64(job.Elapsed/time.Minute))
+	add("max_job_tokens", b.JobTokens, job.Tokens)
+	if session != nil {
+		add("max_session_minutes", b.SessionMinutes, int64(session.Elapsed()/time.Minute))
+		add("max_session_tokens", b.SessionTokens, session.Used())
+	}
+	return out
+}
+
+// Over returns the lines whose limit is reached.
+func Over(lines []Line) []Line {
+	var out []Line
+	for _, l := range lines {
+		if l.Over() {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Near returns the lines at WarnAt of their limit or more, not over it.
+func Near(lines []Line) []Line {
+	var out []Line
+	for _, l := range lines {
+		if l.Near() {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Join renders lines separated by "; ".
+func Join(lines []Line) string {
+	s := make([]string, len(lines))
+	for i, l := range lines {
+		s[i] = l.String()
+	}
+	return strings.Join(s, "; ")
+}

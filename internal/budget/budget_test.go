@@ -1,0 +1,81 @@
+package budget
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/state"
+)
+
+func line(id string, in, out int) string {
+	return `{"type":"assistant","message":{"id":"` + id + `","role":"assistant","usage":{"input_tokens":` +
+		itoa(in) + `,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":` + itoa(out) + `}}}` + "\n"
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestObserveCountsEachMessageOnce(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.jsonl")
+	now := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	// Lines before the session started are not its own.
+	require.NoError(t, os.WriteFile(tr, []byte(line("old", 1000, 1000)), 0o644))
+	Start(dir, "s1", 1, tr, now)
+
+	appendTo(t, tr, `{"type":"user","message":{"role":"user","content":"hi"}}`+"\n")
+	appendTo(t, tr, line("m1", 100, 5)+line("m1", 100, 20)) // two blocks of one message
+	appendTo(t, tr, line("m2", 200, 10))
+	appendTo(t, tr, `{"type":"assistant","message":{"id":"m3","usage":{"input_tokens":50`) // still being written
+
+	s := Observe(dir, "s1", 1, tr, now.Add(90*time.Second))
+	assert.Equal(t, int64(120+210), s.Used())
+	assert.Equal(t, 90*time.Second, s.Elapsed())
+
+	appendTo(t, tr, `,"output_tokens":1}}}`+"\n")
+	s = Observe(dir, "s1", 1, tr, now.Add(3*time.Minute))
+	assert.Equal(t, int64(120+210+51), s.Used(), "the finished line counts once it is whole")
+	s = Observe(dir, "s1", 1, tr, now.Add(4*time.Minute))
+	assert.Equal(t, int64(381), s.Used(), "reading again adds nothing")
+
+	Start(dir, "s2", 2, "", now)
+	other := Observe(dir, "s2", 2, "", now.Add(10*time.Minute))
+	j := Total(dir, other)
+	assert.Equal(t, 2, j.Sessions)
+	assert.Equal(t, int64(381), j.Tokens)
+	assert.Equal(t, 14*time.Minute, j.Elapsed)
+}
+
+func TestMeasure(t *testing.T) {
+	b := state.Budget{JobTokens: 1000, SessionMinutes: 10}
+	s := &Session{StartedAt: time.Unix(0, 0), LastSeen: time.Unix(600, 0), Tokens: 850}
+	lines := Measure(b, Job{Tokens: 850, Elapsed: 10 * time.Minute}, s)
+	require.Len(t, lines, 2)
+	assert.Equal(t, "max_job_tokens=1000: 850 used (85%)", lines[0].String())
+	assert.True(t, lines[0].Near())
+	assert.Equal(t, "max_session_minutes=10: 10 min used (100%)", lines[1].String())
+	assert.Equal(t, []Line{lines[1]}, Over(lines))
+	assert.Equal(t, []Line{lines[0]}, Near(lines))
+	assert.Empty(t, Measure(state.Budget{}, Job{Tokens: 5}, s))
+}
+
+func TestWarnOnce(t *testing.T) {
+	dir := t.TempDir()
+	s := Start(dir, "s", 1, "", time.Now())
+	assert.True(t, s.Warn(dir, "max_job_tokens"))
+	assert.False(t, Read(dir, "s").Warn(dir, "max_job_tokens"))
+}
+
+func appendTo(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
+	require.NoError(t, err)
+	_, err = f.WriteString(text)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}
