@@ -24,7 +24,7 @@ func init() {
 	register(&command{name: "pause", args: "",
 		summary: "pause the run: every session may stop at its next turn end and starts no work, claims are kept (a person's decision: refused inside a Claude Code session)",
 		run:     runPause})
-	register(&command{name: "resume", args: "[--wait]",
+	register(&command{name: "resume", args: "[--wait] [-- CLAUDE-ARGS...]",
 		summary: "end a pause and print the command that continues the job; with --wait, wait until a rate limit that ended the last turn resets, then run it (a person's decision: refused inside a Claude Code session)",
 		run:     runResume})
 	register(&command{name: "cancel", args: "",
@@ -95,8 +95,8 @@ func runResume(e *Env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	if len(pos) > 0 {
-		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
+	if len(pos) > 0 && !*wait {
+		return e.fail(usageErr(c, "unexpected argument %q (arguments for claude follow --wait --)", pos[0]))
 	}
 	if err := personOnly("resume"); err != nil {
 		return e.fail(err)
@@ -134,13 +134,14 @@ func runResume(e *Env, args []string) int {
 		fmt.Fprintf(e.Stdout, "continue the job with:\n  cd %[1]s && claude --continue \"/harness run\"\n(or start a fresh session: claude \"/harness run\"; unattended, from cron or a timer: cd %[1]s && claude --continue -p \"/harness run\", or harness resume --wait)\n", failure.ShellArg(dir))
 		return ExitOK
 	}
-	return e.continueJob(dir, until)
+	return e.continueJob(dir, until, pos)
 }
 
 // continueJob waits until until (when it is ahead), then runs the command
-// that continues the job in dir, with this process's standard streams, and
-// returns its exit status.
-func (e *Env) continueJob(dir string, until time.Time) int {
+// that continues the job in dir, with extra (a person's arguments for
+// claude, such as --permission-mode) before -p, with this process's
+// standard streams, and returns its exit status.
+func (e *Env) continueJob(dir string, until time.Time, extra []string) int {
 	claude, err := exec.LookPath(claudeProgram())
 	if err != nil {
 		return e.fail(failure.New(failure.EnvSetup, "cannot continue the job: %s is not on PATH", claudeProgram()).
@@ -152,8 +153,13 @@ func (e *Env) continueJob(dir string, until time.Time) int {
 	}
 	apierror.Clear(dir)
 	progress.Append(dir, progress.Entry{Time: e.Now(), Session: progress.LastSession(dir), Type: progress.Init, Message: "Run continued by harness resume --wait"})
-	fmt.Fprintf(e.Stdout, "running: cd %s && claude --continue -p \"/harness run\"\n", failure.ShellArg(dir))
-	cmd := exec.Command(claude, "--continue", "-p", "/harness run")
+	args := append(append([]string{"--continue"}, extra...), "-p", "/harness run")
+	shown := make([]string, len(args))
+	for i, a := range args {
+		shown[i] = failure.ShellArg(a)
+	}
+	fmt.Fprintf(e.Stdout, "running: cd %s && claude %s\n", failure.ShellArg(dir), strings.Join(shown, " "))
+	cmd := exec.Command(claude, args...)
 	cmd.Dir = dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.Stdout, e.Stderr
 	if err := cmd.Run(); err != nil {

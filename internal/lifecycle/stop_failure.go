@@ -33,6 +33,11 @@ func StopFailure(p hook.Payload) hook.Decision {
 		kind = "unknown"
 	}
 	details := clip(p.Str("error_details"), 500)
+	if details == "" {
+		// Claude Code 2.1.3xx leaves error_details empty for a 429; the
+		// message it shows (last_assistant_message) quotes the API's text.
+		details = clip(p.Str("last_assistant_message"), 500)
+	}
 	rec := apierror.Record{Time: c.now.UTC().Format(time.RFC3339), SessionID: c.session, Session: n, Kind: kind, Details: details}
 	reset, known := apierror.ResetTime(details, c.now)
 	if known {

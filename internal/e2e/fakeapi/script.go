@@ -39,6 +39,9 @@ type Turn struct {
 	// StopReason overrides the derived stop_reason when non-empty (e.g.
 	// "max_tokens").
 	StopReason string
+	// Error, when set, makes the server answer with an HTTP error instead
+	// of a message (see APIError).
+	Error *HTTPError
 
 	fn   func(*Request) Turn
 	loop func(*Request) (Turn, bool)
@@ -49,6 +52,22 @@ type Turn struct {
 // Stop hooks.
 func Text(text string) Turn {
 	return Turn{Blocks: []Block{{Type: "text", Text: text}}}
+}
+
+// HTTPError is an error answer of the Messages API.
+type HTTPError struct {
+	Status  int               // HTTP status, e.g. 429
+	Type    string            // error.type, e.g. "rate_limit_error"
+	Message string            // error.message
+	Header  map[string]string // extra response headers, e.g. retry-after
+}
+
+// APIError answers the request with an HTTP error, as the real API does
+// for a rate limit (429, "rate_limit_error") or an overload (529,
+// "overloaded_error"). Claude Code retries such errors unless
+// CLAUDE_CODE_MAX_RETRIES=0.
+func APIError(status int, errType, message string, header map[string]string) Turn {
+	return Turn{Error: &HTTPError{Status: status, Type: errType, Message: message, Header: header}}
 }
 
 // ToolUse is an assistant message calling one tool with the given input.

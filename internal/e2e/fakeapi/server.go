@@ -282,6 +282,14 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	s.dump(r)
 
 	switch {
+	case isMain && reply.Error != nil:
+		for k, v := range reply.Error.Header {
+			w.Header().Set(k, v)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(reply.Error.Status)
+		json.NewEncoder(w).Encode(map[string]any{"type": "error",
+			"error": map[string]any{"type": reply.Error.Type, "message": reply.Error.Message}})
 	case isMain:
 		s.writeMessage(w, r, msgID, reply)
 	case strings.HasSuffix(r.Path, "/count_tokens"):
