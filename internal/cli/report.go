@@ -89,7 +89,9 @@ func (e *Env) renderReport(dir string, o report.Options) ([]byte, error) {
 		}
 	}
 	var b bytes.Buffer
-	err = report.Write(&b, report.Build(s, tl, e.Now()), o)
+	data := report.Build(s, tl, e.Now())
+	data.Headline.Budget = budgetUse(dir, s)
+	err = report.Write(&b, data, o)
 	return b.Bytes(), err
 }
 

@@ -15,7 +15,7 @@ import (
 const noRetries = "CLAUDE_CODE_MAX_RETRIES=0"
 
 // TestScenarioRateLimit: a turn that ends on a 429 leaves the task claimed,
-// logged as API_ERROR [rate_limit] by the StopFailure hook, with the reset
+// logged as API_ERROR [RATE_LIMIT] by the StopFailure hook, with the reset
 // time the error gave; `harness resume --wait` waits for it and continues
 // the same task in a new run of Claude Code, which completes it.
 func TestScenarioRateLimit(t *testing.T) {
@@ -33,8 +33,8 @@ func TestScenarioRateLimit(t *testing.T) {
 		t.Fatalf("%s is %q after the rate limit, want in_progress (claim kept); run: %v", id, tk.Status, first)
 	}
 	log := p.progressLog()
-	if !regexp.MustCompile(`(?m)\] API_ERROR \[rate_limit\] turn ended on an API error.*claim kept, lease renewed: ` + id).MatchString(log) {
-		t.Fatalf("no API_ERROR [rate_limit] line keeping the claim; log:\n%s", log)
+	if !regexp.MustCompile(`(?m)\] API_ERROR \[RATE_LIMIT\] turn ended on an API error.*claim kept, lease renewed: ` + id).MatchString(log) {
+		t.Fatalf("no API_ERROR [RATE_LIMIT] line keeping the claim; log:\n%s", log)
 	}
 	t.Logf("StopFailure logged: %s", lastLineWith(log, "API_ERROR"))
 

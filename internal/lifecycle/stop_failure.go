@@ -65,7 +65,7 @@ func StopFailure(p hook.Payload) hook.Decision {
 	if len(kept) > 0 {
 		msg += "; claim kept, lease renewed: " + strings.Join(kept, ", ")
 	}
-	progress.Append(c.root, progress.Entry{Time: c.now, Session: n, Type: progress.APIError, Category: kind, Message: msg})
+	progress.Append(c.root, progress.Entry{Time: c.now, Session: n, Type: progress.APIError, Category: strings.ToUpper(kind), Message: msg})
 	next := "`harness resume` prints the command that continues the job"
 	if known {
 		next = "`harness resume --wait` continues the job when the limit resets (" + rec.ResetAt + ")"

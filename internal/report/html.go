@@ -47,6 +47,17 @@ func Write(w io.Writer, d *Data, o Options) error {
 	}
 	fmt.Fprintf(&b, "<div class=\"head\"><span><b>%d/%d</b> done</span><span><b>%.0f%%</b> success per attempt (%d attempts)</span><span><b>%s</b> mean time per task</span><span><b>%d</b> of %s sessions</span><span>%s</span><span>generated %s</span></div>\n",
 		h.Done, h.Total, 100*h.SuccessPerAttempt, h.AttemptsTotal, h.MeanTask.Round(time.Second), h.Sessions, maxS, since, d.Now.UTC().Format(time.RFC3339))
+	if len(h.Budget) > 0 {
+		b.WriteString("<div class=\"head\">")
+		for _, l := range h.Budget {
+			warn := ""
+			if l.Over() {
+				warn = " style=\"color:#d00000\""
+			}
+			fmt.Fprintf(&b, "<span%s><b>%d%%</b> of %s (%d of %d)</span>", warn, l.Percent(), html.EscapeString(l.Name), l.Used, l.Limit)
+		}
+		b.WriteString("</div>\n")
+	}
 	b.WriteString("<div class=\"legend\">")
 	for _, c := range classOrder {
 		fmt.Fprintf(&b, "<span><i style=\"background:%s;border-color:%s\"></i>%s</span>", fill[c][0], fill[c][1], c)

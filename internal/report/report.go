@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/internal/budget"
 	"github.com/harness-agent/harness/internal/graph"
 	"github.com/harness-agent/harness/internal/state"
 )
@@ -192,6 +193,9 @@ type Headline struct {
 	MeanTask          time.Duration
 	Sessions, MaxSess int
 	SinceProgress     time.Duration // since the last log line; -1 when there is none
+	// Budget is the job's budget limits with what was used (set by the
+	// caller, which knows where the sessions' accounts are).
+	Budget []budget.Line
 }
 
 // Data is everything the page shows.
