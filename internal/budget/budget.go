@@ -312,3 +312,14 @@ func Join(lines []Line) string {
 	}
 	return strings.Join(s, "; ")
 }
+
+// Reset forgets what every session spent: a new job starts at zero.
+func Reset(dir string) {
+	rd := filepath.Join(dir, root.RuntimeDir)
+	entries, _ := os.ReadDir(rd)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), filePrefix) && strings.HasSuffix(e.Name(), ".json") {
+			os.Remove(filepath.Join(rd, e.Name()))
+		}
+	}
+}

@@ -79,3 +79,12 @@ func appendTo(t *testing.T, path, text string) {
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 }
+
+func TestReset(t *testing.T) {
+	dir := t.TempDir()
+	Start(dir, "a", 1, "", time.Now())
+	Start(dir, "b", 2, "", time.Now())
+	require.Equal(t, 2, Total(dir, nil).Sessions)
+	Reset(dir)
+	assert.Equal(t, 0, Total(dir, nil).Sessions)
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/harness-agent/harness/internal/budget"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/progress"
@@ -89,6 +90,9 @@ func runInit(e *Env, args []string) int {
 	if err := state.Create(dir, now); err == nil {
 		created = true
 		did = append(did, "created "+state.FileName)
+		// A new job: what an earlier job in this directory spent is not
+		// this one's.
+		budget.Reset(dir)
 	} else if !os.IsExist(err) {
 		return e.fail(failure.New(failure.EnvSetup, "cannot create %s: %v", state.Path(dir), err))
 	}
