@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/harness-agent/harness/internal/hook"
-	"github.com/harness-agent/harness/internal/lifecycle"
+	"github.com/harness-agent/harness/internal/sessionhook"
 )
 
-func main() { os.Exit(hook.Main(hook.SubagentStop, lifecycle.SubagentStop)) }
+func main() { os.Exit(hook.Main(hook.SubagentStop, sessionhook.SubagentStop)) }

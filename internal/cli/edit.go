@@ -6,11 +6,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/harness-agent/harness/internal/cycle"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/taskcycle"
 )
 
 func init() {
@@ -72,7 +72,7 @@ func runEdit(e *Env, args []string) int {
 	if err := checkStored(dir, e.Cwd, stored); err != nil {
 		return e.fail(err)
 	}
-	me := cycle.WorkerID()
+	me := taskcycle.WorkerID()
 	var changed []string
 	_, err = state.Update(dir, func(s *state.State) error {
 		t := s.Task(id)

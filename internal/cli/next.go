@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/harness-agent/harness/internal/cycle"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/taskcycle"
 )
 
 func init() {
@@ -33,7 +33,7 @@ func runNext(e *Env, args []string) int {
 		return e.fail(err)
 	}
 	s, err := state.Update(dir, func(s *state.State) error {
-		return progress.Append(dir, cycle.ValidateDependencies(s, e.Now())...)
+		return progress.Append(dir, taskcycle.ValidateDependencies(s, e.Now())...)
 	})
 	if err != nil {
 		return e.fail(err)

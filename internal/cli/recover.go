@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/harness-agent/harness/internal/cycle"
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/taskcycle"
 )
 
 func init() {
@@ -47,7 +47,7 @@ func runRecover(e *Env, args []string) int {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	got, err := e.worker(dir).Recover(ctx, cycle.RecoverOptions{DryRun: *dryRun, Resume: *resume})
+	got, err := e.worker(dir).Recover(ctx, taskcycle.RecoverOptions{DryRun: *dryRun, Resume: *resume})
 	if err != nil {
 		return e.failCycle(err)
 	}

@@ -5,11 +5,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/harness-agent/harness/internal/cycle"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/taskcycle"
 )
 
 func init() {
@@ -40,7 +40,7 @@ func runRemove(e *Env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	me := cycle.WorkerID()
+	me := taskcycle.WorkerID()
 	var gone []string
 	_, err = state.Update(dir, func(s *state.State) error {
 		if s.Task(id) == nil {

@@ -1,7 +1,7 @@
 package cli
 
 // Helpers shared by the task-cycle verbs (claim, checkpoint, validate, fail,
-// recover, renew, snapshots): they all drive a cycle.Worker.
+// recover, renew, snapshots): they all drive a taskcycle.Worker.
 
 import (
 	"context"
@@ -12,15 +12,15 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/harness-agent/harness/internal/cycle"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
+	"github.com/harness-agent/harness/internal/taskcycle"
 	"github.com/harness-agent/harness/internal/validation"
 )
 
 // worker returns this process's worker for the state root dir.
-func (e *Env) worker(dir string) *cycle.Worker {
-	w := cycle.New(dir, e.Cwd)
+func (e *Env) worker(dir string) *taskcycle.Worker {
+	w := taskcycle.New(dir, e.Cwd)
 	w.Now = e.Now
 	return w
 }
@@ -28,7 +28,7 @@ func (e *Env) worker(dir string) *cycle.Worker {
 // failCycle reports an error of the cycle. Errors about one task keep the
 // protocol's "ERROR [task-id] [CATEGORY] message" form.
 func (e *Env) failCycle(err error) int {
-	var te *cycle.TaskError
+	var te *taskcycle.TaskError
 	if !errors.As(err, &te) {
 		return e.fail(err)
 	}
@@ -75,7 +75,7 @@ func (e *Env) printTail(r *validation.Result) {
 
 // printFailure explains a recorded failure: the rollback, the snapshot and
 // what to do next.
-func (e *Env) printFailure(o *cycle.Outcome) {
+func (e *Env) printFailure(o *taskcycle.Outcome) {
 	f, t := o.Failure, &o.Task
 	w := e.Stderr
 	switch {

@@ -15,7 +15,7 @@ import (
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/shellscan"
 	"github.com/harness-agent/harness/internal/state"
-	"github.com/harness-agent/harness/internal/summary"
+	"github.com/harness-agent/harness/internal/statecache"
 )
 
 const (
@@ -139,8 +139,8 @@ func (c *call) bashHit(w shellscan.Write) (name string, exact bool) {
 	if w.Kind == shellscan.LinkSource && w.Touches(c.dir) {
 		return ".", false
 	}
-	if touchesRuntime(w, c.dir) && c.gitReaches(w, summary.RuntimeDir) {
-		return summary.RuntimeDir, false
+	if touchesRuntime(w, c.dir) && c.gitReaches(w, statecache.RuntimeDir) {
+		return statecache.RuntimeDir, false
 	}
 	for _, n := range bashWatched {
 		if w.Touches(filepath.Join(c.dir, n)) && c.gitReaches(w, n) {
@@ -155,7 +155,7 @@ func (c *call) bashHit(w shellscan.Write) (name string, exact bool) {
 // there is harmless, so "> $D/out.txt" is not suspect: only a write that
 // reaches the directory, leaves the name open, or names a runtime file.
 func touchesRuntime(w shellscan.Write, dir string) bool {
-	rt := filepath.Join(dir, summary.RuntimeDir)
+	rt := filepath.Join(dir, statecache.RuntimeDir)
 	removal := w.Kind == shellscan.Remove || w.Kind == shellscan.MoveSource
 	if !w.Dynamic && (w.Path == rt || strings.HasPrefix(w.Path, rt+"/") || removal && (w.Touches(rt) || w.Touches(rt+"/\x7f"))) {
 		return true // the directory itself, a file in it, or a removal that reaches it
@@ -405,7 +405,7 @@ const gitListTimeout = 5 * time.Second
 // git cannot answer (in time), every file counts (fail closed).
 func (c *call) gitList(flags ...string) map[string]bool {
 	args := append([]string{"-C", c.dir, "ls-files", "-z"}, flags...)
-	args = append(append(append(args, "--"), bashWatched...), summary.RuntimeDir)
+	args = append(append(append(args, "--"), bashWatched...), statecache.RuntimeDir)
 	ctx, cancel := context.WithTimeout(context.Background(), gitListTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", args...)
@@ -419,7 +419,7 @@ func (c *call) gitList(flags ...string) map[string]bool {
 		for _, n := range bashWatched {
 			m[n] = true
 		}
-		m[summary.RuntimeDir] = true
+		m[statecache.RuntimeDir] = true
 		return m
 	}
 	for _, f := range strings.Split(string(out), "\x00") {

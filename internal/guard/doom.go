@@ -12,7 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/harness-agent/harness/internal/hook"
-	"github.com/harness-agent/harness/internal/summary"
+	"github.com/harness-agent/harness/internal/statecache"
 )
 
 const ruleLoop = "doom-loop"
@@ -34,7 +34,7 @@ func (c *call) doomLoop() (hook.Decision, bool) {
 	if session == "" || c.tool == "" {
 		return hook.Decision{}, false
 	}
-	path := filepath.Join(c.dir, summary.RuntimeDir, "calls-"+safeName(session))
+	path := filepath.Join(c.dir, statecache.RuntimeDir, "calls-"+safeName(session))
 	ring := readRing(path)
 	fp := fingerprint(c.tool, c.p.Get("tool_input"))
 	if isEdit(c.tool) && !contains(ring, fp) {

@@ -22,7 +22,7 @@ import (
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/state"
-	"github.com/harness-agent/harness/internal/summary"
+	"github.com/harness-agent/harness/internal/statecache"
 )
 
 // call is one PreToolUse invocation being decided.
@@ -33,7 +33,7 @@ type call struct {
 	tool  string
 	notes []string // additionalContext lines
 
-	sum     *summary.Summary
+	sum     *statecache.Summary
 	sumErr  error
 	sumDone bool
 
@@ -92,9 +92,9 @@ func (c *call) decide() hook.Decision {
 }
 
 // summary loads the cached state summary once per call.
-func (c *call) summary() (*summary.Summary, error) {
+func (c *call) summary() (*statecache.Summary, error) {
 	if !c.sumDone {
-		c.sum, c.sumErr = summary.Load(c.dir)
+		c.sum, c.sumErr = statecache.Load(c.dir)
 		c.sumDone = true
 	}
 	return c.sum, c.sumErr

@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/harness-agent/harness/internal/cycle"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/scope"
 	"github.com/harness-agent/harness/internal/shellscan"
-	"github.com/harness-agent/harness/internal/summary"
+	"github.com/harness-agent/harness/internal/statecache"
+	"github.com/harness-agent/harness/internal/taskcycle"
 )
 
 const ruleScope = "scope-lock"
@@ -18,12 +18,12 @@ const ruleScope = "scope-lock"
 // myClaims returns the tasks in progress that belong to this session or
 // worker: in exclusive mode every one (one session owns the project), in
 // concurrent mode those claimed by this worker.
-func myClaims(sum *summary.Summary) []summary.Claim {
+func myClaims(sum *statecache.Summary) []statecache.Claim {
 	if !sum.Concurrent {
 		return sum.InProgress
 	}
-	me := cycle.WorkerID()
-	var out []summary.Claim
+	me := taskcycle.WorkerID()
+	var out []statecache.Claim
 	for _, cl := range sum.InProgress {
 		if cl.ClaimedBy == me {
 			out = append(out, cl)

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harness-agent/harness/internal/cycle"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/shellscan"
-	"github.com/harness-agent/harness/internal/summary"
+	"github.com/harness-agent/harness/internal/statecache"
+	"github.com/harness-agent/harness/internal/taskcycle"
 )
 
 const ruleLock = "session-lock"
@@ -56,8 +56,8 @@ const heartbeatEvery = time.Minute
 // file's age), reads only the cached summary, and writes the state only when
 // a renewal is due.
 func (c *call) heartbeat() {
-	me := cycle.WorkerID()
-	mark := filepath.Join(c.dir, summary.RuntimeDir, "heartbeat-"+safeName(me))
+	me := taskcycle.WorkerID()
+	mark := filepath.Join(c.dir, statecache.RuntimeDir, "heartbeat-"+safeName(me))
 	if fi, err := os.Stat(mark); err == nil && time.Since(fi.ModTime()) < heartbeatEvery {
 		return
 	}
@@ -68,10 +68,10 @@ func (c *call) heartbeat() {
 	os.MkdirAll(filepath.Dir(mark), 0o755)
 	os.WriteFile(mark, nil, 0o644)
 	now := time.Now()
-	lease := cycle.LeaseFromEnv()
+	lease := taskcycle.LeaseFromEnv()
 	for _, cl := range myClaims(sum) {
 		if exp, err := time.Parse(time.RFC3339, cl.LeaseExpiresAt); err != nil || exp.Sub(now) < lease/2 {
-			cycle.New(c.dir, c.cwd).Heartbeat()
+			taskcycle.New(c.dir, c.cwd).Heartbeat()
 			return
 		}
 	}
@@ -110,7 +110,7 @@ func (c *call) sharedGit(rep shellscan.Report) (hook.Decision, bool) {
 		return hook.Decision{}, false
 	}
 	stateTree := worktreeTop(c.dir)
-	me := cycle.WorkerID()
+	me := taskcycle.WorkerID()
 	now := time.Now()
 	for _, r := range runs {
 		for _, dir := range r.dirs {

@@ -10,25 +10,25 @@ import (
 	"github.com/harness-agent/harness/internal/cli"
 	"github.com/harness-agent/harness/internal/guard"
 	"github.com/harness-agent/harness/internal/hook"
-	"github.com/harness-agent/harness/internal/lifecycle"
+	"github.com/harness-agent/harness/internal/sessionhook"
 )
 
 // Mains maps executable names to entry points returning the exit code.
 var Mains = map[string]func() int{
 	"harness":               func() int { return cli.Main(os.Args[1:]) },
-	"harness-session-start": func() int { return hook.Main(hook.SessionStart, lifecycle.SessionStart) },
+	"harness-session-start": func() int { return hook.Main(hook.SessionStart, sessionhook.SessionStart) },
 	"harness-pre-tool-use":  func() int { return hook.Main(hook.PreToolUse, guard.Check) },
-	"harness-stop":          func() int { return hook.Main(hook.Stop, lifecycle.Stop) },
-	"harness-subagent-stop": func() int { return hook.Main(hook.SubagentStop, lifecycle.SubagentStop) },
-	"harness-teammate-idle": func() int { return hook.Main(hook.TeammateIdle, lifecycle.TeammateIdle) },
-	"harness-session-end":   func() int { return hook.Main(hook.SessionEnd, lifecycle.SessionEnd) },
+	"harness-stop":          func() int { return hook.Main(hook.Stop, sessionhook.Stop) },
+	"harness-subagent-stop": func() int { return hook.Main(hook.SubagentStop, sessionhook.SubagentStop) },
+	"harness-teammate-idle": func() int { return hook.Main(hook.TeammateIdle, sessionhook.TeammateIdle) },
+	"harness-session-end":   func() int { return hook.Main(hook.SessionEnd, sessionhook.SessionEnd) },
 	"harness-user-prompt-submit": func() int {
-		return hook.Main(hook.UserPromptSubmit, lifecycle.UserPromptSubmit)
+		return hook.Main(hook.UserPromptSubmit, sessionhook.UserPromptSubmit)
 	},
 	"harness-post-tool-use":         func() int { return hook.Main(hook.PostToolUse, guard.After) },
 	"harness-post-tool-use-failure": func() int { return hook.Main(hook.PostToolUseFailure, guard.After) },
-	"harness-pre-compact":           func() int { return hook.Main(hook.PreCompact, lifecycle.PreCompact) },
-	"harness-stop-failure":          func() int { return hook.Main(hook.StopFailure, lifecycle.StopFailure) },
+	"harness-pre-compact":           func() int { return hook.Main(hook.PreCompact, sessionhook.PreCompact) },
+	"harness-stop-failure":          func() int { return hook.Main(hook.StopFailure, sessionhook.StopFailure) },
 }
 
 // Run runs the named program and returns its exit code.

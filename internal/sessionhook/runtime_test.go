@@ -1,0 +1,240 @@
+package sessionhook
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/statecache"
+)
+
+func TestValveBlock(t *testing.T) {
+	tests := []struct {
+		name  string
+		fps   []string // the fingerprint at each successive block
+		limit int
+		open  []bool // whether the valve opened at each
+	}{
+		{"opens after limit blocks without progress", []string{"a", "a", "a", "a", "a", "a"}, 5,
+			[]bool{false, false, false, false, false, true}},
+		{"progress starts the count again", []string{"a", "a", "a", "b", "b", "b", "b", "b", "b"}, 5,
+			[]bool{false, false, false, false, false, false, false, false, true}},
+		{"an opened valve starts from zero", []string{"a", "a", "a", "a", "a"}, 1,
+			[]bool{false, true, false, true, false}},
+		{"limit 2", []string{"x", "x", "x"}, 2, []bool{false, false, true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var v Valve
+			for i, fp := range tt.fps {
+				assert.Equal(t, tt.open[i], v.Block(fp, tt.limit), "block %d", i+1)
+			}
+		})
+	}
+}
+
+func TestValveLimit(t *testing.T) {
+	tests := []struct {
+		valve, blockCap string
+		want            int
+	}{
+		{"", "", 5},
+		{"3", "", 3},
+		{"1", "", 1},
+		{"9", "", 5}, // never above 5
+		{"0", "", 5}, // nonsense is ignored
+		{"-2", "", 5},
+		{"two", "", 5},
+		{"", "8", 5},
+		{"", "6", 4}, // two below Claude Code's cap
+		{"", "4", 2},
+		{"", "3", 1},
+		{"", "2", 1}, // never below 1
+		{"", "1", 1},
+		{"", "0", 5}, // 0 switches Claude Code's cap off
+		{"4", "5", 3},
+		{"2", "20", 2},
+	}
+	for _, tt := range tests {
+		t.Run("valve="+tt.valve+"/cap="+tt.blockCap, func(t *testing.T) {
+			t.Setenv("HARNESS_STOP_VALVE", tt.valve)
+			t.Setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", tt.blockCap)
+			assert.Equal(t, tt.want, ValveLimit())
+		})
+	}
+}
+
+func TestReflectLimit(t *testing.T) {
+	tests := []struct {
+		name                      string
+		configured                int
+		harness, compat, blockCap string
+		want                      int
+	}{
+		{"config", 3, "", "", "", 3},
+		{"config 0 disables", 0, "", "", "", 0},
+		{"HARNESS_REFLECT_ITERATIONS wins", 3, "1", "4", "", 1},
+		{"REFLECT_MAX_ITERATIONS for compatibility", 3, "", "4", "", 4},
+		{"env 0 disables", 3, "0", "", "", 0},
+		{"garbage is ignored", 2, "many", "", "", 2},
+		{"below Claude Code's default cap", 20, "", "", "", 7},
+		{"below a lower cap", 5, "", "", "3", 2},
+		{"negative is none", 3, "-1", "", "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("HARNESS_REFLECT_ITERATIONS", tt.harness)
+			t.Setenv("REFLECT_MAX_ITERATIONS", tt.compat)
+			t.Setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", tt.blockCap)
+			assert.Equal(t, tt.want, reflectLimit(tt.configured))
+		})
+	}
+}
+
+func TestRuntimePathStaysInside(t *testing.T) {
+	dir := "/state"
+	for _, id := range []string{"", "abc-123", "../../etc/passwd", "a/b", ".hidden", strings.Repeat("x", 300), "ümlaut", "a\x00b", "..", "."} {
+		p := RuntimePath(dir, id)
+		assert.Equal(t, filepath.Join(dir, statecache.RuntimeDir), filepath.Dir(p), "id %q", id)
+		assert.True(t, strings.HasPrefix(filepath.Base(p), "session-"), "id %q", id)
+	}
+	assert.Equal(t, "/state/.harness-runtime/session-abc-123.json", RuntimePath(dir, "abc-123"))
+	assert.NotEqual(t, RuntimePath(dir, "a/b"), RuntimePath(dir, "a_b"))
+}
+
+func TestRuntimeRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	assert.Nil(t, ReadRuntime(dir, "s1"))
+	rt := &Runtime{SessionID: "s1", Session: 4, LogOffset: 123, Stop: Valve{Blocks: 2, Fingerprint: "f"},
+		Idle: map[string]*Valve{"bob": {Blocks: 1}}, Finished: true, ReflectLimit: 3, ReflectRounds: 1}
+	require.NoError(t, rt.save(dir))
+	assert.Equal(t, rt, ReadRuntime(dir, "s1"))
+	entries, _ := os.ReadDir(filepath.Join(dir, statecache.RuntimeDir))
+	assert.Len(t, entries, 1, "no temporary file is left behind")
+
+	// A corrupt or hostile runtime file is no runtime at all.
+	for _, bad := range []string{"", "{", "[]", `{"session": -1}`, "\x00\xff"} {
+		require.NoError(t, os.WriteFile(RuntimePath(dir, "s1"), []byte(bad), 0o644))
+		assert.Nil(t, ReadRuntime(dir, "s1"), "%q", bad)
+	}
+}
+
+func TestPruneRuntimes(t *testing.T) {
+	dir := t.TempDir()
+	for _, id := range []string{"old", "new"} {
+		require.NoError(t, (&Runtime{SessionID: id}).save(dir))
+	}
+	other := filepath.Join(dir, statecache.RuntimeDir, "summary.json")
+	require.NoError(t, os.WriteFile(other, []byte("{}"), 0o644))
+	old := time.Now().Add(-8 * 24 * time.Hour)
+	require.NoError(t, os.Chtimes(RuntimePath(dir, "old"), old, old))
+	require.NoError(t, os.Chtimes(other, old, old))
+	pruneRuntimes(dir, time.Now())
+	assert.NoFileExists(t, RuntimePath(dir, "old"))
+	assert.FileExists(t, RuntimePath(dir, "new"))
+	assert.FileExists(t, other, "only session runtime files are pruned")
+}
+
+func TestReadSessionLog(t *testing.T) {
+	dir := t.TempDir()
+	appendLog(t, dir,
+		"[2025-07-01T10:00:00Z] [SESSION-2] Completed [task-001] (commit a)", // before the session began
+	)
+	rt := &Runtime{Session: 3, LogOffset: logSize(dir)}
+	appendLog(t, dir,
+		"[2025-07-01T11:00:00Z] [SESSION-3] Starting [task-002] Parser (base=a)",
+		"[2025-07-01T11:00:01Z] [SESSION-3] Completed [task-002] (commit b)",
+		"[2025-07-01T11:00:02Z] [SESSION-3] ERROR [task-003] [TEST_FAIL] 2 tests failed",
+		"[2025-07-01T11:00:03Z] [SESSION-3] ERROR [task-004] [DEPENDENCY] Blocked by failed task-003",
+		"[2025-07-01T11:00:04Z] [SESSION-3] ERROR [ENV_SETUP] Environment health check: harness-init.sh FAIL",
+		"[2025-07-01T11:00:05Z] [SESSION-3] ERROR [task-002] [TEST_FAIL] regression detected at session end: `true` FAIL",
+		"[2025-07-01T11:00:06Z] [SESSION-3] Completed [task-002] (commit c)",
+		"[2025-07-01T11:00:07Z] [SESSION-4] Completed [task-009] (commit d)", // another worker's session
+		"[2025-07-01T11:00:08Z] [SESSION-3] Completed [task-005]",
+		"garbage line",
+		"[2025-07-01T11:00:09Z] [SESSION-3] Completed",
+		"[2025-07-01T11:00:10Z] [SESSION-3] ERROR [task-006",
+	)
+	got := readSessionLog(dir, rt, owner{n: 3})
+	assert.Equal(t, []string{"task-002", "task-005"}, got.completed)
+	assert.Equal(t, 4, got.outcomes) // 3 Completed lines + 1 task ERROR
+
+	// Without a runtime the recent lines are read.
+	got = readSessionLog(dir, nil, owner{n: 2})
+	assert.Equal(t, []string{"task-001"}, got.completed)
+
+	// An offset past the end (the log was replaced) reads the last part.
+	got = readSessionLog(dir, &Runtime{Session: 3, LogOffset: 1 << 40}, owner{n: 3})
+	assert.Equal(t, 4, got.outcomes)
+}
+
+// In concurrent mode every worker tags its lines with the global
+// session_count: outcomes are told apart by who last claimed the task, never
+// by the number.
+func TestReadSessionLogConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	appendLog(t, dir, "[2025-07-01T10:00:00Z] [SESSION-1] Starting [task-007] Old (base=a worker=wb)")
+	rt := &Runtime{Session: 2, LogOffset: logSize(dir), Held: []string{"task-007"}}
+	appendLog(t, dir,
+		"[2025-07-01T11:00:00Z] [SESSION-2] Starting [task-001] Lexer (base=a worker=wa)",
+		"[2025-07-01T11:00:01Z] [SESSION-2] Completed [task-001] (commit b)", // wa's, tagged with wb's number
+		"[2025-07-01T11:00:02Z] [SESSION-2] Starting [task-002] Parser (base=b worker=wb)",
+		"[2025-07-01T11:00:03Z] [SESSION-2] ERROR [task-002] [TEST_FAIL] 2 tests failed",
+		"[2025-07-01T11:00:04Z] [SESSION-2] Starting [task-002] Parser (base=b worker=wa)",
+		"[2025-07-01T11:00:05Z] [SESSION-2] Completed [task-002] (commit c)", // wa's retry
+		"[2025-07-01T11:00:06Z] [SESSION-3] Completed [task-007] (commit d)", // claimed before the session began
+		"[2025-07-01T11:00:07Z] [SESSION-3] RECOVERY [task-003] action=\"resumed at checkpoint 1/2, re-claimed by wb\" reason=\"ok\"",
+		"[2025-07-01T11:00:08Z] [SESSION-3] Completed [task-003] (commit e)",
+		"[2025-07-01T11:00:09Z] [SESSION-3] Starting [task-004] [wip] wb) (base=e worker=wab)", // not wb's
+		"[2025-07-01T11:00:10Z] [SESSION-3] Completed [task-004] (commit f)",
+		// Claims as the harness command now logs them: the worker is on the LOCK line.
+		"[2025-07-01T11:00:11Z] [SESSION-3] Starting [task-005] Five (base=f)",
+		"[2025-07-01T11:00:11Z] [SESSION-3] LOCK task-005 claimed (lease_expires_at=2025-07-01T12:00:11Z worker=wb)",
+		"[2025-07-01T11:00:12Z] [SESSION-3] Completed [task-005] (commit g)",
+		"[2025-07-01T11:00:13Z] [SESSION-3] Starting [task-006] Six (base=g)",
+		"[2025-07-01T11:00:13Z] [SESSION-3] LOCK task-006 claimed (lease_expires_at=2025-07-01T12:00:13Z worker=wa)",
+		"[2025-07-01T11:00:14Z] [SESSION-3] ERROR [task-006] [TEST_FAIL] boom",
+		"[2025-07-01T11:00:15Z] [SESSION-3] LOCK released",
+	)
+	wb := readSessionLog(dir, rt, owner{n: 2, worker: "wb", held: rt.Held})
+	assert.Equal(t, []string{"task-007", "task-003", "task-005"}, wb.completed)
+	assert.Equal(t, 4, wb.outcomes) // task-002's ERROR, task-007, task-003, task-005
+
+	wa := readSessionLog(dir, &Runtime{Session: 1, LogOffset: rt.LogOffset}, owner{n: 1, worker: "wa"})
+	assert.Equal(t, []string{"task-001", "task-002"}, wa.completed)
+	assert.Equal(t, 3, wa.outcomes) // task-001, task-002, task-006's ERROR
+}
+
+func TestFields(t *testing.T) {
+	tests := []struct{ rest, typ, id, cat, msg string }{
+		{"Completed [task-1] (commit a)", "Completed", "task-1", "", "(commit a)"},
+		{"ERROR [task-1] [TEST_FAIL] boom", "ERROR", "task-1", "TEST_FAIL", "boom"},
+		{"ERROR [CONFIG] no file", "ERROR", "", "CONFIG", "no file"},
+		{"STATS tasks_total=1", "STATS", "", "", "tasks_total=1"},
+		{"LOCK", "LOCK", "", "", ""},
+		{"ERROR [unclosed", "ERROR", "", "", "[unclosed"},
+	}
+	for _, tt := range tests {
+		typ, id, cat, msg := fields(tt.rest)
+		assert.Equal(t, []string{tt.typ, tt.id, tt.cat, tt.msg}, []string{typ, id, cat, msg}, tt.rest)
+	}
+}
+
+func TestLinesFromCapsTheRead(t *testing.T) {
+	dir := t.TempDir()
+	line := strings.Repeat("x", 1023) + "\n"
+	f, err := os.Create(filepath.Join(dir, "harness-progress.txt"))
+	require.NoError(t, err)
+	for i := 0; i < (maxSessionRead/1024)+100; i++ {
+		f.WriteString(line)
+	}
+	f.Close()
+	lines := linesFrom(dir, 0)
+	assert.LessOrEqual(t, len(lines)*1024, maxSessionRead)
+	assert.Equal(t, strings.TrimSuffix(line, "\n"), lines[0], "a line cut in half is dropped")
+}

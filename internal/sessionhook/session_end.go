@@ -1,0 +1,89 @@
+package sessionhook
+
+import (
+	"strings"
+	"time"
+
+	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/schedule"
+	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
+)
+
+// endTxWait bounds how long SessionEnd waits for the transaction lock:
+// Claude Code gives all SessionEnd hooks 1.5 s together.
+const endTxWait = 300 * time.Millisecond
+
+// SessionEnd closes the session: it releases the session lock when this
+// session holds it, and when the session did anything it records
+// last_session and a STATS line. A session that must stay out of the
+// harness (see stayOut) touches nothing but its own runtime file: the state
+// and the log belong to the session that owns the lock. It produces no
+// output.
+func SessionEnd(p hook.Payload) hook.Decision {
+	c, ok := locate(p)
+	if !ok {
+		return hook.Decision{}
+	}
+	rt := ReadRuntime(c.root, c.session)
+	defer removeRuntime(c.root, c.session)
+	if rt != nil && rt.Excluded || anotherOwner(c) {
+		return hook.Decision{}
+	}
+	released := lock.Release(c.root, lock.Self())
+	if !root.Active(c.root) {
+		return hook.Decision{}
+	}
+	n := progress.LastSession(c.root)
+	if rt != nil {
+		n = rt.Session
+	}
+	var entries []progress.Entry
+	if didWork(c.root, rt) {
+		saved := lock.TxTimeout
+		lock.TxTimeout = endTxWait
+		s, err := state.Update(c.root, func(s *state.State) error {
+			s.LastSession = c.now.UTC().Format(time.RFC3339)
+			return nil
+		})
+		lock.TxTimeout = saved
+		if err != nil {
+			// Busy or unwritable: last_session waits for the next session,
+			// the STATS line need not.
+			s, err = state.Load(c.root)
+		}
+		if err == nil {
+			entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Stats, Message: schedule.Count(s.Tasks).Line()})
+		}
+	}
+	if released {
+		entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Lock, Message: "released"})
+	}
+	progress.Append(c.root, entries...)
+	return hook.Decision{}
+}
+
+// anotherOwner reports whether another live session holds the session lock
+// of an exclusive-mode harness. The state is read (its cached summary) only
+// when someone else holds the lock: in concurrent mode a lock means nothing.
+func anotherOwner(c *call) bool {
+	if h, alive, held := lock.Owner(c.root); !held || !alive || h.Same(lock.Self()) {
+		return false
+	}
+	sum, err := statecache.Load(c.root)
+	_, other := otherSession(c, err == nil && sum.Concurrent)
+	return other
+}
+
+// didWork reports whether the session logged anything since it began that a
+// STATS line does not already sum up.
+func didWork(dir string, rt *Runtime) bool {
+	if rt != nil && rt.LogOffset >= 0 && logSize(dir) <= rt.LogOffset {
+		return false
+	}
+	last, _ := progress.Tail(dir, 1)
+	return len(last) == 1 && !strings.Contains(last[0], "] "+progress.Stats+" ")
+}

@@ -1,0 +1,170 @@
+package sessionhook
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/integrity"
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
+	"github.com/harness-agent/harness/internal/validation"
+)
+
+// maxParallelChecks bounds how many validation commands the verification
+// gate runs at once.
+const maxParallelChecks = 8
+
+// gateBudget bounds the verification gate as a whole
+// (HARNESS_VERIFY_BUDGET seconds): it must end inside the Stop hook's own
+// timeout (300 s as the installer registers it), or Claude Code kills the
+// hook and lets the stop through unchecked.
+func gateBudget() time.Duration {
+	return validation.EnvSeconds("HARNESS_VERIFY_BUDGET", 240*time.Second)
+}
+
+// recheck is one validation command to re-run and the tasks that share it.
+type recheck struct {
+	command string
+	timeout time.Duration
+	tasks   []string
+	result  validation.Result
+	cut     bool // stopped by the gate's budget before its own timeout: unverified
+}
+
+// verificationGate re-runs, in parallel, the validation commands of the tasks
+// completed in this session (ids) that are still completed. A task whose
+// command no longer passes is reopened (failed, [TEST_FAIL], attempts+1) and
+// the stop is blocked. It reports whether it blocked.
+func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string) (hook.Decision, bool) {
+	checks := checksFor(s, ids)
+	if len(checks) == 0 {
+		return hook.Decision{}, false
+	}
+	runChecks(c.tree(s).Dir, checks, gateBudget())
+	// The commands are fenced like a validation: what they did to the
+	// harness files is put back, and the tasks they check fail with
+	// [TAMPER] (run side by side, no one command can be named).
+	var commands []string
+	for _, ch := range checks {
+		commands = append(commands, "`"+clip(ch.command, 60)+"`")
+	}
+	fence := integrity.Check(c.root, "the verification gate ("+strings.Join(commands, ", ")+")", nil)
+	category, note := failure.TestFail, regressionNote
+	if fence.Tampered() {
+		category, note = failure.Tamper, "the validation commands the verification gate ran changed harness files, which were put back: "+fence.Files()
+	}
+	failed := map[string]*recheck{}
+	for _, ch := range checks {
+		if fence.Tampered() {
+			for _, id := range ch.tasks {
+				failed[id] = ch
+			}
+			continue
+		}
+		if ch.cut {
+			logWarn(c.root, n, c.now, "verification gate: `%s` (%s) did not finish within HARNESS_VERIFY_BUDGET=%s; left unverified",
+				clip(ch.command, 120), strings.Join(ch.tasks, ", "), gateBudget())
+			continue
+		}
+		if ch.result.Outcome != validation.Pass {
+			for _, id := range ch.tasks {
+				failed[id] = ch
+			}
+		}
+	}
+	if len(failed) == 0 {
+		return hook.Decision{}, false
+	}
+	var reopened []string
+	var entries []progress.Entry
+	s, err := state.Update(c.root, func(s *state.State) error {
+		reopened, entries = nil, nil
+		for i := range s.Tasks {
+			t := &s.Tasks[i]
+			ch := failed[t.ID]
+			if ch == nil || t.Status != state.Completed {
+				continue
+			}
+			t.Status = state.Failed
+			t.Attempts++
+			t.ErrorLog = append(t.ErrorLog, "["+category+"] "+note)
+			t.FailedAt = c.now.UTC().Format(time.RFC3339)
+			t.CompletedAt = ""
+			entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Error, TaskID: t.ID, Category: category,
+				Message: fmt.Sprintf("%s: `%s` %s", note, clip(ch.command, 120), verdict(ch.result))})
+			reopened = append(reopened, fmt.Sprintf("- %s: `%s` %s\n  reopened: failed [%s] %s (attempts %d/%d)",
+				describe(t.ID, t.Title), clip(ch.command, 120), verdict(ch.result), category, note, t.Attempts, t.MaxAttempts))
+		}
+		return nil
+	})
+	if err != nil || len(reopened) == 0 {
+		return hook.Decision{}, false
+	}
+	progress.Append(c.root, entries...)
+	sum := statecache.Of(s)
+	var b strings.Builder
+	if fence.Tampered() {
+		fmt.Fprintf(&b, "HARNESS: verification gate: [%s] the validation commands it ran changed harness files, which were put back (%s); %d task(s) they check are reopened.\n", failure.Tamper, fence.Files(), len(reopened))
+	} else {
+		fmt.Fprintf(&b, "HARNESS: verification gate: %d task(s) completed in this session no longer pass their validation.\n", len(reopened))
+	}
+	if len(reopened) > maxListed {
+		reopened = append(reopened[:maxListed], fmt.Sprintf("- … and %d more (harness status)", len(reopened)-maxListed))
+	}
+	b.WriteString(strings.Join(reopened, "\n"))
+	fmt.Fprintf(&b, "\n%s\n", sum.Stats.Counts())
+	if todo := nextStep(remaining(sum, c.now, c.ids()...), details(s)); todo != "" {
+		fmt.Fprintf(&b, "do now: %s (fix the regression forward: later work stays).", todo)
+	} else {
+		b.WriteString("No attempts are left for the reopened task(s): say what regressed and why in your final message.")
+	}
+	return blockOrValve(c, rt, n, sum, b.String()), true
+}
+
+// checksFor groups the validation commands of the still-completed tasks ids
+// (one run per distinct command, with the longest timeout among its tasks).
+func checksFor(s *state.State, ids []string) []*recheck {
+	var checks []*recheck
+	byCommand := map[string]*recheck{}
+	for _, id := range ids {
+		t := s.Task(id)
+		if t == nil || t.Status != state.Completed || strings.TrimSpace(t.Command) == "" {
+			continue
+		}
+		ch := byCommand[t.Command]
+		if ch == nil {
+			ch = &recheck{command: t.Command}
+			byCommand[t.Command] = ch
+			checks = append(checks, ch)
+		}
+		ch.tasks = append(ch.tasks, t.ID)
+		ch.timeout = max(ch.timeout, t.Timeout())
+	}
+	return checks
+}
+
+// runChecks runs the checks in dir, at most maxParallelChecks at a time,
+// each within its own timeout and all within budget.
+func runChecks(dir string, checks []*recheck, budget time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, maxParallelChecks)
+	for _, ch := range checks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			ch.result = validation.Run(ctx, dir, ch.command, ch.timeout)
+			ch.cut = ctx.Err() != nil && ch.result.Outcome != validation.Pass
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,156 @@
+// Package statecache gives the hot-path hooks (PreToolUse before every tool call,
+// Stop at every turn end) what they need of the state without parsing it each
+// time: counts, the next task, the claims in progress and the few settings
+// they enforce. The summary is cached in .harness-runtime/summary.json, keyed
+// by the tasks file's inode, size and modification time; every state write is
+// a rename, so any change gives a new key and a fresh parse. A cache that is
+// missing, stale or unreadable just costs one parse.
+package statecache
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/schedule"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+// RuntimeDir is the harness's scratch directory inside the state root. Its
+// name starts with .harness- so git rollbacks and dirty checks ignore it.
+const RuntimeDir = root.RuntimeDir
+
+// Brief names a task.
+type Brief struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+}
+
+// Claim is a task in progress.
+type Claim struct {
+	Brief
+	ClaimedBy      string   `json:"claimed_by,omitempty"`
+	LeaseExpiresAt string   `json:"lease_expires_at,omitempty"`
+	AllowedPaths   []string `json:"allowed_paths,omitempty"`
+	Command        string   `json:"command,omitempty"`
+	Worktree       string   `json:"worktree,omitempty"`
+}
+
+// Summary is what the hot-path hooks need of a state.
+type Summary struct {
+	Key             string         `json:"key"`
+	Concurrent      bool           `json:"concurrent"`
+	AllowedCommands []string       `json:"allowed_commands,omitempty"`
+	Config          state.Config   `json:"config"`
+	SessionCount    int            `json:"session_count"`
+	Stats           schedule.Stats `json:"stats"`
+	Next            *Brief         `json:"next,omitempty"`
+	Eligible        int            `json:"eligible"`
+	Why             string         `json:"why,omitempty"`
+	InProgress      []Claim        `json:"in_progress,omitempty"`
+	Fingerprint     string         `json:"fingerprint"`
+}
+
+// Path returns the cache file of the state root dir.
+func Path(dir string) string { return filepath.Join(dir, RuntimeDir, "summary.json") }
+
+// Load returns the summary of the state in dir, from the cache when the tasks
+// file has not changed since it was written.
+func Load(dir string) (*Summary, error) {
+	key, err := statKey(state.Path(dir))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, state.ErrNotFound
+		}
+		return nil, err
+	}
+	if data, err := os.ReadFile(Path(dir)); err == nil {
+		var s Summary
+		if json.Unmarshal(data, &s) == nil && s.Key == key {
+			return &s, nil
+		}
+	}
+	st, err := state.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := Of(st)
+	if st.FromBackup {
+		return s, nil // never cache what the corrupt file does not say
+	}
+	s.Key = key
+	s.write(dir)
+	return s, nil
+}
+
+func init() { state.Saved = Store }
+
+// Store caches the summary of a state that was just written.
+func Store(st *state.State) {
+	if st.Dir == "" {
+		return
+	}
+	key, err := statKey(state.Path(st.Dir))
+	if err != nil {
+		return
+	}
+	s := Of(st)
+	s.Key = key
+	s.write(st.Dir)
+}
+
+// write replaces the cache atomically (a temporary file renamed over it)
+// but without fsync: the cache is derived data, and a copy lost or left
+// empty by a crash is read as stale and rebuilt from the state. An fsync
+// costs milliseconds on every state write, the hooks' included.
+func (s *Summary) write(dir string) {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return
+	}
+	os.MkdirAll(filepath.Join(dir, RuntimeDir), 0o755)
+	tmp := fmt.Sprintf("%s.%d", Path(dir), os.Getpid())
+	if os.WriteFile(tmp, data, 0o644) != nil || os.Rename(tmp, Path(dir)) != nil {
+		os.Remove(tmp)
+	}
+}
+
+// Of computes the summary of a parsed state.
+func Of(st *state.State) *Summary {
+	s := &Summary{
+		Concurrent: st.Concurrent(), AllowedCommands: st.Config.AllowedCommands, Config: st.Config,
+		SessionCount: st.SessionCount, Stats: schedule.Count(st.Tasks),
+	}
+	cands := schedule.Candidates(st.Tasks)
+	s.Eligible = len(cands)
+	if len(cands) > 0 {
+		s.Next = &Brief{ID: cands[0].ID, Title: cands[0].Title}
+	} else {
+		s.Why = string(schedule.Explain(st.Tasks))
+	}
+	for i := range st.Tasks {
+		t := &st.Tasks[i]
+		if t.Status == state.InProgress {
+			s.InProgress = append(s.InProgress, Claim{Brief: Brief{ID: t.ID, Title: t.Title}, ClaimedBy: t.ClaimedBy,
+				LeaseExpiresAt: t.LeaseExpiresAt, AllowedPaths: t.AllowedPaths, Command: t.Command, Worktree: t.Worktree})
+		}
+	}
+	s.Fingerprint = fmt.Sprintf("completed=%d attempts=%d checkpoints=%d", s.Stats.Completed, s.Stats.Attempts, s.Stats.Checkpoints)
+	return s
+}
+
+// statKey identifies one version of a file: renames give a new inode, edits
+// in place a new size or time.
+func statKey(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	key := fmt.Sprintf("%d:%d", fi.Size(), fi.ModTime().UnixNano())
+	if id := fileID(fi); id != "" {
+		key = id + ":" + key
+	}
+	return key, nil
+}
