@@ -112,9 +112,11 @@ func Start(dir, sessionID string, n int, transcript string, now time.Time) *Sess
 // one that started now and counts its whole transcript.
 func Observe(dir, sessionID string, n int, transcript string, now time.Time) *Session {
 	s := Read(dir, sessionID)
-	if s == nil {
+	fresh := s == nil
+	if fresh {
 		s = &Session{SessionID: sessionID, Session: n, StartedAt: now.UTC()}
 	}
+	seen, offset := s.LastSeen, s.Offset
 	s.LastSeen = now.UTC()
 	if transcript != "" {
 		if s.Transcript != transcript {
@@ -122,9 +124,17 @@ func Observe(dir, sessionID string, n int, transcript string, now time.Time) *Se
 		}
 		s.count()
 	}
-	s.save(dir)
+	// The Stop hook runs at every turn end: the file is written when the
+	// count moved, and otherwise at most every saveEvery (the clock is
+	// measured in minutes).
+	if fresh || s.Offset != offset || now.Sub(seen) >= saveEvery {
+		s.save(dir)
+	}
 	return s
 }
+
+// saveEvery is how stale the clock in a usage file may be.
+const saveEvery = 30 * time.Second
 
 // count reads the transcript from the offset on, whole lines only.
 func (s *Session) count() {

@@ -118,7 +118,7 @@ func benchStop(b *testing.B, n int) {
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					b.StopTimer()
-					rt.Stop = Valve{} // measure the block, not the valve
+					rt.Stop, rt.Stuck = Valve{}, Stuck{} // measure the block, not the valves
 					rt.save(dir)
 					if cache == "cold" {
 						at := time.Now().Add(time.Duration(i) * time.Millisecond)
