@@ -254,7 +254,7 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 // workOrder lists the verbs in the order of the work: set up, plan, look,
 // the task cycle, then the rest; verbs not named here follow by name.
 var workOrder = []string{"init", "add", "edit", "remove", "status", "graph", "report", "next", "claim", "checkpoint", "validate", "fail",
-	"renew", "recover", "pause", "resume", "cancel", "snapshots", "stats", "session", "adopt", "hooks", "version"}
+	"renew", "recover", "pause", "resume", "cancel", "budget", "snapshots", "stats", "session", "adopt", "install", "hooks", "version"}
 
 // verbOrder returns every verb (version included) in workOrder.
 func verbOrder() []string {
