@@ -2,6 +2,7 @@ package settings
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,8 +110,10 @@ func TestPluginHooks(t *testing.T) {
 		for _, g := range groups {
 			for _, h := range g.Hooks {
 				assert.Equal(t, "command", h.Type)
-				assert.Regexp(t, `^"\$\{CLAUDE_PLUGIN_ROOT\}/bin/[a-z-]+"$`, h.Command, "quoted, under the plugin's bin/")
-				program := Program(h.Command)
+				// Every hook goes through the launcher, which runs (or
+				// first builds) the executable in the plugin's bin/.
+				assert.Regexp(t, `^sh "\$\{CLAUDE_PLUGIN_ROOT\}/hooks/launch\.sh" harness-[a-z-]+$`, h.Command, "through hooks/launch.sh")
+				program := h.Command[strings.LastIndexByte(h.Command, ' ')+1:]
 				assert.Contains(t, built, program, "scripts/build.sh does not build %s", program)
 				matcher := ""
 				if g.Matcher != nil {
@@ -128,4 +131,49 @@ func TestPluginHooks(t *testing.T) {
 		want[h.Program] = h
 	}
 	assert.Equal(t, want, got)
+}
+
+// TestPluginLauncher: hooks/launch.sh execs the plugin's executable, and
+// without one (and without Go to build it) answers quietly: one valid JSON
+// systemMessage at SessionStart, nothing for other events, always exit 0.
+func TestPluginLauncher(t *testing.T) {
+	launcher := filepath.Join(repoRoot(t), "hooks", "launch.sh")
+	run := func(t *testing.T, root, prog, path string) (string, int) {
+		cmd := exec.Command("sh", launcher, prog)
+		cmd.Env = []string{"PATH=" + path, "CLAUDE_PLUGIN_ROOT=" + root}
+		cmd.Stdin = strings.NewReader(`{"hook_event_name":"Stop"}`)
+		out, err := cmd.Output()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return string(out), exit.ExitCode()
+		}
+		require.NoError(t, err)
+		return string(out), 0
+	}
+	// A PATH with the basic tools but no go.
+	noGo := t.TempDir()
+	for _, tool := range []string{"sh", "cat", "uname", "sed", "printf", "dirname", "mkdir", "sleep", "rmdir", "mv", "rm"} {
+		if p, err := exec.LookPath(tool); err == nil {
+			os.Symlink(p, filepath.Join(noGo, tool))
+		}
+	}
+
+	t.Run("runs the executable", func(t *testing.T) {
+		root := t.TempDir()
+		write(t, filepath.Join(root, "bin", "harness-stop"), "#!/bin/sh\necho \"ran with $(cat)\"\nexit 3\n", 0o755)
+		out, code := run(t, root, "harness-stop", noGo)
+		assert.Equal(t, "ran with {\"hook_event_name\":\"Stop\"}\n", out)
+		assert.Equal(t, 3, code, "its exit code passes through")
+	})
+	t.Run("no executables, no go", func(t *testing.T) {
+		root := t.TempDir()
+		out, code := run(t, root, "harness-session-start", noGo)
+		assert.Equal(t, 0, code)
+		var msg map[string]string
+		require.NoError(t, json.Unmarshal([]byte(out), &msg), out)
+		assert.Contains(t, msg["systemMessage"], "harness plugin: its executables are missing from "+root+"/bin")
+		out, code = run(t, root, "harness-pre-tool-use", noGo)
+		assert.Equal(t, 0, code)
+		assert.Empty(t, out, "told once, at SessionStart")
+	})
 }
