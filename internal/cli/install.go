@@ -83,4 +83,3 @@ func runInstall(e *Env, args []string) int {
 	}
 	return ExitError
 }
-
