@@ -5,6 +5,13 @@
 # (default dist/): harness-VERSION-OS-ARCH.tar.gz (.zip for Windows) holding
 # bin/, the skill, LICENSE and README.md; then OUTDIR/SHA256SUMS. Archives are
 # reproducible: fixed file order, owner and modification time.
+#
+# With npm on PATH it also packs the npm packages into OUTDIR/npm/ (npm
+# pack): one per platform, @harness-agent/OS-ARCH (node's names: linux,
+# darwin, win32; x64, arm64), holding bin/ and selected by its "os" and
+# "cpu"; and @harness-agent/harness, whose `harness` command (a small node
+# script) runs the platform's executable, found among its
+# optionalDependencies. No install script, no download. Not published.
 set -euo pipefail
 [ $# -ge 1 ] && [ -n "$1" ] || { echo "usage: scripts/release.sh VERSION [OUTDIR]" >&2; exit 2; }
 version=$1
@@ -15,6 +22,39 @@ platforms="${HARNESS_RELEASE_PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 dar
 stage=$(mktemp -d "${TMPDIR:-/tmp}/harness-release.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 export CGO_ENABLED=0 SOURCE_DATE_EPOCH=0
+
+# The npm packages' version: VERSION when it is semver (a leading v
+# dropped), else 0.0.0-VERSION.
+npm_version=${version#v}
+if ! printf '%s' "$npm_version" | grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$'; then
+	npm_version=0.0.0-$(printf '%s' "$version" | tr -c '0-9A-Za-z.\n-' '-')
+fi
+npm_platforms=""
+
+# npm_pkg GOOS GOARCH BINDIR stages the platform package for GOOS/GOARCH.
+npm_pkg() {
+	local os=$1 cpu=$2 name
+	[ "$os" != windows ] || os=win32
+	[ "$cpu" != amd64 ] || cpu=x64
+	name=$os-$cpu
+	npm_platforms="$npm_platforms $name"
+	mkdir -p "$stage/npm/$name"
+	cp -R "$3" "$stage/npm/$name/bin"
+	cat >"$stage/npm/$name/package.json" <<JSON
+{
+  "name": "@harness-agent/$name",
+  "version": "$npm_version",
+  "description": "The harness executables for $name (used by @harness-agent/harness).",
+  "license": "MIT",
+  "repository": "github:harness-agent/harness",
+  "os": ["$os"],
+  "cpu": ["$cpu"],
+  "files": ["bin/"],
+  "preferUnplugged": true
+}
+JSON
+}
+
 for platform in $platforms; do
 	goos=${platform%/*} goarch=${platform#*/}
 	name=harness-$version-$goos-$goarch
@@ -27,6 +67,7 @@ for platform in $platforms; do
 			-ldflags "-s -w -buildid= -X github.com/harness-agent/harness/internal/cli.Version=$version" \
 			-o "$dir/bin/$p$ext" "./hooks/${p#harness-}"
 	done
+	npm_pkg "$goos" "$goarch" "$dir/bin"
 	cp -R skill "$dir/skill"
 	cp LICENSE README.md "$dir/"
 	find "$dir" -exec touch -h -d @0 {} +
@@ -39,4 +80,38 @@ for platform in $platforms; do
 	echo "packed $name"
 done
 (cd "$out" && find . -maxdepth 1 -name "harness-$version-*" \( -name '*.tar.gz' -o -name '*.zip' \) -printf '%f\n' | LC_ALL=C sort | xargs sha256sum >SHA256SUMS)
+
+if command -v npm >/dev/null 2>&1; then
+	main=$stage/npm/harness
+	mkdir -p "$main/bin"
+	cp scripts/npm/harness.js "$main/bin/harness.js"
+	chmod 0755 "$main/bin/harness.js"
+	cp LICENSE README.md "$main/"
+	deps=""
+	for name in $npm_platforms; do
+		deps="$deps${deps:+,}
+    \"@harness-agent/$name\": \"$npm_version\""
+	done
+	cat >"$main/package.json" <<JSON
+{
+  "name": "@harness-agent/harness",
+  "version": "$npm_version",
+  "description": "Keeps one long job on track across many Claude Code sessions: hooks, the harness command and the /harness skill. npx @harness-agent/harness install",
+  "license": "MIT",
+  "repository": "github:harness-agent/harness",
+  "bin": { "harness": "bin/harness.js" },
+  "files": ["bin/", "README.md", "LICENSE"],
+  "engines": { "node": ">=18" },
+  "optionalDependencies": {$deps
+  }
+}
+JSON
+	mkdir -p "$out/npm"
+	for d in "$stage"/npm/*/; do
+		(cd "$out/npm" && npm pack --silent "$d" >/dev/null)
+	done
+	echo "npm packages in $out/npm: $(cd "$out/npm" && ls | tr '\n' ' ')"
+else
+	echo "release: npm not found: no npm packages packed"
+fi
 echo "release $version in $out"

@@ -92,7 +92,7 @@ func TestScenarioPlugin(t *testing.T) {
 }
 
 // pluginClone makes the part of a clone of this repository that Claude Code
-// loads as a plugin: .claude-plugin/, hooks/hooks.json, skill/ and
+// loads as a plugin: .claude-plugin/, hooks/hooks.json and launch.sh, skill/ and
 // scripts/build.sh, with bin/ holding what scripts/build.sh built (bin, the
 // scenarios' build of it, is copied rather than built a second time).
 func pluginClone(t *testing.T, bin string) string {
@@ -102,7 +102,7 @@ func pluginClone(t *testing.T, bin string) string {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "harness")
-	for _, rel := range []string{".claude-plugin", filepath.Join("hooks", "hooks.json"), "skill", filepath.Join("scripts", "build.sh"), "bin"} {
+	for _, rel := range []string{".claude-plugin", filepath.Join("hooks", "hooks.json"), filepath.Join("hooks", "launch.sh"), "skill", filepath.Join("scripts", "build.sh"), "bin"} {
 		from := filepath.Join(root, rel)
 		if rel == "bin" {
 			from = bin

@@ -62,6 +62,42 @@ func TestReleaseScript(t *testing.T) {
 			assert.Contains(t, files, name+"/"+f, platform)
 		}
 	}
+
+	// The npm packages: one per platform with every executable, and the
+	// main package depending on them all (optionally).
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Log("npm is not on PATH: the npm packages are not checked")
+		return
+	}
+	for _, platform := range []string{"linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64", "win32-x64"} {
+		files := tarFiles(t, filepath.Join(out, "npm", "harness-agent-"+platform+"-0.0.0-test.tgz"))
+		ext := ""
+		if strings.HasPrefix(platform, "win32") {
+			ext = ".exe"
+		}
+		for p := range Mains {
+			assert.Contains(t, files, "package/bin/"+p+ext, platform)
+		}
+		assert.Contains(t, files, "package/package.json", platform)
+	}
+	main := tarFiles(t, filepath.Join(out, "npm", "harness-agent-harness-0.0.0-test.tgz"))
+	assert.Contains(t, main, "package/bin/harness.js")
+}
+
+// tarFiles lists the names in a .tar.gz.
+func tarFiles(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	var files []string
+	tr := tar.NewReader(gz)
+	for h, err := tr.Next(); err == nil; h, err = tr.Next() {
+		files = append(files, strings.TrimSuffix(h.Name, "/"))
+	}
+	return files
 }
 
 func sumsFile(t *testing.T, dir string) []byte {
