@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -542,7 +544,13 @@ func Check(doc []byte, binDir, path string) ([]Finding, error) {
 	return out, nil
 }
 
+// executable reports whether path is an executable file (on Windows,
+// path.exe, whose mode has no execute bits).
 func executable(path string) bool {
+	if runtime.GOOS == "windows" {
+		fi, err := os.Stat(strings.TrimSuffix(path, ".exe") + ".exe")
+		return err == nil && fi.Mode().IsRegular()
+	}
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }

@@ -22,6 +22,7 @@ package settings
 
 import (
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -66,19 +67,25 @@ func hookFor(program string) *Hook {
 
 // Command is the hook command that runs program from binDir: an absolute
 // path, single-quoted for the shell when it holds anything but plain
-// characters.
+// characters. On Windows, where Claude Code runs hook commands with Git
+// Bash, it names program.exe with forward slashes (C:/Users/…/harness-stop.exe),
+// which that shell reads as it is.
 func Command(binDir, program string) string {
-	return Quote(filepath.Join(binDir, program))
+	path := filepath.Join(binDir, program)
+	if runtime.GOOS == "windows" {
+		path = filepath.ToSlash(path) + ".exe"
+	}
+	return Quote(path)
 }
 
 // Program returns the name of the executable a hook command runs: the base
-// name of its first shell word.
+// name of its first shell word, without a Windows .exe.
 func Program(command string) string {
 	w := firstWord(command)
 	if w == "" {
 		return ""
 	}
-	return filepath.Base(w)
+	return strings.TrimSuffix(filepath.Base(w), ".exe")
 }
 
 // IsOurs reports whether a hook command runs one of the harness hooks.
