@@ -16,6 +16,7 @@ set -euo pipefail
 [ $# -ge 1 ] && [ -n "$1" ] || { echo "usage: scripts/release.sh VERSION [OUTDIR]" >&2; exit 2; }
 version=$1
 cd "$(dirname "$0")/.."
+commit=$(git rev-parse --short=7 HEAD 2>/dev/null || echo unknown)
 . scripts/programs.sh
 out=$(mkdir -p "${2:-dist}" && cd "${2:-dist}" && pwd)
 platforms="${HARNESS_RELEASE_PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64}"
@@ -64,7 +65,7 @@ for platform in $platforms; do
 	[ "$goos" != windows ] || ext=.exe
 	for p in $programs; do
 		GOOS=$goos GOARCH=$goarch go build -trimpath -buildvcs=false \
-			-ldflags "-s -w -buildid= -X github.com/harness-agent/harness/internal/cli.Version=$version" \
+			-ldflags "-s -w -buildid= -X github.com/harness-agent/harness/internal/cli.Version=$version -X github.com/harness-agent/harness/internal/cli.Commit=$commit" \
 			-o "$dir/bin/$p$ext" "./hooks/${p#harness-}"
 	done
 	npm_pkg "$goos" "$goarch" "$dir/bin"

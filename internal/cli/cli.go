@@ -102,6 +102,10 @@ func (e *Env) Run(args []string) int {
 // Version is set at build time with -ldflags "-X …cli.Version=…".
 var Version = "dev"
 
+// Commit, when set at build time (scripts/release.sh, whose reproducible
+// builds record no VCS information), is the commit `harness version` names.
+var Commit = ""
+
 // versionSummary is the help line of `harness version`, the one verb that
 // needs no state (the skill runs it to see whether the harness is installed).
 const versionSummary = "print the harness version (also --version)"
@@ -318,7 +322,9 @@ func editDistance(a, b string) int {
 // report names exactly what ran.
 func versionLine() string {
 	commit := "unknown"
-	if info, ok := debug.ReadBuildInfo(); ok {
+	if Commit != "" {
+		commit = Commit
+	} else if info, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range info.Settings {
 			if s.Key == "vcs.revision" && len(s.Value) >= 7 {
 				commit = s.Value[:7]
