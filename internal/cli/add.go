@@ -11,6 +11,7 @@ import (
 	"github.com/harness-agent/harness/internal/guard"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
 )
 
 func init() {
@@ -64,7 +65,7 @@ func runAdd(e *Env, args []string) int {
 		TimeoutSeconds: *timeout, Cleanup: strings.TrimSpace(*cleanup), AllowedPaths: splitListOrNil(*allowed),
 	}
 	var deadDeps []string
-	_, err = state.Update(dir, func(s *state.State) error {
+	_, err = statecache.Update(dir, func(s *state.State) error {
 		if t.ID == "" {
 			t.ID = nextID(s, loggedIDs(dir))
 		} else if s.Task(t.ID) != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/budget"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
 )
 
 func init() {
@@ -81,7 +82,7 @@ func runBudget(e *Env, args []string) int {
 		if err := personOnly("budget"); err != nil {
 			return e.fail(err)
 		}
-		s, err = state.Update(dir, func(s *state.State) error {
+		s, err = statecache.Update(dir, func(s *state.State) error {
 			for _, l := range s.Config.Budget.Limits() {
 				n, ok := changes[l.Name]
 				if !ok || *l.Value == n {

@@ -24,7 +24,6 @@ import (
 	"github.com/harness-agent/harness/internal/state"
 	// Every state write by a verb refreshes the hooks' cached summary, so the
 	// next Stop or PreToolUse need not parse the state again.
-	_ "github.com/harness-agent/harness/internal/statecache"
 )
 
 // Exit codes.

@@ -10,6 +10,7 @@ import (
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
 	"github.com/harness-agent/harness/internal/taskcycle"
 )
 
@@ -74,7 +75,7 @@ func runEdit(e *Env, args []string) int {
 	}
 	me := taskcycle.WorkerID()
 	var changed []string
-	_, err = state.Update(dir, func(s *state.State) error {
+	_, err = statecache.Update(dir, func(s *state.State) error {
 		t := s.Task(id)
 		if t == nil {
 			return failure.New(failure.Config, "no task %q", id).WithHint("`harness status` lists the task ids")

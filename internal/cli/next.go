@@ -8,6 +8,7 @@ import (
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
 	"github.com/harness-agent/harness/internal/taskcycle"
 )
 
@@ -32,7 +33,7 @@ func runNext(e *Env, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	s, err := state.Update(dir, func(s *state.State) error {
+	s, err := statecache.Update(dir, func(s *state.State) error {
 		return progress.Append(dir, taskcycle.ValidateDependencies(s, e.Now())...)
 	})
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
 )
 
 func init() {
@@ -188,7 +189,7 @@ func runCancel(e *Env, args []string) int {
 	}
 	var released []string
 	var st schedule.Stats
-	s, err := state.Update(dir, func(s *state.State) error {
+	s, err := statecache.Update(dir, func(s *state.State) error {
 		for i := range s.Tasks {
 			t := &s.Tasks[i]
 			if t.Status == state.InProgress {

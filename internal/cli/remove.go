@@ -9,6 +9,7 @@ import (
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
 	"github.com/harness-agent/harness/internal/taskcycle"
 )
 
@@ -42,7 +43,7 @@ func runRemove(e *Env, args []string) int {
 	}
 	me := taskcycle.WorkerID()
 	var gone []string
-	_, err = state.Update(dir, func(s *state.State) error {
+	_, err = statecache.Update(dir, func(s *state.State) error {
 		if s.Task(id) == nil {
 			return failure.New(failure.Config, "no task %q", id).WithHint("`harness status` lists the task ids")
 		}

@@ -45,7 +45,7 @@ func SessionEnd(p hook.Payload) hook.Decision {
 	if didWork(c.root, rt) {
 		saved := lock.TxTimeout
 		lock.TxTimeout = endTxWait
-		s, err := state.Update(c.root, func(s *state.State) error {
+		s, err := statecache.Update(c.root, func(s *state.State) error {
 			s.LastSession = c.now.UTC().Format(time.RFC3339)
 			return nil
 		})

@@ -23,6 +23,7 @@ import (
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
 	"github.com/harness-agent/harness/internal/taskcycle"
 	"github.com/harness-agent/harness/internal/validation"
 )
@@ -124,7 +125,7 @@ func SessionStart(p hook.Payload) hook.Decision {
 		}
 		o.overLimit = s.Config.PastMaxSessions(o.n)
 	} else {
-		s, err = state.Update(c.root, func(s *state.State) error {
+		s, err = statecache.Update(c.root, func(s *state.State) error {
 			o = open(c, s, source, held)
 			return nil
 		})
@@ -314,7 +315,7 @@ func (o *opening) recover(c *call, s *state.State) (*state.State, error) {
 		return s, nil
 	}
 	var more opening
-	s, err = state.Update(c.root, func(s *state.State) error {
+	s, err = statecache.Update(c.root, func(s *state.State) error {
 		more.validate(s, c.now)
 		return nil
 	})

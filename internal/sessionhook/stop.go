@@ -187,7 +187,7 @@ const restoredNote = "WARN: harness-tasks.json was corrupt and has been restored
 // does it, keeps the corrupt copy and logs a RECOVERY line) and returns the
 // summary of the restored state and the note that says so.
 func restore(c *call) (*statecache.Summary, string, error) {
-	if _, err := state.Update(c.root, func(*state.State) error { return nil }); err != nil {
+	if _, err := statecache.Update(c.root, func(*state.State) error { return nil }); err != nil {
 		return nil, "", err
 	}
 	sum, err := statecache.Load(c.root)
@@ -257,7 +257,7 @@ func finish(c *call, s *state.State, rt *Runtime, n int) hook.Decision {
 		entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Lock, Message: "released"})
 	}
 	progress.Append(c.root, entries...)
-	state.Update(c.root, func(s *state.State) error {
+	statecache.Update(c.root, func(s *state.State) error {
 		s.LastSession = c.now.UTC().Format(time.RFC3339)
 		return nil
 	})

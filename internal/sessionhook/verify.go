@@ -83,7 +83,7 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 	}
 	var reopened []string
 	var entries []progress.Entry
-	s, err := state.Update(c.root, func(s *state.State) error {
+	s, err := statecache.Update(c.root, func(s *state.State) error {
 		reopened, entries = nil, nil
 		for i := range s.Tasks {
 			t := &s.Tasks[i]

@@ -63,38 +63,30 @@ func (s *State) Changed() bool {
 }
 
 // save writes the changes made to s since it was read, if any.
-func (s *State) save() error {
+func (s *State) save() (wrote bool, err error) {
 	edited, touched, err := s.apply()
 	if err != nil {
-		return failure.New(failure.EnvSetup, "cannot edit %s: %v", Path(s.Dir), err)
+		return false, failure.New(failure.EnvSetup, "cannot edit %s: %v", Path(s.Dir), err)
 	}
 	if string(edited) == string(s.raw) {
-		return nil
+		return false, nil
 	}
 	if err := s.readBack(edited, touched); err != nil {
 		// Never write a file the harness itself could not read back.
-		return failure.New(failure.EnvSetup, "refusing to write an invalid %s: %v", FileName, err)
+		return false, failure.New(failure.EnvSetup, "refusing to write an invalid %s: %v", FileName, err)
 	}
 	mode := fileMode(Path(s.Dir))
 	if err := atomicfile.WriteFile(Path(s.Dir), edited, mode); err != nil {
-		return failure.New(failure.EnvSetup, "cannot write %s: %v", Path(s.Dir), err)
+		return false, failure.New(failure.EnvSetup, "cannot write %s: %v", Path(s.Dir), err)
 	}
 	if err := backup(s.Dir, edited, mode); err != nil {
-		return failure.New(failure.EnvSetup, "cannot write %s: %v", BackupPath(s.Dir), err)
+		return false, failure.New(failure.EnvSetup, "cannot write %s: %v", BackupPath(s.Dir), err)
 	}
 	record.SaveTasks(s.Dir, edited, root.Active(s.Dir))
 	s.raw = edited
 	s.snapshot()
-	if Saved != nil {
-		Saved(s)
-	}
-	return nil
+	return true, nil
 }
-
-// Saved, when set, is called after every successful write with the state as
-// written. The summary cache sets it, so a writer that has just parsed the
-// state refreshes the hooks' cached summary without anyone parsing it again.
-var Saved func(*State)
 
 // apply returns the file text with every change to s since it was read, and
 // the indexes of the tasks it changed or added.

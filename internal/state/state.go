@@ -761,6 +761,15 @@ func loadBackup(dir string) (*State, error) {
 // corrupt copy is kept beside it and a RECOVERY line is logged). When fn
 // returns an error nothing is saved.
 func Update(dir string, fn func(*State) error) (*State, error) {
+	return UpdateThen(dir, fn, nil)
+}
+
+// UpdateThen is Update, and when it wrote the file, calls written with the
+// state as written while the transaction lock is still held: what written
+// derives from the file (the hooks' cache, keyed by the file's identity)
+// cannot be overtaken by another writer. statecache.Update passes its cache
+// refresh.
+func UpdateThen(dir string, fn func(*State) error, written func(*State)) (*State, error) {
 	unlock, err := lock.Tx(dir)
 	if err != nil {
 		return nil, failure.New(failure.EnvSetup, "%v", err)
@@ -775,7 +784,11 @@ func Update(dir string, fn func(*State) error) (*State, error) {
 	if err := fn(s); err != nil {
 		return s, err
 	}
-	return s, s.save()
+	wrote, err := s.save()
+	if err == nil && wrote && written != nil {
+		written(s)
+	}
+	return s, err
 }
 
 func loadLocked(dir string) (*State, error) {

@@ -85,7 +85,13 @@ func Load(dir string) (*Summary, error) {
 	return s, nil
 }
 
-func init() { state.Saved = Store }
+// Update is state.Update for the harness's writers: when it writes the
+// tasks file it also refreshes the hooks' cache with the state as written
+// (under the same transaction lock), so the next hook does not parse the
+// file again.
+func Update(dir string, fn func(*state.State) error) (*state.State, error) {
+	return state.UpdateThen(dir, fn, Store)
+}
 
 // Store caches the summary of a state that was just written.
 func Store(st *state.State) {

@@ -32,7 +32,7 @@ func TestCacheFollowsTheFile(t *testing.T) {
 
 	// ...until the state changes through the harness (a rename), whose
 	// writer stores the new digest itself.
-	_, err = state.Update(dir, func(st *state.State) error {
+	_, err = Update(dir, func(st *state.State) error {
 		st.Tasks[0].Status = state.Completed
 		return nil
 	})

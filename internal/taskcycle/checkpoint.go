@@ -8,6 +8,7 @@ import (
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
 )
 
 // Checkpoint records step of total for the in-progress task id: a
@@ -22,7 +23,7 @@ func (w *Worker) Checkpoint(id string, step, total int, description string) (sta
 	}
 	now := w.Now()
 	var rec state.Task
-	_, err := state.Update(w.Root, func(s *state.State) error {
+	_, err := statecache.Update(w.Root, func(s *state.State) error {
 		t := s.Task(id)
 		if t == nil {
 			return unknown(id)
@@ -67,7 +68,7 @@ func (w *Worker) Heartbeat() error {
 func (w *Worker) renew(id string, onlyDue bool) ([]state.Task, error) {
 	now := w.Now()
 	var renewed []state.Task
-	_, err := state.Update(w.Root, func(s *state.State) error {
+	_, err := statecache.Update(w.Root, func(s *state.State) error {
 		if id != "" {
 			t := s.Task(id)
 			if t == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
 )
 
 // Claim is what a claim did.
@@ -56,7 +57,7 @@ func (w *Worker) Claim(id string) (*Claim, error) {
 	c.Dirty, _ = git.Changes(tree.Top, w.Root)
 	now := w.Now()
 	var refusal error
-	_, err = state.Update(w.Root, func(s *state.State) error {
+	_, err = statecache.Update(w.Root, func(s *state.State) error {
 		// Under the transaction lock, as checkpoint does: the mode and the
 		// session lock's holder are read at the moment of the claim.
 		if err := w.checkSession(s); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/recovery"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
 	"github.com/harness-agent/harness/internal/validation"
 )
 
@@ -212,7 +213,7 @@ func (w *Worker) validateInterrupted(ctx context.Context, s *state.State, t stat
 // progress with its base and checkpoints.
 func (w *Worker) resume(t state.Task) error {
 	now := w.Now()
-	_, err := state.Update(w.Root, func(s *state.State) error {
+	_, err := statecache.Update(w.Root, func(s *state.State) error {
 		cur := s.Task(t.ID)
 		if !sameClaim(cur, &t) {
 			return changed(cur, t.ID)
@@ -234,7 +235,7 @@ func (w *Worker) reapOne(s *state.State, t state.Task, dryRun bool) Recovered {
 		return rc
 	}
 	now := w.Now()
-	_, rc.Err = state.Update(w.Root, func(s *state.State) error {
+	_, rc.Err = statecache.Update(w.Root, func(s *state.State) error {
 		cur := s.Task(t.ID)
 		if !sameClaim(cur, &t) || !cur.LeaseExpired(now) {
 			return changed(cur, t.ID)

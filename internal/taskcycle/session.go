@@ -6,6 +6,7 @@ import (
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
 )
 
 // Opened is what StartSession did.
@@ -26,7 +27,7 @@ type Opened struct {
 func (w *Worker) StartSession() (*Opened, error) {
 	now := w.Now()
 	o := &Opened{}
-	_, err := state.Update(w.Root, func(s *state.State) error {
+	_, err := statecache.Update(w.Root, func(s *state.State) error {
 		if err := w.checkSession(s); err != nil {
 			return err
 		}

@@ -29,6 +29,7 @@ import (
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
 )
 
 // DefaultLease is how long a claim stays valid without a renewal.
@@ -257,7 +258,7 @@ func ValidateDependencies(s *state.State, now time.Time) []progress.Entry {
 func (w *Worker) Stats() (schedule.Stats, error) {
 	var st schedule.Stats
 	now := w.Now()
-	_, err := state.Update(w.Root, func(s *state.State) error {
+	_, err := statecache.Update(w.Root, func(s *state.State) error {
 		st = schedule.Count(s.Tasks)
 		s.LastSession = stamp(now)
 		return progress.Append(w.Root, progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Stats, Message: st.Line()})

@@ -13,6 +13,7 @@ import (
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/scope"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
 	"github.com/harness-agent/harness/internal/validation"
 )
 
@@ -144,7 +145,7 @@ func (w *Worker) complete(t state.Task, tree Tree) (*Outcome, error) {
 	}
 	now := w.Now()
 	o := &Outcome{Completed: true, Commit: hash, NewCommit: made, Tree: tree}
-	_, err = state.Update(w.Root, func(s *state.State) error {
+	_, err = statecache.Update(w.Root, func(s *state.State) error {
 		cur := s.Task(t.ID)
 		if !sameClaim(cur, &t) {
 			return changed(cur, t.ID)
@@ -206,7 +207,7 @@ func (w *Worker) fail(ctx context.Context, t state.Task, tree Tree, category, me
 	now := w.Now()
 	o := &Outcome{Failure: f, Tree: tree}
 	var session int
-	_, err := state.Update(w.Root, func(s *state.State) error {
+	_, err := statecache.Update(w.Root, func(s *state.State) error {
 		cur := s.Task(t.ID)
 		if !sameClaim(cur, &t) {
 			return changed(cur, t.ID)
