@@ -14,15 +14,14 @@ import (
 	"github.com/harness-agent/harness/internal/statecache"
 )
 
-func init() {
-	register(&command{name: "add",
-		args:    `TITLE [--id ID] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…]`,
-		summary: "append a task (auto id task-NNN) and print its id",
-		run:     runAdd})
+var addVerb = &command{
+	name:    "add",
+	args:    `TITLE [--id ID] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…]`,
+	summary: "append a task (auto id task-NNN) and print its id",
+	run:     runAdd,
 }
 
-func runAdd(e *Env, args []string) int {
-	c := commands["add"]
+func runAdd(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	id := fs.String("id", "", "task id (default: the next task-NNN)")
 	priority := fs.String("priority", "P1", "P0 (highest), P1 or P2")

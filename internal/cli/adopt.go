@@ -12,10 +12,11 @@ import (
 	"github.com/harness-agent/harness/internal/state"
 )
 
-func init() {
-	register(&command{name: "adopt", args: "[--yes]",
-		summary: "keep a person's hand edit of harness-tasks.json: record the file as it is now as the harness's own (a person's decision: refused inside a Claude Code session, and without a terminal unless --yes)",
-		run:     runAdopt})
+var adoptVerb = &command{
+	name:    "adopt",
+	args:    "[--yes]",
+	summary: "keep a person's hand edit of harness-tasks.json: record the file as it is now as the harness's own (a person's decision: refused inside a Claude Code session, and without a terminal unless --yes)",
+	run:     runAdopt,
 }
 
 // runAdopt makes the tasks file as it is now the state the harness builds
@@ -24,8 +25,7 @@ func init() {
 // a Claude Code session (the agent's Bash carries CLAUDE_CODE_SESSION_ID),
 // and where no person can have typed it (no terminal) unless --yes says a
 // person's script runs it.
-func runAdopt(e *Env, args []string) int {
-	c := commands["adopt"]
+func runAdopt(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	yes := fs.Bool("yes", false, "adopt without a terminal (a person's script)")
 	pos, err := e.parse(fs, args)

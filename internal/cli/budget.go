@@ -12,10 +12,11 @@ import (
 	"github.com/harness-agent/harness/internal/statecache"
 )
 
-func init() {
-	register(&command{name: "budget", args: "[--max-job-minutes N] [--max-session-minutes N] [--max-job-tokens N] [--max-session-tokens N] [--json]",
-		summary: "show what the job spent (time, API tokens) against its limits; with flags, set the limits, 0 removing one (setting them is a person's decision: refused inside a Claude Code session)",
-		run:     runBudget})
+var budgetVerb = &command{
+	name:    "budget",
+	args:    "[--max-job-minutes N] [--max-session-minutes N] [--max-job-tokens N] [--max-session-tokens N] [--json]",
+	summary: "show what the job spent (time, API tokens) against its limits; with flags, set the limits, 0 removing one (setting them is a person's decision: refused inside a Claude Code session)",
+	run:     runBudget,
 }
 
 // budgetJSON is `harness budget --json`.
@@ -35,8 +36,7 @@ type budgetLineJSON struct {
 	Over    bool   `json:"over"`
 }
 
-func runBudget(e *Env, args []string) int {
-	c := commands["budget"]
+func runBudget(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	asJSON := fs.Bool("json", false, "print JSON for machines")
 	var b state.Budget

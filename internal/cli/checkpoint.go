@@ -6,14 +6,14 @@ import (
 	"strings"
 )
 
-func init() {
-	register(&command{name: "checkpoint", args: "ID M/N DESCRIPTION",
-		summary: "record step M of N of an in-progress task (checkpoints[], CHECKPOINT log line) and renew its lease",
-		run:     runCheckpoint})
+var checkpointVerb = &command{
+	name:    "checkpoint",
+	args:    "ID M/N DESCRIPTION",
+	summary: "record step M of N of an in-progress task (checkpoints[], CHECKPOINT log line) and renew its lease",
+	run:     runCheckpoint,
 }
 
-func runCheckpoint(e *Env, args []string) int {
-	c := commands["checkpoint"]
+func runCheckpoint(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	pos, err := e.parse(fs, args)
 	if err != nil {

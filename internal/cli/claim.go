@@ -9,10 +9,11 @@ import (
 	"github.com/harness-agent/harness/internal/git"
 )
 
-func init() {
-	register(&command{name: "claim", args: "[ID] [--json]",
-		summary: "take the next eligible task (or ID) for this worker: in_progress, base commit and lease recorded",
-		run:     runClaim})
+var claimVerb = &command{
+	name:    "claim",
+	args:    "[ID] [--json]",
+	summary: "take the next eligible task (or ID) for this worker: in_progress, base commit and lease recorded",
+	run:     runClaim,
 }
 
 // claimJSON is the stable machine-readable shape of `claim --json`.
@@ -37,8 +38,7 @@ type claimedJSON struct {
 	TimeoutSeconds int    `json:"timeout_seconds"`
 }
 
-func runClaim(e *Env, args []string) int {
-	c := commands["claim"]
+func runClaim(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	asJSON := fs.Bool("json", false, "print JSON for machines")
 	pos, err := e.parse(fs, args)

@@ -13,7 +13,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"time"
 
@@ -45,17 +44,38 @@ type command struct {
 	name    string
 	args    string // usage after the verb
 	summary string
-	run     func(e *Env, args []string) int
+	run     func(e *Env, c *command, args []string) int
 }
 
-var commands = map[string]*command{}
+// verbs is every verb of the harness command, in the order of the work (set
+// up, plan, look, the task cycle, then the rest): the order help lists
+// them in. Each verb's file declares its command next to its run function.
+var verbs = []*command{initVerb, addVerb, editVerb, removeVerb, statusVerb, graphVerb, reportVerb, nextVerb,
+	claimVerb, checkpointVerb, validateVerb, failVerb, renewVerb, recoverVerb, pauseVerb, resumeVerb, cancelVerb,
+	budgetVerb, snapshotsVerb, statsVerb, sessionVerb, adoptVerb, installVerb, hooksVerb, versionVerb}
+
+// versionVerb is `harness version`, the one verb that needs no state (the
+// skill runs it to see whether the harness is installed).
+var versionVerb = &command{
+	name: "version", summary: versionSummary,
+	run: func(e *Env, _ *command, _ []string) int {
+		fmt.Fprintln(e.Stdout, versionLine())
+		return ExitOK
+	}}
+
+// lookup returns the verb called name.
+func lookup(name string) (*command, bool) {
+	for _, c := range verbs {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return nil, false
+}
 
 // usage is the verb's synopsis: "harness NAME ARGS", without a trailing
 // space for a verb that takes none.
 func (c *command) usage() string { return strings.TrimSpace("harness " + c.name + " " + c.args) }
-
-// register adds a verb; each verb's file registers itself.
-func register(c *command) { commands[c.name] = c }
 
 // Main runs the harness command with args (without the program name).
 func Main(args []string) int {
@@ -68,12 +88,12 @@ func Main(args []string) int {
 func (e *Env) Run(args []string) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
-			if c, ok := commands[args[1]]; ok {
-				return c.run(e, []string{"--help"})
-			}
 			if args[1] == "version" {
 				fmt.Fprintf(e.Stdout, "usage: harness version\n\n%s\n", versionSummary)
 				return ExitOK
+			}
+			if c, ok := lookup(args[1]); ok {
+				return c.run(e, c, []string{"--help"})
 			}
 		}
 		e.usage(e.Stdout)
@@ -82,11 +102,10 @@ func (e *Env) Run(args []string) int {
 		}
 		return ExitOK
 	}
-	if args[0] == "version" || args[0] == "--version" {
-		fmt.Fprintln(e.Stdout, versionLine())
-		return ExitOK
+	if args[0] == "--version" {
+		args[0] = "version"
 	}
-	c, ok := commands[args[0]]
+	c, ok := lookup(args[0])
 	if !ok {
 		if near := closest(args[0]); near != "" {
 			fmt.Fprintf(e.Stderr, "ERROR [%s] unknown command %q; did you mean %q?\nhint: harness %s …, or `harness help` for the list of commands\n", failure.Usage, args[0], near, near)
@@ -95,7 +114,7 @@ func (e *Env) Run(args []string) int {
 		fmt.Fprintf(e.Stderr, "ERROR [%s] unknown command %q\nhint: run `harness help` for the list of commands\n", failure.Usage, args[0])
 		return ExitError
 	}
-	return c.run(e, args[1:])
+	return c.run(e, c, args[1:])
 }
 
 // Version is set at build time with -ldflags "-X …cli.Version=…".
@@ -112,12 +131,7 @@ const versionSummary = "print the harness version (also --version)"
 func (e *Env) usage(w io.Writer) {
 	fmt.Fprintln(w, "harness: keeps a long-running agent job on track across sessions.")
 	fmt.Fprintln(w, "\nusage: harness <command> [arguments]\n\ncommands:")
-	for _, n := range verbOrder() {
-		if n == "version" {
-			fmt.Fprintf(w, "  %-11s %s\n", n, versionSummary)
-			continue
-		}
-		c := commands[n]
+	for _, c := range verbs {
 		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun `harness help <command>` for a command's arguments.")
@@ -254,38 +268,13 @@ func inSession() bool { return integrity.InSession() }
 // stamp formats t as the protocol's timestamps.
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-// workOrder lists the verbs in the order of the work: set up, plan, look,
-// the task cycle, then the rest; verbs not named here follow by name.
-var workOrder = []string{"init", "add", "edit", "remove", "status", "graph", "report", "next", "claim", "checkpoint", "validate", "fail",
-	"renew", "recover", "pause", "resume", "cancel", "budget", "snapshots", "stats", "session", "adopt", "install", "hooks", "version"}
-
-// verbOrder returns every verb (version included) in workOrder.
-func verbOrder() []string {
-	seen := map[string]bool{}
-	var names []string
-	for _, n := range workOrder {
-		if _, ok := commands[n]; ok || n == "version" {
-			names = append(names, n)
-			seen[n] = true
-		}
-	}
-	var rest []string
-	for n := range commands {
-		if !seen[n] {
-			rest = append(rest, n)
-		}
-	}
-	sort.Strings(rest)
-	return append(names, rest...)
-}
-
 // closest returns the verb a mistyped name most likely meant: within two
 // edits (a swap of neighbours counts as one), "" when none is that near.
 func closest(name string) string {
 	best, bestD := "", 3
-	for _, n := range verbOrder() {
-		if d := editDistance(name, n); d < bestD {
-			best, bestD = n, d
+	for _, c := range verbs {
+		if d := editDistance(name, c.name); d < bestD {
+			best, bestD = c.name, d
 		}
 	}
 	return best

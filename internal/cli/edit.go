@@ -14,10 +14,11 @@ import (
 	"github.com/harness-agent/harness/internal/taskcycle"
 )
 
-func init() {
-	register(&command{name: "edit", args: `ID [--title T] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…]`,
-		summary: "change a task's definition, with the checks of add (inside a Claude Code session only the title, the priority, and a validation where there is none)",
-		run:     runEdit})
+var editVerb = &command{
+	name:    "edit",
+	args:    `ID [--title T] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…]`,
+	summary: "change a task's definition, with the checks of add (inside a Claude Code session only the title, the priority, and a validation where there is none)",
+	run:     runEdit,
 }
 
 // agentEditable are the fields an agent may change from inside a Claude
@@ -27,8 +28,7 @@ func init() {
 // work): a person's decision, made in their own terminal.
 var agentEditable = map[string]bool{"title": true, "priority": true}
 
-func runEdit(e *Env, args []string) int {
-	c := commands["edit"]
+func runEdit(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	title := fs.String("title", "", "the task's title")
 	priority := fs.String("priority", "", "P0, P1 or P2")

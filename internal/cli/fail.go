@@ -7,14 +7,14 @@ import (
 	"github.com/harness-agent/harness/internal/failure"
 )
 
-func init() {
-	register(&command{name: "fail", args: "ID --category CATEGORY MESSAGE",
-		summary: "record a failure you found yourself: attempts+1, error_log, rollback to the base (after a snapshot), cleanup",
-		run:     runFail})
+var failVerb = &command{
+	name:    "fail",
+	args:    "ID --category CATEGORY MESSAGE",
+	summary: "record a failure you found yourself: attempts+1, error_log, rollback to the base (after a snapshot), cleanup",
+	run:     runFail,
 }
 
-func runFail(e *Env, args []string) int {
-	c := commands["fail"]
+func runFail(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	category := fs.String("category", "", "one of "+strings.Join(failure.Categories, ", "))
 	pos, err := e.parse(fs, args)

@@ -7,14 +7,14 @@ import (
 	"github.com/harness-agent/harness/internal/state"
 )
 
-func init() {
-	register(&command{name: "graph", args: "[--format mermaid|dot|json]",
-		summary: "print the dependency graph with each task's status and the critical path: Mermaid (GitHub renders it), Graphviz DOT or JSON (read-only)",
-		run:     runGraph})
+var graphVerb = &command{
+	name:    "graph",
+	args:    "[--format mermaid|dot|json]",
+	summary: "print the dependency graph with each task's status and the critical path: Mermaid (GitHub renders it), Graphviz DOT or JSON (read-only)",
+	run:     runGraph,
 }
 
-func runGraph(e *Env, args []string) int {
-	c := commands["graph"]
+func runGraph(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	format := fs.String("format", "mermaid", "mermaid, dot or json")
 	pos, err := e.parse(fs, args)

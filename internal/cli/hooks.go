@@ -10,14 +10,14 @@ import (
 	"github.com/harness-agent/harness/internal/settings"
 )
 
-func init() {
-	register(&command{name: "hooks", args: "install|uninstall|status|dirs [--settings FILE | --project DIR] [--bin-dir DIR] [--dry-run]",
-		summary: "register the harness hooks in a Claude Code settings.json, remove them, check them, or list the directories they run from",
-		run:     runHooks})
+var hooksVerb = &command{
+	name:    "hooks",
+	args:    "install|uninstall|status|dirs [--settings FILE | --project DIR] [--bin-dir DIR] [--dry-run]",
+	summary: "register the harness hooks in a Claude Code settings.json, remove them, check them, or list the directories they run from",
+	run:     runHooks,
 }
 
-func runHooks(e *Env, args []string) int {
-	c := commands["hooks"]
+func runHooks(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	file := fs.String("settings", "", "the settings `FILE` to edit (default: $HOME/.claude/settings.json)")
 	project := fs.String("project", "", "edit `DIR`/.claude/settings.json, the project's shared settings, instead")

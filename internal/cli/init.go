@@ -17,10 +17,11 @@ import (
 	"github.com/harness-agent/harness/internal/state"
 )
 
-func init() {
-	register(&command{name: "init", args: "[DIR] [--no-exclude] [--no-git]",
-		summary: "create the state files in DIR (default: current directory) and activate the hooks",
-		run:     runInit})
+var initVerb = &command{
+	name:    "init",
+	args:    "[DIR] [--no-exclude] [--no-git]",
+	summary: "create the state files in DIR (default: current directory) and activate the hooks",
+	run:     runInit,
 }
 
 // initScript is the harness-init.sh template: commented, so it does nothing
@@ -48,8 +49,7 @@ echo "Environment health check complete"
 // rollback must never revert them).
 var harnessFiles = []string{state.FileName, state.BackupName, state.FileName + ".corrupt-*", progress.FileName, ".harness-*"}
 
-func runInit(e *Env, args []string) int {
-	c := commands["init"]
+func runInit(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	noExclude := fs.Bool("no-exclude", false, "do not add the harness files to .git/info/exclude")
 	noGit := fs.Bool("no-git", false, "do not run git init when DIR is not in a git repository")

@@ -11,14 +11,14 @@ import (
 	"github.com/harness-agent/harness/skill"
 )
 
-func init() {
-	register(&command{name: "install", args: "[--bin-dir DIR] [--project DIR] [--dry-run] [--uninstall]",
-		summary: "install the harness for Claude Code: these executables in a bin directory (default ~/.claude/harness/bin), the /harness skill, the hooks in settings.json; over an older install it upgrades in place (a person's decision: refused inside a Claude Code session, --dry-run aside)",
-		run:     runInstall})
+var installVerb = &command{
+	name:    "install",
+	args:    "[--bin-dir DIR] [--project DIR] [--dry-run] [--uninstall]",
+	summary: "install the harness for Claude Code: these executables in a bin directory (default ~/.claude/harness/bin), the /harness skill, the hooks in settings.json; over an older install it upgrades in place (a person's decision: refused inside a Claude Code session, --dry-run aside)",
+	run:     runInstall,
 }
 
-func runInstall(e *Env, args []string) int {
-	c := commands["install"]
+func runInstall(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	binDir := fs.String("bin-dir", "", "install the executables in `DIR` (moving them from an earlier install updates the hook entries, and empties the old directory once nothing uses it)")
 	project := fs.String("project", "", "project scope: hooks in `DIR`/.claude/settings.json, the skill in DIR/.claude/skills/harness")

@@ -12,16 +12,16 @@ import (
 	"github.com/harness-agent/harness/internal/taskcycle"
 )
 
-func init() {
-	register(&command{name: "next", args: "[--json]",
-		summary: "validate dependencies (recording what they fail) and print the next eligible task",
-		run:     runNext})
+var nextVerb = &command{
+	name:    "next",
+	args:    "[--json]",
+	summary: "validate dependencies (recording what they fail) and print the next eligible task",
+	run:     runNext,
 }
 
 func isActive(dir string) bool { return root.Active(dir) }
 
-func runNext(e *Env, args []string) int {
-	c := commands["next"]
+func runNext(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	asJSON := fs.Bool("json", false, "print JSON for machines")
 	if pos, err := e.parse(fs, args); err != nil {

@@ -21,16 +21,25 @@ import (
 	"github.com/harness-agent/harness/internal/statecache"
 )
 
-func init() {
-	register(&command{name: "pause", args: "",
-		summary: "pause the run: every session may stop at its next turn end and starts no work, claims are kept (a person's decision: refused inside a Claude Code session)",
-		run:     runPause})
-	register(&command{name: "resume", args: "[--wait] [-- CLAUDE-ARGS...]",
-		summary: "end a pause and print the command that continues the job; with --wait, wait until a rate limit that ended the last turn resets, then run it (a person's decision: refused inside a Claude Code session)",
-		run:     runResume})
-	register(&command{name: "cancel", args: "",
-		summary: "cancel the run for good: claims released, the hooks switched off, STATS logged; no hook turns it back on (a person's decision: refused inside a Claude Code session)",
-		run:     runCancel})
+var pauseVerb = &command{
+	name:    "pause",
+	args:    "",
+	summary: "pause the run: every session may stop at its next turn end and starts no work, claims are kept (a person's decision: refused inside a Claude Code session)",
+	run:     runPause,
+}
+
+var resumeVerb = &command{
+	name:    "resume",
+	args:    "[--wait] [-- CLAUDE-ARGS...]",
+	summary: "end a pause and print the command that continues the job; with --wait, wait until a rate limit that ended the last turn resets, then run it (a person's decision: refused inside a Claude Code session)",
+	run:     runResume,
+}
+
+var cancelVerb = &command{
+	name:    "cancel",
+	args:    "",
+	summary: "cancel the run for good: claims released, the hooks switched off, STATS logged; no hook turns it back on (a person's decision: refused inside a Claude Code session)",
+	run:     runCancel,
 }
 
 // personOnly refuses verb inside a Claude Code session: pausing, resuming
@@ -45,8 +54,7 @@ func personOnly(verb string) error {
 }
 
 // simpleVerb parses a verb that takes no arguments and finds the state root.
-func (e *Env) simpleVerb(name string, args []string) (string, error) {
-	c := commands[name]
+func (e *Env) simpleVerb(c *command, args []string) (string, error) {
 	fs := e.flags(c)
 	pos, err := e.parse(fs, args)
 	if err != nil {
@@ -55,14 +63,14 @@ func (e *Env) simpleVerb(name string, args []string) (string, error) {
 	if len(pos) > 0 {
 		return "", usageErr(c, "unexpected argument %q", pos[0])
 	}
-	if err := personOnly(name); err != nil {
+	if err := personOnly(c.name); err != nil {
 		return "", err
 	}
 	return e.stateRoot()
 }
 
-func runPause(e *Env, args []string) int {
-	dir, err := e.simpleVerb("pause", args)
+func runPause(e *Env, c *command, args []string) int {
+	dir, err := e.simpleVerb(c, args)
 	if err != nil {
 		return e.fail(err)
 	}
@@ -88,8 +96,7 @@ func pausedSince(path string) string {
 	return "an unknown time"
 }
 
-func runResume(e *Env, args []string) int {
-	c := commands["resume"]
+func runResume(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	wait := fs.Bool("wait", false, "wait until the recorded rate limit resets, then run the command that continues the job (`claude --continue -p \"/harness run\"`) and exit with its status")
 	pos, err := e.parse(fs, args)
@@ -182,8 +189,8 @@ func claudeProgram() string {
 	return "claude"
 }
 
-func runCancel(e *Env, args []string) int {
-	dir, err := e.simpleVerb("cancel", args)
+func runCancel(e *Env, c *command, args []string) int {
+	dir, err := e.simpleVerb(c, args)
 	if err != nil {
 		return e.fail(err)
 	}

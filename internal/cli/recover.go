@@ -9,10 +9,11 @@ import (
 	"github.com/harness-agent/harness/internal/taskcycle"
 )
 
-func init() {
-	register(&command{name: "recover", args: "[--dry-run] [--resume ID] [--json]",
-		summary: "recover interrupted in-progress tasks with the protocol's decision matrix (idempotent)",
-		run:     runRecover})
+var recoverVerb = &command{
+	name:    "recover",
+	args:    "[--dry-run] [--resume ID] [--json]",
+	summary: "recover interrupted in-progress tasks with the protocol's decision matrix (idempotent)",
+	run:     runRecover,
 }
 
 // recoveredJSON is one task in `recover --json`.
@@ -28,8 +29,7 @@ type recoveredJSON struct {
 	Snapshot string `json:"snapshot,omitempty"`
 }
 
-func runRecover(e *Env, args []string) int {
-	c := commands["recover"]
+func runRecover(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	asJSON := fs.Bool("json", false, "print JSON for machines")
 	dryRun := fs.Bool("dry-run", false, "assess and say what would be done, change nothing")

@@ -13,14 +13,14 @@ import (
 	"github.com/harness-agent/harness/internal/taskcycle"
 )
 
-func init() {
-	register(&command{name: "remove", args: "ID [--cascade]",
-		summary: "remove a task (refused while others depend on it, unless --cascade removes them too; a person's decision: refused inside a Claude Code session)",
-		run:     runRemove})
+var removeVerb = &command{
+	name:    "remove",
+	args:    "ID [--cascade]",
+	summary: "remove a task (refused while others depend on it, unless --cascade removes them too; a person's decision: refused inside a Claude Code session)",
+	run:     runRemove,
 }
 
-func runRemove(e *Env, args []string) int {
-	c := commands["remove"]
+func runRemove(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	cascade := fs.Bool("cascade", false, "also remove every task that depends on it, directly or not")
 	pos, err := e.parse(fs, args)

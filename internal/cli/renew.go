@@ -4,14 +4,14 @@ import (
 	"fmt"
 )
 
-func init() {
-	register(&command{name: "renew", args: "[ID]",
-		summary: "push the lease of this worker's in-progress tasks (or ID) forward by HARNESS_LEASE_SECONDS",
-		run:     runRenew})
+var renewVerb = &command{
+	name:    "renew",
+	args:    "[ID]",
+	summary: "push the lease of this worker's in-progress tasks (or ID) forward by HARNESS_LEASE_SECONDS",
+	run:     runRenew,
 }
 
-func runRenew(e *Env, args []string) int {
-	c := commands["renew"]
+func runRenew(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	pos, err := e.parse(fs, args)
 	if err != nil {

@@ -17,18 +17,18 @@ import (
 	"github.com/harness-agent/harness/internal/state"
 )
 
-func init() {
-	register(&command{name: "report", args: "[--out FILE] | --serve [ADDR]",
-		summary: "write one self-contained HTML page with the dependency graph, timeline, task table and headline numbers, or serve it live on loopback (read-only)",
-		run:     runReport})
+var reportVerb = &command{
+	name:    "report",
+	args:    "[--out FILE] | --serve [ADDR]",
+	summary: "write one self-contained HTML page with the dependency graph, timeline, task table and headline numbers, or serve it live on loopback (read-only)",
+	run:     runReport,
 }
 
 // reportFile is where `harness report` writes the page by default: a
 // .harness-* name, so task commits and rollbacks leave it alone.
 const reportFile = ".harness-report.html"
 
-func runReport(e *Env, args []string) int {
-	c := commands["report"]
+func runReport(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	out := fs.String("out", "", "the file to write (default .harness-report.html in the state root; - for stdout)")
 	serve := fs.Bool("serve", false, "serve the page on ADDR (default 127.0.0.1 and a free port) until interrupted")

@@ -4,14 +4,14 @@ import (
 	"fmt"
 )
 
-func init() {
-	register(&command{name: "session", args: "start|end",
-		summary: "open or close a session without the Claude Code hooks: start counts it (session_count, INIT line), end logs STATS and sets last_session",
-		run:     runSession})
+var sessionVerb = &command{
+	name:    "session",
+	args:    "start|end",
+	summary: "open or close a session without the Claude Code hooks: start counts it (session_count, INIT line), end logs STATS and sets last_session",
+	run:     runSession,
 }
 
-func runSession(e *Env, args []string) int {
-	c := commands["session"]
+func runSession(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	pos, err := e.parse(fs, args)
 	if err != nil {

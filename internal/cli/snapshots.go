@@ -7,14 +7,14 @@ import (
 	"github.com/harness-agent/harness/internal/state"
 )
 
-func init() {
-	register(&command{name: "snapshots", args: "[ID]",
-		summary: "list the work trees saved before rollbacks (refs/harness/snapshots/<id>/<attempt>) and how to restore each",
-		run:     runSnapshots})
+var snapshotsVerb = &command{
+	name:    "snapshots",
+	args:    "[ID]",
+	summary: "list the work trees saved before rollbacks (refs/harness/snapshots/<id>/<attempt>) and how to restore each",
+	run:     runSnapshots,
 }
 
-func runSnapshots(e *Env, args []string) int {
-	c := commands["snapshots"]
+func runSnapshots(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	pos, err := e.parse(fs, args)
 	if err != nil {

@@ -4,14 +4,14 @@ import (
 	"fmt"
 )
 
-func init() {
-	register(&command{name: "stats", args: "",
-		summary: "append the STATS line to the progress log, set last_session, and print it",
-		run:     runStats})
+var statsVerb = &command{
+	name:    "stats",
+	args:    "",
+	summary: "append the STATS line to the progress log, set last_session, and print it",
+	run:     runStats,
 }
 
-func runStats(e *Env, args []string) int {
-	c := commands["stats"]
+func runStats(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	pos, err := e.parse(fs, args)
 	if err != nil {

@@ -14,10 +14,11 @@ import (
 	"github.com/harness-agent/harness/internal/state"
 )
 
-func init() {
-	register(&command{name: "status", args: "[--json] [--watch [--interval DURATION]]",
-		summary: "show counts, one line per task, recent log lines and sessions (read-only, no lock)",
-		run:     runStatus})
+var statusVerb = &command{
+	name:    "status",
+	args:    "[--json] [--watch [--interval DURATION]]",
+	summary: "show counts, one line per task, recent log lines and sessions (read-only, no lock)",
+	run:     runStatus,
 }
 
 // statusTask is one task in `status --json`.
@@ -68,8 +69,7 @@ type statusJSON struct {
 	Paused bool             `json:"paused,omitempty"`
 }
 
-func runStatus(e *Env, args []string) int {
-	c := commands["status"]
+func runStatus(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	asJSON := fs.Bool("json", false, "print JSON for machines")
 	watch := fs.Bool("watch", false, "redraw the status until interrupted")

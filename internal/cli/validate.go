@@ -7,14 +7,14 @@ import (
 	"github.com/harness-agent/harness/internal/git"
 )
 
-func init() {
-	register(&command{name: "validate", args: "ID",
-		summary: "run the task's validation.command: PASS commits and completes it, FAIL/TIMEOUT fails it and rolls back (exit 1)",
-		run:     runValidate})
+var validateVerb = &command{
+	name:    "validate",
+	args:    "ID",
+	summary: "run the task's validation.command: PASS commits and completes it, FAIL/TIMEOUT fails it and rolls back (exit 1)",
+	run:     runValidate,
 }
 
-func runValidate(e *Env, args []string) int {
-	c := commands["validate"]
+func runValidate(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	pos, err := e.parse(fs, args)
 	if err != nil {
