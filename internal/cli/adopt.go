@@ -50,16 +50,16 @@ func runAdopt(e *Env, c *command, args []string) int {
 	}
 	unlock, err := lock.Tx(dir)
 	if err != nil {
-		return e.fail(failure.New(failure.EnvSetup, "%v", err))
+		return e.fail(failure.Wrap(failure.EnvSetup, err, "%v", err))
 	}
 	defer unlock()
 	raw, err := os.ReadFile(state.Path(dir))
 	if err != nil {
-		return e.fail(failure.New(failure.EnvSetup, "%v", err))
+		return e.fail(failure.Wrap(failure.EnvSetup, err, "%v", err))
 	}
 	s, err := state.Parse(raw, state.Path(dir))
 	if err != nil {
-		return e.fail(failure.New(failure.Config, "%s cannot be adopted: %v", state.FileName, err).
+		return e.fail(failure.Wrap(failure.Config, err, "%s cannot be adopted: %v", state.FileName, err).
 			WithHint("fix the file until `harness status` reads it, then adopt it"))
 	}
 	if err := state.Restore(dir, raw); err != nil { // the backup and the record follow the file

@@ -184,7 +184,7 @@ func (e *Env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 				usage()
 				return nil, errHelp
 			}
-			return nil, failure.New(failure.Usage, "%v", err).WithHint("run `%s --help`", fs.Name())
+			return nil, failure.Wrap(failure.Usage, err, "%v", err).WithHint("run `%s --help`", fs.Name())
 		}
 		if fs.NArg() == 0 {
 			return pos, nil
@@ -201,7 +201,7 @@ func (e *Env) fail(err error) int {
 	}
 	var fe *failure.Error
 	if !errors.As(err, &fe) {
-		fe = failure.New(failure.EnvSetup, "%v", err)
+		fe = failure.Wrap(failure.EnvSetup, err, "%v", err)
 	}
 	fmt.Fprintln(e.Stderr, fe.Error())
 	if fe.Hint != "" {

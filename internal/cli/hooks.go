@@ -113,7 +113,7 @@ func (e *Env) binDir(flag string) (string, error) {
 		exe, err = filepath.EvalSymlinks(exe)
 	}
 	if err != nil {
-		return "", failure.New(failure.EnvSetup, "cannot tell where this harness executable is: %v", err).
+		return "", failure.Wrap(failure.EnvSetup, err, "cannot tell where this harness executable is: %v", err).
 			WithHint("name the directory holding the hook executables with --bin-dir DIR")
 	}
 	return filepath.Dir(exe), nil

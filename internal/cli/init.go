@@ -68,7 +68,7 @@ func runInit(e *Env, c *command, args []string) int {
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return e.fail(failure.New(failure.EnvSetup, "cannot create %s: %v", dir, err))
+		return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot create %s: %v", dir, err))
 	}
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
@@ -81,7 +81,7 @@ func runInit(e *Env, c *command, args []string) int {
 	// so the baseline the user commits next is clean.
 	if _, err := git.Top(dir); err != nil && !*noGit && git.Available() {
 		if out, err := exec.Command("git", "-C", dir, "init", "-q").CombinedOutput(); err != nil {
-			return e.fail(failure.New(failure.EnvSetup, "git init in %s failed: %v: %s", dir, err, strings.TrimSpace(string(out))).
+			return e.fail(failure.Wrap(failure.EnvSetup, err, "git init in %s failed: %v: %s", dir, err, strings.TrimSpace(string(out))).
 				WithHint("fix the cause, or run `harness init --no-git` and set up git yourself"))
 		}
 		did = append(did, "ran git init (the harness keeps its checkpoints in git; commit a baseline next: git add -A && git commit -m baseline)")
@@ -94,7 +94,7 @@ func runInit(e *Env, c *command, args []string) int {
 		// this one's.
 		budget.Reset(dir)
 	} else if !os.IsExist(err) {
-		return e.fail(failure.New(failure.EnvSetup, "cannot create %s: %v", state.Path(dir), err))
+		return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot create %s: %v", state.Path(dir), err))
 	}
 	s, err := state.Load(dir)
 	if err != nil {
@@ -103,7 +103,7 @@ func runInit(e *Env, c *command, args []string) int {
 	if created {
 		if err := progress.Append(dir, progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Init,
 			Message: "Harness initialized for project " + dir}); err != nil {
-			return e.fail(failure.New(failure.EnvSetup, "cannot write %s: %v", progress.Path(dir), err))
+			return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", progress.Path(dir), err))
 		}
 		did = append(did, "created "+progress.FileName)
 	} else if _, err := os.Stat(progress.Path(dir)); os.IsNotExist(err) {
@@ -121,7 +121,7 @@ func runInit(e *Env, c *command, args []string) int {
 	marker := filepath.Join(dir, root.ActiveMarker)
 	if _, err := os.Stat(marker); os.IsNotExist(err) {
 		if err := os.WriteFile(marker, nil, 0o644); err != nil {
-			return e.fail(failure.New(failure.EnvSetup, "cannot create %s: %v", marker, err))
+			return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot create %s: %v", marker, err))
 		}
 		record.SetActive(dir, true)
 		did = append(did, "activated the hooks ("+root.ActiveMarker+")")

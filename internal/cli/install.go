@@ -75,7 +75,7 @@ func runInstall(e *Env, c *command, args []string) int {
 	}
 	var fe *failure.Error
 	if !errors.As(err, &fe) {
-		fe = failure.New(failure.EnvSetup, "%v", err)
+		fe = failure.Wrap(failure.EnvSetup, err, "%v", err)
 	}
 	fmt.Fprintf(e.Stderr, "%s: %s\n", o.Name, fe.Error())
 	if fe.Hint != "" {

@@ -81,7 +81,7 @@ func runPause(e *Env, c *command, args []string) int {
 	}
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	if err := os.WriteFile(path, []byte(e.Now().UTC().Format("2006-01-02T15:04:05Z")+"\n"), 0o644); err != nil {
-		return e.fail(failure.New(failure.EnvSetup, "cannot write %s: %v", path, err))
+		return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", path, err))
 	}
 	progress.Append(dir, progress.Entry{Time: e.Now(), Session: progress.LastSession(dir), Type: progress.Init, Message: "Run paused by the user"})
 	fmt.Fprintln(e.Stdout, "harness: paused. A running session may stop at its next turn end (its claim is kept); new sessions start no work. `harness resume` continues.")
@@ -115,7 +115,7 @@ func runResume(e *Env, c *command, args []string) int {
 	}
 	if root.Paused(dir) {
 		if err := os.Remove(filepath.Join(dir, root.PausedFile)); err != nil {
-			return e.fail(failure.New(failure.EnvSetup, "cannot end the pause: %v", err))
+			return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot end the pause: %v", err))
 		}
 		progress.Append(dir, progress.Entry{Time: e.Now(), Session: progress.LastSession(dir), Type: progress.Init, Message: "Run resumed by the user"})
 		fmt.Fprintln(e.Stdout, "harness: resumed.")
@@ -175,7 +175,7 @@ func (e *Env) continueJob(dir string, until time.Time, extra []string) int {
 		if errors.As(err, &exit) {
 			return exit.ExitCode()
 		}
-		return e.fail(failure.New(failure.EnvSetup, "cannot run %s: %v", claude, err))
+		return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot run %s: %v", claude, err))
 	}
 	return ExitOK
 }

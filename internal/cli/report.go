@@ -68,7 +68,7 @@ func runReport(e *Env, c *command, args []string) int {
 		path = filepath.Join(e.Cwd, path)
 	}
 	if err := os.WriteFile(path, page, 0o644); err != nil {
-		return e.fail(failure.New(failure.EnvSetup, "cannot write the report: %v", err))
+		return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot write the report: %v", err))
 	}
 	fmt.Fprintln(e.Stdout, "report written to "+path)
 	return ExitOK
@@ -85,7 +85,7 @@ func (e *Env) renderReport(dir string, o report.Options) ([]byte, error) {
 		tl, err = report.ReadLog(f)
 		f.Close()
 		if err != nil {
-			return nil, failure.New(failure.EnvSetup, "cannot read %s: %v", progress.FileName, err)
+			return nil, failure.Wrap(failure.EnvSetup, err, "cannot read %s: %v", progress.FileName, err)
 		}
 	}
 	var b bytes.Buffer
@@ -109,7 +109,7 @@ func (e *Env) serveReport(dir, addr string) int {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return e.fail(failure.New(failure.EnvSetup, "cannot listen on %s: %v", addr, err))
+		return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot listen on %s: %v", addr, err))
 	}
 	defer ln.Close()
 	fmt.Fprintf(e.Stdout, "serving the report on http://%s/ (Ctrl-C to stop)\n", ln.Addr())

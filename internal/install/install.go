@@ -108,7 +108,7 @@ func (o Options) prepare() (*run, error) {
 		}
 		p, err := filepath.EvalSymlinks(o.Project)
 		if err != nil {
-			return nil, failure.New(failure.Config, "--project %s: %v", o.Project, err)
+			return nil, failure.Wrap(failure.Config, err, "--project %s: %v", o.Project, err)
 		}
 		r.Project = p
 		r.settings = filepath.Join(p, ".claude", "settings.json")
@@ -159,7 +159,7 @@ func Install(o Options) (err error) {
 	// Checks: nothing is written before every one passes.
 	from, err := filepath.Abs(r.From)
 	if err != nil {
-		return failure.New(failure.EnvSetup, "cannot tell where the executables are: %v", err)
+		return failure.Wrap(failure.EnvSetup, err, "cannot tell where the executables are: %v", err)
 	}
 	for _, p := range Programs() {
 		if fi, err := os.Stat(filepath.Join(from, p)); err != nil || !fi.Mode().IsRegular() {
@@ -194,7 +194,7 @@ func Install(o Options) (err error) {
 	report(r, &plan, "install", planned, true)
 	ranFrom, err := dirsOf(r.settings)
 	if err != nil {
-		return failure.New(failure.Config, "%s cannot be used: %v; nothing was installed", r.settings, err)
+		return failure.Wrap(failure.Config, err, "%s cannot be used: %v; nothing was installed", r.settings, err)
 	}
 	before := installedVersion(r.BinDir)
 
@@ -742,7 +742,7 @@ func stepErr(step string, err error) error {
 	if errors.As(err, &fe) {
 		return err
 	}
-	return failure.New(failure.EnvSetup, "%s: %v", step, err)
+	return failure.Wrap(failure.EnvSetup, err, "%s: %v", step, err)
 }
 
 // withSuffix adds text to the message of err.

@@ -412,7 +412,7 @@ func busy(h lock.Holder) hook.Decision {
 func unusable(c *call, err error) hook.Decision {
 	var fe *failure.Error
 	if !errors.As(err, &fe) {
-		fe = failure.New(failure.EnvSetup, "%v", err)
+		fe = failure.Wrap(failure.EnvSetup, err, "%v", err)
 	}
 	text := fe.Error()
 	if fe.Hint != "" {

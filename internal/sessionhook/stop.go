@@ -291,7 +291,7 @@ func ending(s *state.State) string {
 func unreadable(c *call, err error) hook.Decision {
 	var fe *failure.Error
 	if !errors.As(err, &fe) {
-		fe = failure.New(failure.EnvSetup, "%v", err)
+		fe = failure.Wrap(failure.EnvSetup, err, "%v", err)
 	}
 	text := fe.Error()
 	if fe.Hint != "" {

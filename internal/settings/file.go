@@ -50,7 +50,7 @@ func Read(path string) ([]byte, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, failure.New(failure.EnvSetup, "cannot read %s: %v", path, err)
+		return nil, failure.Wrap(failure.EnvSetup, err, "cannot read %s: %v", path, err)
 	}
 	return doc, nil
 }
@@ -72,7 +72,7 @@ func edit(path string, dryRun bool, fn func([]byte, string) ([]byte, []Change, e
 	before, err := os.ReadFile(path)
 	created := os.IsNotExist(err)
 	if err != nil && !created {
-		return nil, failure.New(failure.EnvSetup, "cannot read %s: %v", path, err)
+		return nil, failure.Wrap(failure.EnvSetup, err, "cannot read %s: %v", path, err)
 	}
 	after, changes, err := fn(before, path)
 	if err != nil {
@@ -89,7 +89,7 @@ func edit(path string, dryRun bool, fn func([]byte, string) ([]byte, []Change, e
 			return r, nil
 		}
 		if err := os.Remove(path); err != nil {
-			return nil, failure.New(failure.EnvSetup, "cannot remove %s: %v", path, err)
+			return nil, failure.Wrap(failure.EnvSetup, err, "cannot remove %s: %v", path, err)
 		}
 		os.Remove(filepath.Dir(path)) // only when that leaves it empty
 		return r, nil
@@ -102,17 +102,17 @@ func edit(path string, dryRun bool, fn func([]byte, string) ([]byte, []Change, e
 		mode = fi.Mode().Perm()
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, failure.New(failure.EnvSetup, "cannot create %s: %v", filepath.Dir(path), err)
+		return nil, failure.Wrap(failure.EnvSetup, err, "cannot create %s: %v", filepath.Dir(path), err)
 	}
 	if !created && !ours {
 		r.Backup = path + BackupSuffix
 		if err := atomicfile.WriteFile(r.Backup, before, mode); err != nil {
-			return nil, failure.New(failure.EnvSetup, "cannot write the backup %s: %v", r.Backup, err).
+			return nil, failure.Wrap(failure.EnvSetup, err, "cannot write the backup %s: %v", r.Backup, err).
 				WithHint("%s was left as it was", path)
 		}
 	}
 	if err := atomicfile.WriteFile(path, after, mode); err != nil {
-		return nil, failure.New(failure.EnvSetup, "cannot write %s: %v", path, err).
+		return nil, failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", path, err).
 			WithHint("it was left as it was")
 	}
 	return r, nil

@@ -116,7 +116,7 @@ func validate(doc []byte, path string) error {
 			line, col := position(doc, int(se.Offset))
 			where = fmt.Sprintf(" (line %d, column %d)", line, col)
 		}
-		return failure.New(failure.Config, "%s is not valid JSON: %v%s", path, err, where).
+		return failure.Wrap(failure.Config, err, "%s is not valid JSON: %v%s", path, err, where).
 			WithHint("fix it (Claude Code cannot read it either) or move it away, then re-run; it was left as it was")
 	}
 	if _, ok := v.(map[string]any); !ok {
@@ -307,7 +307,7 @@ func Register(doc []byte, binDir, path string) ([]byte, []Change, error) {
 			err = jsonedit.ErrLayout // never write what we could not read back
 		}
 		if err != nil {
-			return nil, nil, failure.New(failure.EnvSetup, "cannot edit %s: %v", path, err)
+			return nil, nil, failure.Wrap(failure.EnvSetup, err, "cannot edit %s: %v", path, err)
 		}
 		if next == nil {
 			return doc, changes, nil
@@ -479,7 +479,7 @@ func Unregister(doc []byte, path string) ([]byte, []Change, error) {
 			err = jsonedit.ErrLayout // never write what we could not read back
 		}
 		if err != nil {
-			return nil, nil, failure.New(failure.EnvSetup, "cannot edit %s: %v", path, err)
+			return nil, nil, failure.Wrap(failure.EnvSetup, err, "cannot edit %s: %v", path, err)
 		}
 		changes = append(changes, Change{Op: Remove, Event: e.Event, Command: e.Command})
 	}

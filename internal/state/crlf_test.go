@@ -1,6 +1,8 @@
 package state
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
@@ -35,4 +37,17 @@ func TestCRLFWrittenBackAsFound(t *testing.T) {
 	assert.Equal(t, 7, s.SessionCount)
 	assert.Equal(t, 1000, s.Config.Budget.JobTokens)
 	assert.Equal(t, "task-009", s.Tasks[len(s.Tasks)-1].ID)
+}
+
+// TestErrorsKeepTheirCause: an error of the state layer says what failed in
+// the harness's words and keeps the operating system's error as its cause,
+// for errors.Is.
+func TestErrorsKeepTheirCause(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(Path(dir), 0o755)) // a directory where the file should be
+	_, err := Load(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cannot read "+Path(dir))
+	var pathErr *fs.PathError
+	assert.True(t, errors.As(err, &pathErr), "the cause is kept: %#v", err)
 }

@@ -66,21 +66,21 @@ func (s *State) Changed() bool {
 func (s *State) save() (wrote bool, err error) {
 	edited, touched, err := s.apply()
 	if err != nil {
-		return false, failure.New(failure.EnvSetup, "cannot edit %s: %v", Path(s.Dir), err)
+		return false, failure.Wrap(failure.EnvSetup, err, "cannot edit %s: %v", Path(s.Dir), err)
 	}
 	if string(edited) == string(s.raw) {
 		return false, nil
 	}
 	if err := s.readBack(edited, touched); err != nil {
 		// Never write a file the harness itself could not read back.
-		return false, failure.New(failure.EnvSetup, "refusing to write an invalid %s: %v", FileName, err)
+		return false, failure.Wrap(failure.EnvSetup, err, "refusing to write an invalid %s: %v", FileName, err)
 	}
 	mode := fileMode(Path(s.Dir))
 	if err := atomicfile.WriteFile(Path(s.Dir), edited, mode); err != nil {
-		return false, failure.New(failure.EnvSetup, "cannot write %s: %v", Path(s.Dir), err)
+		return false, failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", Path(s.Dir), err)
 	}
 	if err := backup(s.Dir, edited, mode); err != nil {
-		return false, failure.New(failure.EnvSetup, "cannot write %s: %v", BackupPath(s.Dir), err)
+		return false, failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", BackupPath(s.Dir), err)
 	}
 	record.SaveTasks(s.Dir, edited, root.Active(s.Dir))
 	s.raw = edited
@@ -497,10 +497,10 @@ func (s *State) applyRemovals() ([]byte, []int, error) {
 func Restore(dir string, data []byte) error {
 	mode := fileMode(BackupPath(dir))
 	if err := atomicfile.WriteFile(Path(dir), data, mode); err != nil {
-		return failure.New(failure.EnvSetup, "cannot restore %s: %v", Path(dir), err)
+		return failure.Wrap(failure.EnvSetup, err, "cannot restore %s: %v", Path(dir), err)
 	}
 	if err := backup(dir, data, mode); err != nil {
-		return failure.New(failure.EnvSetup, "cannot write %s: %v", BackupPath(dir), err)
+		return failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", BackupPath(dir), err)
 	}
 	record.SaveTasks(dir, data, root.Active(dir))
 	return nil

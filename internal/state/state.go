@@ -711,7 +711,7 @@ func Load(dir string) (*State, error) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, failure.New(failure.EnvSetup, "cannot read %s: %v", Path(dir), err)
+		return nil, failure.Wrap(failure.EnvSetup, err, "cannot read %s: %v", Path(dir), err)
 	}
 	s, err := Parse(raw, Path(dir))
 	if _, corrupt := err.(*Corrupt); corrupt {
@@ -772,7 +772,7 @@ func Update(dir string, fn func(*State) error) (*State, error) {
 func UpdateThen(dir string, fn func(*State) error, written func(*State)) (*State, error) {
 	unlock, err := lock.Tx(dir)
 	if err != nil {
-		return nil, failure.New(failure.EnvSetup, "%v", err)
+		return nil, failure.Wrap(failure.EnvSetup, err, "%v", err)
 	}
 	defer unlock()
 	removeStaleTemps(dir)
@@ -799,10 +799,10 @@ func loadLocked(dir string) (*State, error) {
 	corrupt, _ := os.ReadFile(Path(dir))
 	keep := fmt.Sprintf("%s.corrupt-%s", Path(dir), time.Now().UTC().Format("20060102T150405Z"))
 	if err := atomicfile.WriteFile(keep, corrupt, 0o644); err != nil {
-		return nil, failure.New(failure.EnvSetup, "cannot keep the corrupt file as %s: %v", keep, err)
+		return nil, failure.Wrap(failure.EnvSetup, err, "cannot keep the corrupt file as %s: %v", keep, err)
 	}
 	if err := atomicfile.WriteFile(Path(dir), s.raw, fileMode(BackupPath(dir))); err != nil {
-		return nil, failure.New(failure.EnvSetup, "cannot restore %s from backup: %v", Path(dir), err)
+		return nil, failure.Wrap(failure.EnvSetup, err, "cannot restore %s from backup: %v", Path(dir), err)
 	}
 	record.SaveTasks(dir, s.raw, root.Active(dir))
 	s.FromBackup, s.Restored = false, true

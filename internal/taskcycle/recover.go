@@ -120,7 +120,7 @@ func (w *Worker) recoverTask(ctx context.Context, s *state.State, t state.Task, 
 	rc := Recovered{TaskID: t.ID, Title: t.Title}
 	facts, err := recovery.Assess(tree.Top, w.Root, &t)
 	if err != nil {
-		rc.Err = failure.New(failure.EnvSetup, "cannot assess %s in %s: %v", t.ID, tree.Top, err)
+		rc.Err = failure.Wrap(failure.EnvSetup, err, "cannot assess %s in %s: %v", t.ID, tree.Top, err)
 		rc.Left = "git could not be read"
 		return rc
 	}
@@ -185,7 +185,7 @@ func (w *Worker) validateInterrupted(ctx context.Context, s *state.State, t stat
 	if rc.Row == recovery.Both {
 		hash, _, err := git.CommitAll(tree.Top, w.Root, fmt.Sprintf("%s: %s (recovered uncommitted work)", t.ID, t.Title))
 		if err != nil {
-			rc.Err = failure.New(failure.EnvSetup, "cannot commit the uncommitted work of %s: %v", t.ID, err)
+			rc.Err = failure.Wrap(failure.EnvSetup, err, "cannot commit the uncommitted work of %s: %v", t.ID, err)
 			return
 		}
 		committed = fmt.Sprintf("committed the uncommitted changes (%s), ", git.Short(hash))

@@ -233,7 +233,7 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 func (w *Worker) logLocked(entries ...progress.Entry) error {
 	unlock, err := lock.Tx(w.Root)
 	if err != nil {
-		return failure.New(failure.EnvSetup, "%v", err)
+		return failure.Wrap(failure.EnvSetup, err, "%v", err)
 	}
 	defer unlock()
 	return progress.Append(w.Root, entries...)

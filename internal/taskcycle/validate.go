@@ -140,7 +140,7 @@ func (w *Worker) missingProgram(s *state.State, t *state.Task, r validation.Resu
 func (w *Worker) complete(t state.Task, tree Tree) (*Outcome, error) {
 	hash, made, err := git.CommitAll(tree.Top, w.Root, fmt.Sprintf("%s: %s", t.ID, t.Title))
 	if err != nil {
-		return nil, failure.New(failure.EnvSetup, "validation of %s passed but the work could not be committed: %v", t.ID, err).
+		return nil, failure.Wrap(failure.EnvSetup, err, "validation of %s passed but the work could not be committed: %v", t.ID, err).
 			WithHint("fix what stopped the commit (a pre-commit hook? a git identity?), then run `harness validate %s` again: the task stays in_progress", failure.ShellArg(t.ID))
 	}
 	now := w.Now()
