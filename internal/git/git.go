@@ -6,6 +6,7 @@ package git
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -75,7 +76,10 @@ func Top(dir string) (string, error) {
 						return cur, nil
 					}
 					if filepath.Dir(cur) == cur {
-						break
+						// No .git anywhere above, and nothing in the
+						// environment points git elsewhere: git would
+						// say the same, at the price of a process.
+						return "", ErrNoRepository
 					}
 				}
 			}
@@ -83,6 +87,10 @@ func Top(dir string) (string, error) {
 	}
 	return Run(dir, "rev-parse", "--show-toplevel")
 }
+
+// ErrNoRepository is Top's answer for a directory that no .git entry
+// above it makes part of a repository.
+var ErrNoRepository = errors.New("not a git repository (or any of the parent directories)")
 
 // isGitEntry reports whether path is a .git entry git would stop at: a
 // directory holding HEAD, or a "gitdir: …" file (linked worktree,

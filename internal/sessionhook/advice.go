@@ -48,9 +48,12 @@ func nextStep(w work, detail func(id string) string) string {
 
 // details describes tasks of s by id: the last checkpoint of one in
 // progress, the attempts of one tried before.
-func details(s *state.State) func(id string) string {
+func details(s *state.State) func(id string) string { return detailsBy(s.Task) }
+
+// detailsBy is details with the task found by lookup.
+func detailsBy(lookup func(id string) *state.Task) func(id string) string {
 	return func(id string) string {
-		t := s.Task(id)
+		t := lookup(id)
 		switch {
 		case t == nil:
 			return ""

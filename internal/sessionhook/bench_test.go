@@ -151,6 +151,30 @@ func BenchmarkSessionStart1000(b *testing.B) {
 	}
 }
 
+// BenchmarkSessionStartIdle is a session start between tasks (nothing in
+// progress, the usual case after a session that ended cleanly) on 1,000
+// and 10,000 tasks with a 50 MB log: the count is the one change, made
+// without parsing the tasks (countFast).
+func BenchmarkSessionStartIdle(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("tasks=%d", n), func(b *testing.B) {
+			dir := benchProject(b, n, 50<<20, true)
+			os.RemoveAll(filepath.Join(dir, ".git")) // no repository: no git process to wait for
+			data, _ := os.ReadFile(filepath.Join(dir, "harness-tasks.json"))
+			idle := strings.Replace(string(data), `"status": "in_progress"`, `"status": "pending"`, 1)
+			os.WriteFile(filepath.Join(dir, "harness-tasks.json"), []byte(idle), 0o644)
+			p := hook.Parse([]byte(`{"session_id":"` + sessionID + `","source":"startup"}`))
+			SessionStart(p) // the first start builds the cache
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if d := SessionStart(p); !strings.HasPrefix(d.Context, "HARNESS SESSION-") {
+					b.Fatalf("context: %q", d.Context)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkInactive is what every hook costs a project whose harness is off.
 func BenchmarkInactive(b *testing.B) {
 	dir := benchProject(b, 1000, 0, false)

@@ -1,6 +1,7 @@
 package sessionhook
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -8,7 +9,6 @@ import (
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
-	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 )
@@ -38,11 +38,22 @@ func listed(b *strings.Builder, label string, items []string, all string) {
 // startContext is the block of text SessionStart gives the model: where the
 // job stands and the one thing to do next, readable in seconds. Never the
 // whole state.
-func startContext(c *call, s *state.State, source string, o opening, env string, restored bool, held *lock.Result, gitFacts <-chan string) string {
+// view is what startContext reads of the state: its summary and, for the
+// one task the next step names, the task itself. A session start that did
+// not parse the tasks file gives the cached summary and a one-task lookup.
+type view struct {
+	sum  *statecache.Summary
+	task func(id string) *state.Task
+}
+
+// viewOf is the view of a parsed state.
+func viewOf(s *state.State) view { return view{sum: statecache.Of(s), task: s.Task} }
+
+func startContext(c *call, v view, source string, o opening, env string, restored bool, held *lock.Result, gitFacts <-chan string) string {
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	mode := "exclusive"
-	if s.Concurrent() {
+	if v.sum.Concurrent {
 		mode = "concurrent"
 		if c.workerID != "" {
 			mode += ", worker " + c.workerID
@@ -52,27 +63,26 @@ func startContext(c *call, s *state.State, source string, o opening, env string,
 	if held != nil && held.Outcome == lock.Reclaimed {
 		line("WARN: Removed stale lock from pid=%d", held.Stale.PID)
 	}
-	if s.Concurrent() && c.workerID == "" {
+	if v.sum.Concurrent && c.workerID == "" {
 		line("WARN: concurrent mode without HARNESS_WORKER_ID: set a stable id per worker, claims are recorded under it.")
 	}
 	if restored {
 		line("WARN: harness-tasks.json was corrupt and has been restored from harness-tasks.json.bak (the corrupt copy is kept beside it); check that recent work is recorded.")
 	}
-	st := schedule.Count(s.Tasks)
-	line("tasks: %s", st.Counts())
+	line("tasks: %s", v.sum.Stats.Counts())
 	if o.overLimit {
-		line("STOP: session_config.max_sessions=%d is reached (this is session %d). Start no harness work; tell the user. To go on, raise max_sessions in harness-tasks.json.", s.Config.MaxSessions, o.n)
+		line("STOP: session_config.max_sessions=%d is reached (this is session %d). Start no harness work; tell the user. To go on, raise max_sessions in harness-tasks.json.", v.sum.Config.MaxSessions, o.n)
 		return b.String()
 	}
 	if len(o.overBudget) > 0 {
 		line("STOP budget %s. Start no harness work; tell the user. A person raises the limit (`harness budget --help`) to go on.", budget.Join(o.overBudget))
 		return b.String()
 	}
-	w := remaining(statecache.Of(s), c.now, c.ids()...)
+	w := remaining(v.sum, c.now, c.ids()...)
 	if w.next != nil {
 		line("next=%s", describe(w.next.ID, w.next.Title))
 	} else {
-		line("next=none (%s)", schedule.Explain(s.Tasks))
+		line("next=none (%s)", v.sum.Why)
 	}
 	listed(&b, "recovery", o.recovered, "harness status")
 	listed(&b, "dependency", o.blocked, "harness status")
@@ -81,9 +91,9 @@ func startContext(c *call, s *state.State, source string, o opening, env string,
 		line("do now: run `%s` (it carries out the recovery decision matrix for the task(s) above; `harness recover --dry-run` shows what it would do)", recoverCmd)
 	}
 	if len(o.toRecover) == 0 {
-		if todo := nextStep(w, details(s)); todo != "" {
+		if todo := nextStep(w, detailsBy(v.task)); todo != "" {
 			line("do now: %s", todo)
-		} else if len(s.Tasks) == 0 {
+		} else if v.sum.Stats.Total == 0 {
 			line("no tasks yet: add them with `harness add \"TITLE\" --validate \"COMMAND\"` (a command that exits 0 when the task is done).")
 		} else {
 			line("nothing eligible for this session: when nothing is in progress either, the run is over.")
@@ -115,6 +125,12 @@ func startContext(c *call, s *state.State, source string, o opening, env string,
 
 // gitLine is HEAD and whether the tree is dirty, in one line.
 func gitLine(dir, stateRoot string) string {
+	if !git.Available() {
+		return "git: not installed (the harness needs git as its checkpoint store)"
+	}
+	if _, err := git.Top(dir); errors.Is(err, git.ErrNoRepository) {
+		return "git: not a repository (run `git init` and commit a baseline: the harness rolls back to commits)"
+	}
 	changes := make(chan error, 1)
 	var paths []string
 	go func() {

@@ -112,7 +112,8 @@ func SessionStart(p hook.Payload) hook.Decision {
 	go func() { gitFacts <- gitLine(c.tree(modeOnly).Top, c.root) }()
 
 	var o opening
-	var s *state.State
+	var s *state.State // nil when the session was counted without parsing the tasks
+	var v view
 	var err error
 	if continued {
 		// The same session goes on: nothing to count or record.
@@ -124,6 +125,18 @@ func SessionStart(p hook.Payload) hook.Decision {
 			o.n = rt.Session
 		}
 		o.overLimit = s.Config.PastMaxSessions(o.n)
+	} else if sum, doc, ok := countFast(c, concurrent); ok {
+		// Nothing to recover or validate (the cache says so): the one
+		// change is the count, made without parsing the tasks.
+		o.n = sum.SessionCount
+		o.entries = startEntries(c, o.n, source, held)
+		progress.Append(c.root, o.entries...)
+		v = view{sum: sum, task: func(id string) *state.Task {
+			if t := sum.NextTask; t != nil && t.ID == id {
+				return t
+			}
+			return state.ParseTask(doc, id)
+		}}
 	} else {
 		s, err = statecache.Update(c.root, func(s *state.State) error {
 			o = open(c, s, source, held)
@@ -141,10 +154,13 @@ func SessionStart(p hook.Payload) hook.Decision {
 			}
 		}
 	}
-	restored := s.Restored || s.FromBackup
+	if s != nil {
+		v = viewOf(s)
+	}
+	restored := s != nil && (s.Restored || s.FromBackup)
 	if !continued {
 		account := budget.Start(c.root, c.session, o.n, p.Str("transcript_path"), c.now)
-		if b := s.Config.Budget; b.Any() && !o.overLimit {
+		if b := v.sum.Config.Budget; b.Any() && !o.overLimit {
 			o.overBudget = budget.Over(budget.Measure(b, budget.Total(c.root, account), nil))
 			if len(o.overBudget) > 0 {
 				progress.Append(c.root, progress.Entry{Time: c.now, Session: o.n, Type: progress.Stop,
@@ -159,6 +175,7 @@ func SessionStart(p hook.Payload) hook.Decision {
 			if s, err = o.recover(c, s); err != nil {
 				return unusable(c, err)
 			}
+			v = viewOf(s)
 		}
 		env = healthCheck(c.root, o.n, c.now)
 	}
@@ -166,13 +183,13 @@ func SessionStart(p hook.Payload) hook.Decision {
 		// The session's story in the log begins here.
 		rt = &Runtime{SessionID: c.session, Session: o.n, Source: source, Worker: c.workerID,
 			StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: logSize(c.root)}
-		if concurrent {
+		if concurrent && s != nil {
 			rt.Held = heldBy(s, taskcycle.WorkerID())
 		}
 		pruneRuntimes(c.root, c.now)
 	}
 	rt.save(c.root)
-	context := startContext(c, s, source, o, env, restored, held, gitFacts)
+	context := startContext(c, v, source, o, env, restored, held, gitFacts)
 	switch source {
 	case sourceCompact, "clear", "resume":
 		if card := readCard(c.root, c.now); card != "" {
@@ -182,16 +199,48 @@ func SessionStart(p hook.Payload) hook.Decision {
 	return hook.Decision{Kind: hook.Allow, Context: context}
 }
 
-// open counts the session, logs its start and validates dependencies, under
-// the transaction lock.
-func open(c *call, s *state.State, source string, held *lock.Result) opening {
-	var o opening
-	entry := func(typ, msg string) {
-		o.entries = append(o.entries, progress.Entry{Time: c.now, Session: o.n, Type: typ, Message: msg})
+// countFast counts the session without parsing the tasks file when the
+// hooks' cache holds the summary of the file as it is and that summary says
+// a full session start would change nothing else: nothing to recover (no
+// task in progress that is this session's to look at), dependency
+// validation with nothing to mark, the session not past max_sessions, and
+// the mode the lock was taken for. On a
+// large state this is most of SessionStart's cost (docs/perf.md).
+func countFast(c *call, concurrent bool) (*statecache.Summary, []byte, bool) {
+	me := taskcycle.WorkerID()
+	sum, doc, ok, err := statecache.CountSession(c.root, func(sum *statecache.Summary) bool {
+		if !sum.DepsClean || sum.Concurrent != concurrent || sum.Config.PastMaxSessions(sum.SessionCount+1) {
+			return false
+		}
+		for _, cl := range sum.InProgress {
+			// What taskcycle.Worker.Interrupted would hand to recovery:
+			// in exclusive mode every task in progress, in concurrent
+			// mode this worker's and those whose lease lapsed.
+			if !concurrent || cl.ClaimedBy == me || lapsed(cl.LeaseExpiresAt, c.now) {
+				return false
+			}
+		}
+		return true
+	})
+	if ok && err == nil {
+		fastStarts++
+		return sum, doc, true
 	}
-	s.SessionCount++
-	o.n = s.SessionCount
-	msg := fmt.Sprintf("Session %d started (source=%s", o.n, source)
+	return nil, nil, false
+}
+
+// fastStarts counts the sessions countFast counted (tests check which path
+// a session start took).
+var fastStarts int
+
+// startEntries are the log lines that open session n: its start, and the
+// session lock's story.
+func startEntries(c *call, n int, source string, held *lock.Result) []progress.Entry {
+	var entries []progress.Entry
+	entry := func(typ, msg string) {
+		entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: typ, Message: msg})
+	}
+	msg := fmt.Sprintf("Session %d started (source=%s", n, source)
 	if c.workerID != "" {
 		msg += ", worker=" + c.workerID
 	}
@@ -202,9 +251,19 @@ func open(c *call, s *state.State, source string, held *lock.Result) opening {
 	if held != nil && (held.Outcome == lock.Acquired || held.Outcome == lock.Reclaimed) {
 		entry(progress.Lock, fmt.Sprintf("acquired (pid=%d)", held.Holder.PID))
 	}
+	return entries
+}
+
+// open counts the session, logs its start and validates dependencies, under
+// the transaction lock.
+func open(c *call, s *state.State, source string, held *lock.Result) opening {
+	var o opening
+	s.SessionCount++
+	o.n = s.SessionCount
+	o.entries = startEntries(c, o.n, source, held)
 	if s.Config.PastMaxSessions(o.n) {
 		o.overLimit = true
-		entry(progress.Stats, schedule.Count(s.Tasks).Line())
+		o.entries = append(o.entries, progress.Entry{Time: c.now, Session: o.n, Type: progress.Stats, Message: schedule.Count(s.Tasks).Line()})
 		return o
 	}
 	o.validate(s, c.now)

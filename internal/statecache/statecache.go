@@ -51,6 +51,13 @@ type Summary struct {
 	Why             string         `json:"why,omitempty"`
 	InProgress      []Claim        `json:"in_progress,omitempty"`
 	Fingerprint     string         `json:"fingerprint"`
+	// DepsClean is set when dependency validation has nothing to mark (no
+	// cycle, no task blocked by one that failed for good): a session start
+	// then need not parse the tasks to validate them.
+	DepsClean bool `json:"deps_clean,omitempty"`
+	// NextTask is the task Next names, whole, so that a hook can describe
+	// it (attempts, last error) without parsing the tasks file.
+	NextTask *state.Task `json:"next_task,omitempty"`
 }
 
 // Path returns the cache file of the state root dir.
@@ -133,6 +140,8 @@ func Of(st *state.State) *Summary {
 	s.Eligible = len(cands)
 	if len(cands) > 0 {
 		s.Next = &Brief{ID: cands[0].ID, Title: cands[0].Title}
+		next := *cands[0]
+		s.NextTask = &next
 	} else {
 		s.Why = string(schedule.Explain(st.Tasks))
 	}
@@ -144,7 +153,48 @@ func Of(st *state.State) *Summary {
 		}
 	}
 	s.Fingerprint = fmt.Sprintf("completed=%d attempts=%d checkpoints=%d", s.Stats.Completed, s.Stats.Attempts, s.Stats.Checkpoints)
+	s.DepsClean = len(schedule.Validate(st.Tasks)) == 0
 	return s
+}
+
+// Cached returns the cached summary when it is the summary of the tasks
+// file as it is now, nil otherwise. It never parses the file.
+func Cached(dir string) *Summary {
+	key, err := statKey(state.Path(dir))
+	if err != nil {
+		return nil
+	}
+	data, err := os.ReadFile(Path(dir))
+	if err != nil {
+		return nil
+	}
+	var s Summary
+	if json.Unmarshal(data, &s) != nil || s.Key != key {
+		return nil
+	}
+	return &s
+}
+
+// CountSession counts a new session in the tasks file without parsing it
+// (state.CountSession) when the cache holds the summary of the file as it
+// is and accept takes it; the cache then follows the file. It returns the
+// summary with the new count and the file's new text, or ok false (nothing
+// written) for the caller to take the full path.
+func CountSession(dir string, accept func(*Summary) bool) (sum *Summary, doc []byte, ok bool, err error) {
+	_, doc, ok, err = state.CountSession(dir, func() bool {
+		sum = Cached(dir)
+		return sum != nil && accept(sum)
+	}, func(n int) {
+		sum.SessionCount = n
+		if key, err := statKey(state.Path(dir)); err == nil {
+			sum.Key = key
+			sum.write(dir)
+		}
+	})
+	if !ok {
+		return nil, nil, false, err
+	}
+	return sum, doc, true, nil
 }
 
 // statKey identifies one version of a file: renames give a new inode, edits
