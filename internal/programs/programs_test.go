@@ -33,6 +33,7 @@ func Params() testscript.Params {
 	return testscript.Params{
 		Dir:                 "testdata",
 		RequireExplicitExec: false,
+		Cmds:                commands,
 		Setup: func(env *testscript.Env) error {
 			work := env.Getenv("WORK")
 			for k, v := range map[string]string{

@@ -1,0 +1,106 @@
+package programs
+
+import (
+	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/tidwall/gjson"
+)
+
+// commands are the scenarios' own assertions on JSON files, which say what
+// is meant where a grep on the text would say how it happens to be laid out.
+var commands = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"jsonpath": cmdJSONPath,
+	"tasks":    cmdTasks,
+}
+
+// cmdJSONPath: jsonpath FILE PATH WANT. The value at the gjson PATH of the
+// JSON in FILE is WANT (its text: a string without quotes, a number, true,
+// null, or a JSON array or object as written compactly); with !, it is not.
+// WANT "-" asserts PATH is absent.
+func cmdJSONPath(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: jsonpath FILE PATH WANT")
+	}
+	doc := ts.ReadFile(args[0])
+	if !gjson.Valid(doc) {
+		ts.Fatalf("%s is not valid JSON", args[0])
+	}
+	r := gjson.Get(doc, args[1])
+	got := "-"
+	if r.Exists() {
+		got = r.String()
+		if r.IsObject() || r.IsArray() {
+			got = compact(r.Raw)
+		}
+		if r.Type == gjson.Null {
+			got = "null"
+		}
+	}
+	if (got == args[2]) == neg {
+		if neg {
+			ts.Fatalf("%s: %s is %s", args[0], args[1], got)
+		}
+		ts.Fatalf("%s: %s is %s, want %s", args[0], args[1], got, args[2])
+	}
+}
+
+// cmdTasks: tasks FILE ID=STATUS… Each named task of the tasks file FILE
+// has the status given (ID=STATUS, or ID=STATUS/ATTEMPTS to check the
+// attempts too); with !, none of them has.
+func cmdTasks(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: tasks FILE ID=STATUS[/ATTEMPTS]…")
+	}
+	doc := ts.ReadFile(args[0])
+	for _, a := range args[1:] {
+		id, want, ok := strings.Cut(a, "=")
+		if !ok {
+			ts.Fatalf("tasks: %q is not ID=STATUS", a)
+		}
+		wantStatus, _, withAttempts := strings.Cut(want, "/")
+		t := gjson.Get(doc, `tasks.#(id=="`+id+`")`)
+		if !t.Exists() {
+			ts.Fatalf("%s: no task %s", args[0], id)
+		}
+		got := t.Get("status").String()
+		match := got == wantStatus
+		if withAttempts {
+			got += "/" + t.Get("attempts").String()
+			match = got == want
+		}
+		if match == neg {
+			if neg {
+				ts.Fatalf("%s: %s is %s", args[0], id, got)
+			}
+			ts.Fatalf("%s: %s is %s, want %s", args[0], id, got, want)
+		}
+	}
+}
+
+// compact removes the insignificant spaces of a JSON text.
+func compact(raw string) string {
+	var b strings.Builder
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inString:
+			b.WriteByte(c)
+			if c == '\\' && i+1 < len(raw) {
+				i++
+				b.WriteByte(raw[i])
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+			b.WriteByte(c)
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
