@@ -289,13 +289,19 @@ state() {
 		"$tool" gen "$dir" "$2" "$3"
 		HARNESS_LOCK_DIR=$work/locks-$name "$bin/harness" status >/dev/null ||
 			{ echo "bench: the generated state does not load" >&2; exit 1; }
+		# The generated files are the user's: the record of what the
+		# harness wrote starts from them (else every hook would find
+		# them changed and put them back).
+		env -u CLAUDE_CODE_SESSION_ID HARNESS_RECORD_DIR="$work/records-$name" HARNESS_LOCK_DIR=$work/locks-$name "$bin/harness" adopt --yes >/dev/null
 	)
 	mkdir -p "$work/pristine-$name"
+	cp -a "$work/records-$name" "$work/pristine-records-$name"
 	cp "$dir/harness-tasks.json" "$work/pristine-$name/"
 	stat -c %s "$dir/harness-progress.txt" >"$work/pristine-$name/logsize"
 	# Payloads, as Claude Code sends them.
 	local common="\"session_id\":\"bench-session\",\"transcript_path\":\"/dev/null\",\"cwd\":\"$dir\",\"permission_mode\":\"bypassPermissions\""
 	echo "{$common,\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}" >"$work/$name-start.json"
+	echo "{$common,\"hook_event_name\":\"SessionEnd\",\"reason\":\"other\"}" >"$work/$name-end.json"
 	echo "{$common,\"hook_event_name\":\"Stop\",\"stop_hook_active\":false,\"last_assistant_message\":\"All done.\"}" >"$work/$name-stop.json"
 	echo "{$common,\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Read\",\"tool_input\":{\"file_path\":\"$dir/README.md\"},\"tool_use_id\":\"toolu_1\"}" >"$work/$name-read.json"
 	echo "{$common,\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"go test ./...\",\"description\":\"Run the tests\"},\"tool_use_id\":\"toolu_2\"}" >"$work/$name-bash.json"
@@ -304,13 +310,14 @@ state() {
 	cat >"$work/reset-$name.sh" <<EOF
 cp "$work/pristine-$name/harness-tasks.json" "$dir/harness-tasks.json"
 truncate -s \$(cat "$work/pristine-$name/logsize") "$dir/harness-progress.txt"
-rm -rf "$dir/.harness-runtime" "$dir/harness-tasks.json.bak" "$work/locks-$name"/*.lock
+rm -rf "$dir/.harness-runtime" "$dir/harness-tasks.json.bak" "$work/locks-$name"/*.lock "$work/records-$name"
+cp -a "$work/pristine-records-$name" "$work/records-$name"
 touch "$dir/.harness-active"
 EOF
 }
 
 # hook NAME STATE PAYLOAD: the command line that runs one hook.
-hookcmd() { echo "CLAUDE_PROJECT_DIR=$work/$2 HARNESS_LOCK_DIR=$work/locks-$2 exec $bin/harness-$1 <$work/$2-$3.json >/dev/null 2>&1"; }
+hookcmd() { echo "CLAUDE_PROJECT_DIR=$work/$2 HARNESS_LOCK_DIR=$work/locks-$2 HARNESS_RECORD_DIR=$work/records-$2 exec $bin/harness-$1 <$work/$2-$3.json >/dev/null 2>&1"; }
 
 rows=$work/rows
 : >"$rows"
@@ -382,6 +389,11 @@ for st in s10 s1k s10k; do
 	# state (no lock, no runtime, the log at its generated size).
 	measure session-start "startup" "$(label $st)" "$(limit $st)" "$(hookcmd session-start "$st" start)" \
 		"sh $work/reset-$st.sh"
+	# Between tasks: the previous session ended cleanly, so the hooks'
+	# cache holds the summary of the file and nothing is in progress: the
+	# count is the one change, made without parsing the tasks.
+	measure session-start "startup, between tasks (cache warm)" "$(label $st)" "$(limit $st)" "$(hookcmd session-start "$st" start)" \
+		"sh $work/reset-$st.sh && sh -c '$(hookcmd session-start "$st" start)' && sh -c '$(hookcmd session-end "$st" end)'"
 done
 # What a user's project has after `harness init`: the template
 # harness-init.sh, run at every session start.

@@ -103,4 +103,3 @@ func compact(raw string) string {
 	}
 	return b.String()
 }
-
