@@ -5,7 +5,7 @@
 // whose package initialisation costs about a third of a millisecond per
 // process start (measured on the 2-core VM of docs/perf.md): more than the
 // work a hook does when the call is unrelated. The harness hashes a few short
-// strings (the state root for the seed's lock name, odd session ids for file
+// strings (the state root for the session lock's name, odd session ids for file
 // names), so the plain algorithm of FIPS 180-4 serves; the tests check it
 // against crypto/sha256.
 package digest

@@ -1,7 +1,7 @@
 // Package lock implements the two locks of the protocol for one state root.
 //
-// The session lock is the seed's portable mkdir lock, byte-compatible with its
-// shell snippet: a directory /tmp/harness-<first 16 hex of sha256(root)>.lock
+// The session lock is the protocol's portable mkdir lock (docs/architecture.md
+// "The session lock"), byte-compatible with the shell snippet agents use: a directory /tmp/harness-<first 16 hex of sha256(root)>.lock
 // holding a "pid" file. In exclusive mode one Claude Code session holds it for
 // its whole life; the holder is the Claude Code process (CLAUDE_PID), and a
 // "session" file beside "pid" names its session id, so any process of the
@@ -38,7 +38,8 @@ func Dir() string {
 	return "/tmp"
 }
 
-// Hash is the first 16 hex digits of sha256(root), the seed's PWD_HASH.
+// Hash is the first 16 hex digits of sha256(root): the PWD_HASH of the shell
+// snippet's lock name.
 func Hash(root string) string {
 	sum := digest.SHA256([]byte(root))
 	return hex.EncodeToString(sum[:])[:16]
@@ -75,7 +76,7 @@ func (h Holder) Same(o Holder) bool {
 // (Self), belongs to holder h's session: the same session (Same), or a
 // holder pid that is an ancestor of this process, unless both carry session
 // ids (those decide, as in Same). The second case is a shell agent that took
-// the seed's mkdir lock itself (`echo "$$" > "$LOCKDIR/pid"`) and then runs
+// the mkdir lock itself (`echo "$$" > "$LOCKDIR/pid"`) and then runs
 // harness commands: they are its children, not another session.
 func (h Holder) Includes(self Holder) bool {
 	if h.Same(self) {

@@ -1,4 +1,4 @@
-// Package schedule is the protocol's Task Selection Algorithm: dependency
+// Package schedule is the task selection of the protocol (docs/architecture.md): dependency
 // validation (cycles, blocked propagation), the choice of the next task, and
 // the STATS counts. It decides; it never writes: callers apply its marks to
 // the state under the transaction lock.

@@ -130,7 +130,7 @@ func inside(top, path string) bool {
 // checkSession refuses, in exclusive mode, when another live session holds
 // the session lock. Nobody holding it is fine: the SessionStart hook takes
 // it, and a human at a terminal may run the cycle by hand. A holder this
-// process runs under (the shell that took the seed's mkdir lock) is this
+// process runs under (the shell that took the mkdir lock itself) is this
 // session.
 func (w *Worker) checkSession(s *state.State) error {
 	if s.Concurrent() {
