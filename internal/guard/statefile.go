@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -196,29 +195,9 @@ func brokenInvariant(before *state.State, after map[string]*state.Task, afterCou
 		}
 	}
 	for i := range before.Tasks {
-		b := &before.Tasks[i]
-		a := after[b.ID]
-		switch {
-		case a.Title != b.Title:
-			return fmt.Sprintf("the title of %s may not change.", b.ID)
-		case a.Command != b.Command || a.TimeoutSeconds != b.TimeoutSeconds:
-			return fmt.Sprintf("the validation of %s may not change (it is the objective check of the task).", b.ID)
-		case strings.Join(a.DependsOn, ",") != strings.Join(b.DependsOn, ","):
-			return fmt.Sprintf("depends_on of %s may not change.", b.ID)
-		case a.MaxAttempts != b.MaxAttempts:
-			return fmt.Sprintf("max_attempts of %s may not change.", b.ID)
-		case a.Attempts < b.Attempts:
-			return fmt.Sprintf("attempts of %s may not go down (%d → %d).", b.ID, b.Attempts, a.Attempts)
-		case !extends(b.ErrorLog, a.ErrorLog):
-			return fmt.Sprintf("error_log of %s may only grow: its entries may not be shortened or rewritten (`harness fail %s --category C MSG` adds one).", b.ID, b.ID)
-		case !extends(b.Checkpoints, a.Checkpoints):
-			return fmt.Sprintf("checkpoints of %s may only grow: they may not be shortened or rewritten (`harness checkpoint %s M/N \"…\"` adds one).", b.ID, b.ID)
-		case a.Priority != b.Priority:
-			return fmt.Sprintf("the priority of %s may not change by hand (no harness verb changes it: ask the user).", b.ID)
-		case strings.Join(a.AllowedPaths, "\x00") != strings.Join(b.AllowedPaths, "\x00"):
-			return fmt.Sprintf("allowed_paths of %s may not change: it is the task's scope lock (set with `harness add … --allowed-paths`; ask the user to widen it).", b.ID)
-		case a.ClaimedBy != b.ClaimedBy || a.LeaseExpiresAt != b.LeaseExpiresAt || a.StartedAtCommit != b.StartedAtCommit:
-			return fmt.Sprintf("the claim of %s (claimed_by, lease_expires_at, started_at_commit) may not change by hand: `harness claim` takes it, `harness renew` extends the lease.", b.ID)
+		// The schema says what a hand edit may do to each member.
+		if broken := state.HandEditBreaks(&before.Tasks[i], after[before.Tasks[i].ID]); broken != "" {
+			return broken
 		}
 	}
 	return ""
@@ -267,11 +246,6 @@ func (c *call) progressWrite(target string) hook.Decision {
 			"append with Bash: `echo \"…\" >> harness-progress.txt`.")
 	}
 	return hook.Decision{}
-}
-
-// extends reports whether cur is old with entries appended (or old itself).
-func extends[E comparable](old, cur []E) bool {
-	return len(cur) >= len(old) && slices.Equal(old, cur[:len(old)])
 }
 
 // sameJSON compares two JSON texts ignoring insignificant whitespace.

@@ -1,8 +1,6 @@
 package state
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -208,68 +206,6 @@ func nullable(s string) any {
 	return s
 }
 
-// field is one task field the harness writes: its path inside the task and
-// how to read it from a Task.
-type field struct {
-	path string
-	get  func(*Task) any
-}
-
-// same reports whether the field is unchanged. Most fields of most tasks are,
-// so it compares the typed values and renders JSON only when they differ in
-// a way JSON might not (nil versus empty lists).
-func (f field) same(a, b *Task) bool {
-	x, y := f.get(a), f.get(b)
-	switch xv := x.(type) {
-	case string:
-		if yv, ok := y.(string); ok {
-			return xv == yv
-		}
-	case int:
-		if yv, ok := y.(int); ok {
-			return xv == yv
-		}
-	case nil:
-		if y == nil {
-			return true
-		}
-	case []string:
-		if yv, ok := y.([]string); ok && len(xv) == len(yv) && (xv == nil) == (yv == nil) {
-			return slices.Equal(xv, yv)
-		}
-	case []Checkpoint:
-		if yv, ok := y.([]Checkpoint); ok && len(xv) == len(yv) {
-			return slices.Equal(xv, yv)
-		}
-	}
-	return equalJSON(x, y)
-}
-
-// taskFields lists the written fields in the schema's order, which is also
-// the order a new task's JSON uses.
-var taskFields = []field{
-	{"id", func(t *Task) any { return t.ID }},
-	{"title", func(t *Task) any { return t.Title }},
-	{"status", func(t *Task) any { return t.Status }},
-	{"priority", func(t *Task) any { return t.Priority }},
-	{"depends_on", func(t *Task) any { return orEmpty(t.DependsOn) }},
-	{"attempts", func(t *Task) any { return t.Attempts }},
-	{"max_attempts", func(t *Task) any { return t.MaxAttempts }},
-	{"started_at_commit", func(t *Task) any { return nullable(t.StartedAtCommit) }},
-	{"validation.command", func(t *Task) any { return nullable(t.Command) }},
-	{"validation.timeout_seconds", func(t *Task) any { return t.timeoutField() }},
-	{"on_failure.cleanup", func(t *Task) any { return nullable(t.Cleanup) }},
-	{"error_log", func(t *Task) any { return orEmpty(t.ErrorLog) }},
-	{"checkpoints", func(t *Task) any { return checkpointsOrEmpty(t.Checkpoints) }},
-	{"completed_at", func(t *Task) any { return nullable(t.CompletedAt) }},
-	{"failed_at", func(t *Task) any { return nullable(t.FailedAt) }},
-	{"claimed_by", func(t *Task) any { return nullable(t.ClaimedBy) }},
-	{"claimed_at", func(t *Task) any { return nullable(t.ClaimedAt) }},
-	{"lease_expires_at", func(t *Task) any { return nullable(t.LeaseExpiresAt) }},
-	{"allowed_paths", func(t *Task) any { return t.AllowedPaths }},
-	{"worktree", func(t *Task) any { return nullable(t.Worktree) }},
-}
-
 func (t *Task) timeoutField() any {
 	if t.TimeoutSeconds == 0 {
 		return DefaultTimeoutSeconds
@@ -336,8 +272,9 @@ func (s *State) editTasks(doc []byte, touched []int) ([]byte, error) {
 func editTask(doc []byte, base string, before, after *Task, layout jsonedit.Layout) ([]byte, error) {
 	var err error
 	set := layout.Set
-	for _, f := range taskFields {
-		switch f.path {
+	for i := range taskSchema {
+		f := &taskSchema[i]
+		switch f.name {
 		case "validation.timeout_seconds":
 			if before.TimeoutSeconds == after.TimeoutSeconds {
 				continue
@@ -361,10 +298,14 @@ func editTask(doc []byte, base string, before, after *Task, layout jsonedit.Layo
 				continue
 			}
 		}
-		if f.same(before, after) {
+		if f.kind == kindTimeout {
+			if before.timeoutField() == after.timeoutField() {
+				continue // 0 is written as the default
+			}
+		} else if f.same(before, after) {
 			continue
 		}
-		if doc, err = set(doc, base+f.path, f.get(after)); err != nil {
+		if doc, err = set(doc, base+f.name, f.value(after)); err != nil {
 			return nil, err
 		}
 	}
@@ -376,18 +317,15 @@ func grown[E comparable](before, after []E) bool {
 	return len(after) > len(before) && slices.Equal(before, after[:len(before)])
 }
 
-func equalJSON(a, b any) bool {
-	x, err1 := json.Marshal(a)
-	y, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(x, y)
-}
-
-// newTaskJSON builds the object written for a task the harness adds.
+// newTaskJSON builds the object written for a task the harness adds: every
+// member of the schema in its order, the nested ones as their objects, the
+// harness's extensions only once set.
 func newTaskJSON(t *Task) any {
 	m := newOrderedMap()
-	for _, f := range taskFields {
-		v := f.get(t)
-		switch f.path {
+	for i := range taskSchema {
+		f := &taskSchema[i]
+		v := f.value(t)
+		switch f.name {
 		case "validation.command":
 			m.set("validation", newOrderedMap().set("command", v).set("timeout_seconds", t.timeoutField()))
 			continue
@@ -396,16 +334,11 @@ func newTaskJSON(t *Task) any {
 		case "on_failure.cleanup":
 			m.set("on_failure", newOrderedMap().set("cleanup", v))
 			continue
-		case "failed_at", "claimed_by", "claimed_at", "lease_expires_at", "worktree":
-			if v == nil {
-				continue // harness extensions appear only once used
-			}
-		case "allowed_paths":
-			if t.AllowedPaths == nil {
-				continue
-			}
 		}
-		m.set(f.path, v)
+		if f.extension && (v == nil || f.kind == kindPaths && *f.list(t) == nil) {
+			continue // the harness's extensions appear only once used
+		}
+		m.set(f.name, v)
 	}
 	return m
 }
@@ -459,19 +392,6 @@ func staleTempSuffix(rest string) bool {
 		}
 	}
 	return true
-}
-
-// unchanged reports whether a task is exactly as it was read, which is true of
-// almost every task on almost every write.
-func unchanged(a, b *Task) bool {
-	return a.ID == b.ID && a.Title == b.Title && a.Status == b.Status && a.Priority == b.Priority &&
-		a.Attempts == b.Attempts && a.MaxAttempts == b.MaxAttempts && a.StartedAtCommit == b.StartedAtCommit &&
-		a.Command == b.Command && a.TimeoutSeconds == b.TimeoutSeconds && a.Cleanup == b.Cleanup &&
-		a.CompletedAt == b.CompletedAt && a.FailedAt == b.FailedAt && a.ClaimedBy == b.ClaimedBy &&
-		a.ClaimedAt == b.ClaimedAt && a.LeaseExpiresAt == b.LeaseExpiresAt && a.Worktree == b.Worktree &&
-		slices.Equal(a.DependsOn, b.DependsOn) && slices.Equal(a.ErrorLog, b.ErrorLog) &&
-		slices.Equal(a.Checkpoints, b.Checkpoints) && slices.Equal(a.AllowedPaths, b.AllowedPaths) &&
-		(a.AllowedPaths == nil) == (b.AllowedPaths == nil)
 }
 
 // applyRemovals deletes the removed tasks' elements from the file text,

@@ -281,15 +281,6 @@ func (s *State) snapshot() {
 	s.snapped = true
 }
 
-func (t Task) clone() Task {
-	c := t
-	c.DependsOn = append([]string(nil), t.DependsOn...)
-	c.ErrorLog = append([]string(nil), t.ErrorLog...)
-	c.Checkpoints = append([]Checkpoint(nil), t.Checkpoints...)
-	c.AllowedPaths = append([]string(nil), t.AllowedPaths...)
-	return c
-}
-
 func configErr(path, field, format string, args ...any) *failure.Error {
 	where := path
 	if field != "" {
@@ -478,46 +469,21 @@ func (p *parser) task(v gjson.Result, i int) Task {
 	v.ForEach(func(k, val gjson.Result) bool {
 		var bit uint32
 		switch key := k.Str; key {
-		case "id":
-			t.ID, bit = p.strAt(val, "id"), 1<<0
 		case "status":
-			status, bit = val, 1<<1
+			status, bit = val, 1<<31
 		case "validation":
-			validation, bit = val, 1<<2
+			validation, bit = val, 1<<30
 		case "on_failure":
-			onFailure, bit = val, 1<<3
+			onFailure, bit = val, 1<<29
 		case "checkpoints":
-			checkpoints, bit = val, 1<<4
-		case "title":
-			t.Title, bit = p.strAt(val, key), 1<<5
-		case "priority":
-			t.Priority, bit = p.strAt(val, key), 1<<6
-		case "depends_on":
-			t.DependsOn, bit = p.strings(val, key), 1<<7
-		case "attempts":
-			t.Attempts, bit = p.intAt(val, key, 0), 1<<8
-		case "max_attempts":
-			t.MaxAttempts, bit = p.intAt(val, key, DefaultMaxAttempts), 1<<9
-		case "started_at_commit":
-			t.StartedAtCommit, bit = p.strAt(val, key), 1<<10
-		case "error_log":
-			t.ErrorLog, bit = p.strings(val, key), 1<<11
-		case "completed_at":
-			t.CompletedAt, bit = p.strAt(val, key), 1<<12
-		case "failed_at":
-			t.FailedAt, bit = p.strAt(val, key), 1<<13
-		case "claimed_by":
-			t.ClaimedBy, bit = p.strAt(val, key), 1<<14
-		case "claimed_at":
-			t.ClaimedAt, bit = p.strAt(val, key), 1<<15
-		case "lease_expires_at":
-			t.LeaseExpiresAt, bit = p.strAt(val, key), 1<<16
-		case "allowed_paths":
-			t.AllowedPaths, bit = p.strings(val, key), 1<<17
-		case "worktree":
-			t.Worktree, bit = p.strAt(val, key), 1<<18
+			checkpoints, bit = val, 1<<28
 		default:
-			return true
+			i, ok := plainFields[key]
+			if !ok {
+				return true
+			}
+			taskSchema[i].read(p, &t, val)
+			bit = 1 << i
 		}
 		if seen&bit != 0 {
 			p.err = nil // a type error in the second copy: the duplicate is the news

@@ -315,7 +315,7 @@ func TestUnchangedCoversEveryField(t *testing.T) {
 		"lease": func(t *Task) { t.LeaseExpiresAt = "x" }, "allowed_paths": func(t *Task) { t.AllowedPaths = []string{} },
 		"worktree": func(t *Task) { t.Worktree = "x" },
 	}
-	require.Len(t, edits, len(taskFields), "every written field has an edit here")
+	require.Len(t, edits, len(taskSchema), "every member of the schema has an edit here")
 	for name, edit := range edits {
 		after := base.clone()
 		edit(&after)

@@ -1,0 +1,232 @@
+package state
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// The task schema: one table of the members of a task object, in the order
+// a new task is written. It drives reading (the members read without
+// special code), comparing, copying and writing a task, and the rules a
+// hand edit of the tasks file must keep (internal/guard). Adding a field is
+// a line here plus what the harness does with it.
+
+// fieldKind is how a member is read, compared, copied and written.
+type fieldKind int
+
+const (
+	kindText     fieldKind = iota // a string, written as it is ("" as "")
+	kindNullable                  // a string, "" written as null
+	kindCount                     // a whole number ≥ 0
+	kindList                      // a list of strings, nil written as []
+	kindPaths                     // a list of strings, nil written as null (absent in a new task)
+	kindTimeout                   // validation.timeout_seconds: 0 written as the default
+	kindSteps                     // the checkpoints
+)
+
+// handEdit is what a hand edit of the tasks file may do to a member.
+type handEdit int
+
+const (
+	editFree    handEdit = iota // anything (what the harness's verbs and the gates decide)
+	editFrozen                  // nothing
+	editGrow                    // only grow at the end (a log)
+	editNoDecay                 // only go up (a count)
+)
+
+// taskField is one member of a task.
+type taskField struct {
+	name string // JSON member; "validation.command" for a nested one
+	kind fieldKind
+	// Exactly one accessor is set, by kind.
+	text  func(*Task) *string
+	count func(*Task) *int
+	list  func(*Task) *[]string
+	// def is a count's value when the member is absent.
+	def int
+	// special members are read by their own code in parser.task (status,
+	// the nested objects, the checkpoints): they need more than a type
+	// check.
+	special bool
+	// extension members are written into a new task only once set: they
+	// are the harness's additions to the protocol's schema.
+	extension bool
+	// edit is what a hand edit may do; broken says so, for the guard.
+	edit   handEdit
+	broken func(id string, before, after *Task) string
+}
+
+var taskSchema = []taskField{
+	{name: "id", kind: kindText, text: func(t *Task) *string { return &t.ID }},
+	{name: "title", kind: kindText, text: func(t *Task) *string { return &t.Title },
+		edit: editFrozen, broken: func(id string, _, _ *Task) string { return fmt.Sprintf("the title of %s may not change.", id) }},
+	{name: "status", kind: kindText, text: func(t *Task) *string { return &t.Status }, special: true},
+	{name: "priority", kind: kindText, text: func(t *Task) *string { return &t.Priority },
+		edit: editFrozen, broken: func(id string, _, _ *Task) string {
+			return fmt.Sprintf("the priority of %s may not change by hand (no harness verb changes it: ask the user).", id)
+		}},
+	{name: "depends_on", kind: kindList, list: func(t *Task) *[]string { return &t.DependsOn },
+		edit: editFrozen, broken: func(id string, _, _ *Task) string { return fmt.Sprintf("depends_on of %s may not change.", id) }},
+	{name: "attempts", kind: kindCount, count: func(t *Task) *int { return &t.Attempts },
+		edit: editNoDecay, broken: func(id string, b, a *Task) string {
+			return fmt.Sprintf("attempts of %s may not go down (%d → %d).", id, b.Attempts, a.Attempts)
+		}},
+	{name: "max_attempts", kind: kindCount, count: func(t *Task) *int { return &t.MaxAttempts }, def: DefaultMaxAttempts,
+		edit: editFrozen, broken: func(id string, _, _ *Task) string { return fmt.Sprintf("max_attempts of %s may not change.", id) }},
+	{name: "started_at_commit", kind: kindNullable, text: func(t *Task) *string { return &t.StartedAtCommit },
+		edit: editFrozen, broken: claimBroken},
+	{name: "validation.command", kind: kindNullable, text: func(t *Task) *string { return &t.Command }, special: true,
+		edit: editFrozen, broken: validationBroken},
+	{name: "validation.timeout_seconds", kind: kindTimeout, count: func(t *Task) *int { return &t.TimeoutSeconds }, special: true,
+		edit: editFrozen, broken: validationBroken},
+	{name: "on_failure.cleanup", kind: kindNullable, text: func(t *Task) *string { return &t.Cleanup }, special: true},
+	{name: "error_log", kind: kindList, list: func(t *Task) *[]string { return &t.ErrorLog },
+		edit: editGrow, broken: func(id string, _, _ *Task) string {
+			return fmt.Sprintf("error_log of %s may only grow: its entries may not be shortened or rewritten (`harness fail %s --category C MSG` adds one).", id, id)
+		}},
+	{name: "checkpoints", kind: kindSteps, special: true,
+		edit: editGrow, broken: func(id string, _, _ *Task) string {
+			return fmt.Sprintf("checkpoints of %s may only grow: they may not be shortened or rewritten (`harness checkpoint %s M/N \"…\"` adds one).", id, id)
+		}},
+	{name: "completed_at", kind: kindNullable, text: func(t *Task) *string { return &t.CompletedAt }},
+	{name: "failed_at", kind: kindNullable, text: func(t *Task) *string { return &t.FailedAt }, extension: true},
+	{name: "claimed_by", kind: kindNullable, text: func(t *Task) *string { return &t.ClaimedBy }, extension: true,
+		edit: editFrozen, broken: claimBroken},
+	{name: "claimed_at", kind: kindNullable, text: func(t *Task) *string { return &t.ClaimedAt }, extension: true},
+	{name: "lease_expires_at", kind: kindNullable, text: func(t *Task) *string { return &t.LeaseExpiresAt }, extension: true,
+		edit: editFrozen, broken: claimBroken},
+	{name: "allowed_paths", kind: kindPaths, list: func(t *Task) *[]string { return &t.AllowedPaths }, extension: true,
+		edit: editFrozen, broken: func(id string, _, _ *Task) string {
+			return fmt.Sprintf("allowed_paths of %s may not change: it is the task's scope lock (set with `harness add … --allowed-paths`; ask the user to widen it).", id)
+		}},
+	{name: "worktree", kind: kindNullable, text: func(t *Task) *string { return &t.Worktree }, extension: true},
+}
+
+func claimBroken(id string, _, _ *Task) string {
+	return fmt.Sprintf("the claim of %s (claimed_by, lease_expires_at, started_at_commit) may not change by hand: `harness claim` takes it, `harness renew` extends the lease.", id)
+}
+
+func validationBroken(id string, _, _ *Task) string {
+	return fmt.Sprintf("the validation of %s may not change (it is the objective check of the task).", id)
+}
+
+// plainFields indexes the members parser.task reads through the schema
+// (not special), by name.
+var plainFields = func() map[string]int {
+	m := map[string]int{}
+	for i, f := range taskSchema {
+		if !f.special && !strings.Contains(f.name, ".") {
+			m[f.name] = i
+		}
+	}
+	return m
+}()
+
+// read sets the member from its JSON value, with the parser's type checks.
+func (f *taskField) read(p *parser, t *Task, v gjson.Result) {
+	switch f.kind {
+	case kindText, kindNullable:
+		*f.text(t) = p.strAt(v, f.name)
+	case kindCount:
+		*f.count(t) = p.intAt(v, f.name, f.def)
+	case kindList, kindPaths:
+		*f.list(t) = p.strings(v, f.name)
+	}
+}
+
+// value is the member as written to JSON.
+func (f *taskField) value(t *Task) any {
+	switch f.kind {
+	case kindText:
+		return *f.text(t)
+	case kindNullable:
+		return nullable(*f.text(t))
+	case kindCount:
+		return *f.count(t)
+	case kindTimeout:
+		return t.timeoutField()
+	case kindList:
+		return orEmpty(*f.list(t))
+	case kindPaths:
+		return *f.list(t)
+	case kindSteps:
+		return checkpointsOrEmpty(t.Checkpoints)
+	}
+	return nil
+}
+
+// same reports whether the member is the same in a and b, as typed values
+// (a nil list and an empty one differ only for the paths, which are
+// written as null when nil).
+func (f *taskField) same(a, b *Task) bool {
+	switch f.kind {
+	case kindText, kindNullable:
+		return *f.text(a) == *f.text(b)
+	case kindCount, kindTimeout:
+		return *f.count(a) == *f.count(b)
+	case kindList:
+		return slices.Equal(*f.list(a), *f.list(b))
+	case kindPaths:
+		x, y := *f.list(a), *f.list(b)
+		return slices.Equal(x, y) && (x == nil) == (y == nil)
+	case kindSteps:
+		return slices.Equal(a.Checkpoints, b.Checkpoints)
+	}
+	return true
+}
+
+// unchanged reports whether two tasks are the same in every member.
+func unchanged(a, b *Task) bool {
+	for i := range taskSchema {
+		if !taskSchema[i].same(a, b) {
+			return false
+		}
+	}
+	return true
+}
+
+// clone copies t, its lists included.
+func (t Task) clone() Task {
+	c := t
+	for i := range taskSchema {
+		if f := &taskSchema[i]; f.list != nil {
+			*f.list(&c) = append([]string(nil), *f.list(&t)...)
+		}
+	}
+	c.Checkpoints = append([]Checkpoint(nil), t.Checkpoints...)
+	return c
+}
+
+// HandEditBreaks names the first rule of the schema a hand edit of task
+// before into after breaks ("" when it keeps them all): the guard's check
+// of an edit of the tasks file.
+func HandEditBreaks(before, after *Task) string {
+	for i := range taskSchema {
+		f := &taskSchema[i]
+		ok := true
+		switch f.edit {
+		case editFrozen:
+			ok = f.same(before, after) || (f.kind == kindPaths && strings.Join(*f.list(before), "\x00") == strings.Join(*f.list(after), "\x00"))
+		case editNoDecay:
+			ok = *f.count(after) >= *f.count(before)
+		case editGrow:
+			if f.kind == kindSteps {
+				ok = grows(before.Checkpoints, after.Checkpoints)
+			} else {
+				ok = grows(*f.list(before), *f.list(after))
+			}
+		}
+		if !ok {
+			return f.broken(before.ID, before, after)
+		}
+	}
+	return ""
+}
+
+// grows reports whether cur is old with entries appended.
+func grows[E comparable](old, cur []E) bool {
+	return len(cur) >= len(old) && slices.Equal(old, cur[:len(old)])
+}
