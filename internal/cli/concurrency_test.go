@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harness-agent/harness/internal/testbin"
+
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -35,9 +37,8 @@ func TestMain(m *testing.M) {
 		os.Setenv("HARNESS_RECORD_DIR", filepath.Join(dir, "records"))
 		os.Setenv("HARNESS_LOCK_DIR", dir)
 		harnessBin = filepath.Join(dir, "harness")
-		build := exec.Command("go", "build", "-o", harnessBin, "github.com/harness-agent/harness/hooks/harness")
-		if out, err := build.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building harness: %v\n%s", err, out)
+		if err := testbin.BuildInto(dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
 		return m.Run()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -80,8 +79,8 @@ func runInit(e *Env, c *command, args []string) int {
 	// without a repository gets one now, with the files excluded below,
 	// so the baseline the user commits next is clean.
 	if _, err := git.Top(dir); err != nil && !*noGit && git.Available() {
-		if out, err := exec.Command("git", "-C", dir, "init", "-q").CombinedOutput(); err != nil {
-			return e.fail(failure.Wrap(failure.EnvSetup, err, "git init in %s failed: %v: %s", dir, err, strings.TrimSpace(string(out))).
+		if _, err := git.Run(dir, "init", "-q"); err != nil {
+			return e.fail(failure.Wrap(failure.EnvSetup, err, "git init in %s failed: %v", dir, err).
 				WithHint("fix the cause, or run `harness init --no-git` and set up git yourself"))
 		}
 		did = append(did, "ran git init (the harness keeps its checkpoints in git; commit a baseline next: git add -A && git commit -m baseline)")
@@ -148,17 +147,17 @@ func runInit(e *Env, c *command, args []string) int {
 // excludeFromGit adds the harness files to the repository's local exclude
 // file (never to the user's .gitignore). It reports whether it added lines.
 func excludeFromGit(dir string) bool {
-	out, err := exec.Command("git", "-C", dir, "rev-parse", "--git-path", "info/exclude").Output()
+	out, err := git.Run(dir, "rev-parse", "--git-path", "info/exclude")
 	if err != nil {
 		return false
 	}
-	path := strings.TrimSpace(string(out))
+	path := strings.TrimSpace(out)
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
 	prefix := ""
-	if top, err := exec.Command("git", "-C", dir, "rev-parse", "--show-prefix").Output(); err == nil {
-		prefix = strings.TrimSpace(string(top))
+	if top, err := git.Run(dir, "rev-parse", "--show-prefix"); err == nil {
+		prefix = strings.TrimSpace(top)
 	}
 	old, _ := os.ReadFile(path)
 	have := map[string]bool{}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/testbin"
 )
 
 // step is one "$ command" of a transcript and the output the docs show for it.
@@ -104,11 +106,7 @@ func TestGuideWorkedExampleRuns(t *testing.T) {
 	steps := transcriptSteps(string(data))
 	require.GreaterOrEqual(t, len(steps), 10, "the guide's transcript was not found")
 
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "harness"), "./hooks/harness")
-	build.Dir = root
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := testbin.Build(t)
 
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "demo")

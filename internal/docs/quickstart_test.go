@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/testbin"
 )
 
 // readmeSection returns the lines of README.md's "## name" section.
@@ -82,12 +84,7 @@ func TestReadmeQuickStartCommands(t *testing.T) {
 	require.True(t, sawRun, "the quick start no longer shows /harness run")
 	require.GreaterOrEqual(t, len(script), 2, "the quick start's /harness commands were not found")
 
-	root := repoRoot(t)
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "harness"), "./hooks/harness")
-	build.Dir = root
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := testbin.Build(t)
 
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "myproject")
@@ -105,7 +102,7 @@ func TestReadmeQuickStartCommands(t *testing.T) {
 		"GIT_COMMITTER_NAME=Docs", "GIT_COMMITTER_EMAIL=docs@example.com",
 		"GIT_CONFIG_NOSYSTEM=1",
 	}
-	out, err = sh.CombinedOutput()
+	out, err := sh.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Contains(t, string(out), "task-002")
 	require.Contains(t, string(out), "Serve the API")

@@ -23,10 +23,38 @@ import (
 var Timeout = 30 * time.Second
 
 // Run runs git in dir and returns its trimmed stdout; stderr goes into the error.
-func Run(dir string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+func Run(dir string, args ...string) (string, error) { return Cmd{Dir: dir}.Run(args...) }
+
+// Cmd is how the harness runs git, the one runner: in Dir (git -C), with
+// Env added to the process's environment, bounded by Timeout (default
+// Timeout), Stdin fed when set.
+type Cmd struct {
+	Dir     string
+	Env     []string
+	Timeout time.Duration
+	Stdin   []byte
+}
+
+// Run runs git with args and returns its stdout without the trailing
+// newline; a failure's error names the command and carries git's stderr.
+func (c Cmd) Run(args ...string) (string, error) {
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = Timeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	full := args
+	if c.Dir != "" {
+		full = append([]string{"-C", c.Dir}, args...)
+	}
+	cmd := exec.CommandContext(ctx, "git", full...)
+	if c.Env != nil {
+		cmd.Env = append(os.Environ(), c.Env...)
+	}
+	if c.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(c.Stdin)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

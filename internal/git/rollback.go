@@ -15,10 +15,8 @@ package git
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -89,25 +87,7 @@ func ParseRefName(name string) string {
 
 // runIn runs git in dir with extra environment and a time limit.
 func runIn(dir string, env []string, timeout time.Duration, stdin []byte, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	if env != nil {
-		cmd.Env = append(os.Environ(), env...)
-	}
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
-	}
-	return strings.TrimRight(out.String(), "\n"), nil
+	return Cmd{Dir: dir, Env: env, Timeout: timeout, Stdin: stdin}.Run(args...)
 }
 
 // protected describes where the state root's files sit in a work tree.

@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/root"
@@ -404,16 +404,12 @@ const gitListTimeout = 5 * time.Second
 // gitList lists which harness files `git ls-files` reports with flags. When
 // git cannot answer (in time), every file counts (fail closed).
 func (c *call) gitList(flags ...string) map[string]bool {
-	args := append([]string{"-C", c.dir, "ls-files", "-z"}, flags...)
+	args := append([]string{"ls-files", "-z"}, flags...)
 	args = append(append(append(args, "--"), bashWatched...), statecache.RuntimeDir)
-	ctx, cancel := context.WithTimeout(context.Background(), gitListTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	out, err := cmd.Output()
+	out, err := git.Cmd{Dir: c.dir, Env: []string{"GIT_OPTIONAL_LOCKS=0"}, Timeout: gitListTimeout}.Run(args...)
 	m := map[string]bool{}
 	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok && strings.Contains(string(ee.Stderr), "not a git repository") {
+		if strings.Contains(err.Error(), "not a git repository") {
 			return m // nothing is tracked outside a repository
 		}
 		for _, n := range bashWatched {
@@ -422,7 +418,7 @@ func (c *call) gitList(flags ...string) map[string]bool {
 		m[statecache.RuntimeDir] = true
 		return m
 	}
-	for _, f := range strings.Split(string(out), "\x00") {
+	for _, f := range strings.Split(out, "\x00") {
 		if dir, _, nested := strings.Cut(f, "/"); nested {
 			f = dir
 		}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/testbin"
 )
 
 // Ten million nested brackets, as a hook payload or inside the tasks file,
@@ -21,11 +23,7 @@ func TestDeepJSONNeverCrashes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the executables")
 	}
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", bin, "./hooks/...")
-	build.Dir = repoRoot(t)
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := testbin.Build(t)
 
 	dir, locks, records := t.TempDir(), t.TempDir(), t.TempDir()
 	run := func(name, stdin string, args ...string) (string, string, int) {
@@ -52,7 +50,7 @@ func TestDeepJSONNeverCrashes(t *testing.T) {
 	deep := strings.Repeat("[", 10_000_000)
 	for _, hook := range hookCommands {
 		t.Run(hook, func(t *testing.T) {
-			stdout, stderr, code := run(hook, `{"hook_event_name":"x","tool_input":`+deep)
+			stdout, stderr, code := run("harness-"+hook, `{"hook_event_name":"x","tool_input":`+deep)
 			assert.NotContains(t, stderr, "fatal error")
 			if hook == "teammate-idle" && code == 2 {
 				// Its usual answer while work remains: keep working.

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/testbin"
 )
 
 // hookCommands are the executables Claude Code starts on its events,
@@ -28,15 +30,10 @@ func TestHooksLinkNoCrypto(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the hook executables")
 	}
-	root := repoRoot(t)
+	bins := testbin.Build(t)
 	for _, hook := range hookCommands {
 		t.Run(hook, func(t *testing.T) {
-			bin := filepath.Join(t.TempDir(), "harness-"+hook)
-			build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "./hooks/"+hook)
-			build.Dir = root
-			build.Env = append(os.Environ(), "CGO_ENABLED=0")
-			out, err := build.CombinedOutput()
-			require.NoError(t, err, "%s", out)
+			bin := filepath.Join(bins, "harness-"+hook)
 
 			run := exec.Command(bin)
 			run.Dir = t.TempDir() // no harness here: the inactive path

@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harness-agent/harness/internal/testbin"
+
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -30,10 +32,7 @@ func TestMain(m *testing.M) {
 // process.
 func buildHarness(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "harness")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/harness-agent/harness/hooks/harness").CombinedOutput()
-	require.NoError(t, err, "building harness: %s", out)
-	return bin
+	return filepath.Join(testbin.Build(t), "harness")
 }
 
 // Real `harness checkpoint` and `harness renew` processes, each killed with
