@@ -226,28 +226,36 @@ func (a *analyzer) mention(s string) {
 		a.incomplete = true
 		return
 	}
-	// Most commands have a handful of words: a linear scan beats a map.
-	if a.mseen == nil {
-		for _, m := range a.mentions {
-			if m == s {
-				return
+	if addOnce(&a.mentions, &a.mseen, s) {
+		a.mbytes += len(s)
+	}
+}
+
+// addOnce appends v to *list unless it is there already, and reports
+// whether it did. Most commands have a handful of words, so a short list is
+// scanned; from 32 entries on, *seen indexes it.
+func addOnce[T comparable](list *[]T, seen *map[T]struct{}, v T) bool {
+	if *seen == nil {
+		for _, x := range *list {
+			if x == v {
+				return false
 			}
 		}
-		if len(a.mentions) >= 32 {
-			a.mseen = make(map[string]struct{}, 2*len(a.mentions))
-			for _, m := range a.mentions {
-				a.mseen[m] = struct{}{}
+		if len(*list) >= 32 {
+			*seen = make(map[T]struct{}, 2*len(*list))
+			for _, x := range *list {
+				(*seen)[x] = struct{}{}
 			}
 		}
 	}
-	if a.mseen != nil {
-		if _, ok := a.mseen[s]; ok {
-			return
+	if *seen != nil {
+		if _, ok := (*seen)[v]; ok {
+			return false
 		}
-		a.mseen[s] = struct{}{}
+		(*seen)[v] = struct{}{}
 	}
-	a.mentions = append(a.mentions, s)
-	a.mbytes += len(s)
+	*list = append(*list, v)
+	return true
 }
 
 func (a *analyzer) addProgram(name field, args []field, dirs []field) {
@@ -355,26 +363,7 @@ func (a *analyzer) emit(w Write) {
 		a.incomplete = true
 		return
 	}
-	if a.wseen == nil {
-		for _, x := range a.writes {
-			if x == w {
-				return
-			}
-		}
-		if len(a.writes) >= 32 {
-			a.wseen = make(map[Write]struct{}, 2*len(a.writes))
-			for _, x := range a.writes {
-				a.wseen[x] = struct{}{}
-			}
-		}
-	}
-	if a.wseen != nil {
-		if _, ok := a.wseen[w]; ok {
-			return
-		}
-		a.wseen[w] = struct{}{}
-	}
-	a.writes = append(a.writes, w)
+	addOnce(&a.writes, &a.wseen, w)
 }
 
 // state is what the shell remembers between statements that matters here.
