@@ -41,16 +41,9 @@ type claimedJSON struct {
 func runClaim(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	asJSON := fs.Bool("json", false, "print JSON for machines")
-	pos, err := e.parse(fs, args)
+	id, err := e.optionalID(c, fs, args)
 	if err != nil {
 		return e.fail(err)
-	}
-	if len(pos) > 1 {
-		return e.fail(usageErr(c, "expected at most one task ID"))
-	}
-	id := ""
-	if len(pos) == 1 {
-		id = pos[0]
 	}
 	dir, err := e.stateRoot()
 	if err != nil {

@@ -324,3 +324,19 @@ func versionLine() string {
 	}
 	return fmt.Sprintf("harness %s (commit %s, %s/%s, %s)", Version, commit, runtime.GOOS, runtime.GOARCH, runtime.Version())
 }
+
+// optionalID parses a verb's flags and its one optional task ID argument
+// ("" when none is given).
+func (e *Env) optionalID(c *command, fs *flag.FlagSet, args []string) (string, error) {
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) > 1 {
+		return "", usageErr(c, "expected at most one task ID")
+	}
+	if len(pos) == 1 {
+		return pos[0], nil
+	}
+	return "", nil
+}

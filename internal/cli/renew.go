@@ -13,16 +13,9 @@ var renewVerb = &command{
 
 func runRenew(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
-	pos, err := e.parse(fs, args)
+	id, err := e.optionalID(c, fs, args)
 	if err != nil {
 		return e.fail(err)
-	}
-	if len(pos) > 1 {
-		return e.fail(usageErr(c, "expected at most one task ID"))
-	}
-	id := ""
-	if len(pos) == 1 {
-		id = pos[0]
 	}
 	dir, err := e.stateRoot()
 	if err != nil {
