@@ -49,7 +49,18 @@ type view struct {
 // viewOf is the view of a parsed state.
 func viewOf(s *state.State) view { return view{sum: statecache.Of(s), task: s.Task} }
 
-func startContext(c *call, v view, source string, o opening, env string, restored bool, held *lock.Result, gitFacts <-chan string) string {
+// started is what a session start did, for its context.
+type started struct {
+	source   string
+	o        opening
+	env      string // harness-init.sh's line, "" without one
+	restored bool   // the tasks file was restored from its backup
+	held     *lock.Result
+	gitFacts <-chan string // the git line, gathered while the state was read
+}
+
+func startContext(c *call, v view, st started) string {
+	source, o, env, restored, held, gitFacts := st.source, st.o, st.env, st.restored, st.held, st.gitFacts
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	mode := "exclusive"

@@ -189,7 +189,7 @@ func SessionStart(p hook.Payload) hook.Decision {
 		pruneRuntimes(c.root, c.now)
 	}
 	rt.save(c.root)
-	context := startContext(c, v, source, o, env, restored, held, gitFacts)
+	context := startContext(c, v, started{source: source, o: o, env: env, restored: restored, held: held, gitFacts: gitFacts})
 	switch source {
 	case sourceCompact, "clear", "resume":
 		if card := readCard(c.root, c.now); card != "" {

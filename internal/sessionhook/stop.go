@@ -60,11 +60,10 @@ func stopChecked(c *call, rt *Runtime) hook.Decision {
 	if stayOut(c, rt, sum.Concurrent) {
 		return hook.Decision{} // that session owns the harness; this one was told to stay out
 	}
-	if sum.Key == "" {
-		// statecache.Load never caches, so never keys, a summary it read from
-		// harness-tasks.json.bak: the tasks file is corrupt. Restore it
-		// before deciding, so the decision and the agent's next command
-		// read the same state, and say so.
+	if sum.FromBackup {
+		// The tasks file is corrupt and the summary was read from its
+		// backup. Restore it before deciding, so the decision and the
+		// agent's next command read the same state, and say so.
 		restored, note, err := restore(c)
 		if err != nil {
 			restored, note = sum, "WARN: harness-tasks.json is corrupt; the harness decided from harness-tasks.json.bak and could not restore it: "+oneLine(err)

@@ -58,6 +58,9 @@ type Summary struct {
 	// NextTask is the task Next names, whole, so that a hook can describe
 	// it (attempts, last error) without parsing the tasks file.
 	NextTask *state.Task `json:"next_task,omitempty"`
+	// FromBackup is set when the tasks file is corrupt and this summary was
+	// read from harness-tasks.json.bak (such a summary is never cached).
+	FromBackup bool `json:"-"`
 }
 
 // Path returns the cache file of the state root dir.
@@ -85,6 +88,7 @@ func Load(dir string) (*Summary, error) {
 	}
 	s := Of(st)
 	if st.FromBackup {
+		s.FromBackup = true
 		return s, nil // never cache what the corrupt file does not say
 	}
 	s.Key = key
