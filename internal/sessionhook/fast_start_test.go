@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 )
@@ -44,4 +45,27 @@ func TestSessionStartFastPathSaysTheSame(t *testing.T) {
 	assert.Equal(t, string(slowFile), string(fastFile))
 	assert.Contains(t, fastCtx, "HARNESS SESSION-5 ")
 	assert.Contains(t, fastCtx, "(attempt 2 of 3; last error: [TEST_FAIL] exit 1)")
+}
+
+// TestSessionEndSetsLastSessionInPlace: a session that worked ends with
+// last_session set and a STATS line, the cache following the file, whether
+// the cache knew the file (an in-place edit) or not (the full path).
+func TestSessionEndSetsLastSessionInPlace(t *testing.T) {
+	for _, warm := range []bool{true, false} {
+		dir := project(t, tasksJSON(2, "", task("task-001", "pending")))
+		SessionStart(payload(t, "SessionStart", "source", "startup"))
+		if !warm {
+			require.NoError(t, os.Remove(statecache.Path(dir)))
+		}
+		// The session did something the log tells.
+		require.NoError(t, progress.Append(dir, progress.Entry{Session: 3, Type: progress.Checkpoint, TaskID: "task-001", Message: "step=1/2 \"x\""}))
+		SessionEnd(payload(t, "SessionEnd", "reason", "other"))
+		s, err := state.Load(dir)
+		require.NoError(t, err)
+		assert.NotEmpty(t, s.LastSession, "warm=%v", warm)
+		assert.NotNil(t, statecache.Cached(dir), "warm=%v: the cache follows the file", warm)
+		log, err := os.ReadFile(filepath.Join(dir, "harness-progress.txt"))
+		require.NoError(t, err)
+		assert.Contains(t, string(log), "STATS tasks_total=1 completed=0 failed=0 pending=1")
+	}
 }

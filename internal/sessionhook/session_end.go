@@ -45,18 +45,29 @@ func SessionEnd(p hook.Payload) hook.Decision {
 	if didWork(c.root, rt) {
 		saved := lock.TxTimeout
 		lock.TxTimeout = endTxWait
-		s, err := statecache.Update(c.root, func(s *state.State) error {
-			s.LastSession = c.now.UTC().Format(time.RFC3339)
-			return nil
-		})
-		lock.TxTimeout = saved
-		if err != nil {
-			// Busy or unwritable: last_session waits for the next session,
-			// the STATS line need not.
-			s, err = state.Load(c.root)
+		at := c.now.UTC().Format(time.RFC3339)
+		// The one change is last_session: made in place when the cache
+		// knows the file, without parsing the tasks (docs/perf.md).
+		var stats string
+		if sum, ok, _ := statecache.SetLastSession(c.root, at); ok {
+			stats = sum.Stats.Line()
+		} else {
+			s, err := statecache.Update(c.root, func(s *state.State) error {
+				s.LastSession = at
+				return nil
+			})
+			if err != nil {
+				// Busy or unwritable: last_session waits for the next
+				// session, the STATS line need not.
+				s, err = state.Load(c.root)
+			}
+			if err == nil {
+				stats = schedule.Count(s.Tasks).Line()
+			}
 		}
-		if err == nil {
-			entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Stats, Message: schedule.Count(s.Tasks).Line()})
+		lock.TxTimeout = saved
+		if stats != "" {
+			entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Stats, Message: stats})
 		}
 	}
 	if released {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -28,35 +29,128 @@ import (
 // the cache was computed from (accept checks that under the lock), and the
 // edit replaces one number at the top level, which is read back.
 func CountSession(dir string, accept func() bool, written func(n int)) (n int, doc []byte, ok bool, err error) {
+	doc, ok, err = editTop(dir, accept, func(doc []byte) ([]byte, bool) {
+		var edited []byte
+		edited, n, ok = bumpCount(doc)
+		return edited, ok
+	}, func() {
+		if written != nil {
+			written(n)
+		}
+	})
+	if !ok {
+		return 0, nil, false, err
+	}
+	return n, doc, true, nil
+}
+
+// SetLastSession is a session end's one change to the tasks file,
+// last_session = at, made like CountSession's: in place, without parsing
+// the tasks, when accept takes the file as it is.
+func SetLastSession(dir, at string, accept func() bool, written func()) (ok bool, err error) {
+	_, ok, err = editTop(dir, accept, func(doc []byte) ([]byte, bool) {
+		return setTopString(doc, "last_session", at)
+	}, written)
+	return ok, err
+}
+
+// editTop makes one in-place edit of a top-level member of the tasks file
+// under the transaction lock and writes the file, its backup and the record
+// as every write does; written runs after the write, still under the lock.
+// ok is false, and nothing is written, when accept refuses or edit cannot
+// make its change.
+func editTop(dir string, accept func() bool, edit func([]byte) ([]byte, bool), written func()) (doc []byte, ok bool, err error) {
 	unlock, err := lock.Tx(dir)
 	if err != nil {
-		return 0, nil, false, failure.Wrap(failure.EnvSetup, err, "%v", err)
+		return nil, false, failure.Wrap(failure.EnvSetup, err, "%v", err)
 	}
 	defer unlock()
 	if !accept() {
-		return 0, nil, false, nil
+		return nil, false, nil
 	}
 	path := Path(dir)
 	doc, err = os.ReadFile(path)
 	if err != nil {
-		return 0, nil, false, nil
+		return nil, false, nil
 	}
-	edited, n, ok := bumpCount(doc)
+	edited, ok := edit(doc)
 	if !ok {
-		return 0, nil, false, nil
+		return nil, false, nil
 	}
 	mode := fileMode(path)
 	if err := atomicfile.WriteFile(path, edited, mode); err != nil {
-		return 0, nil, false, failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", path, err)
+		return nil, false, failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", path, err)
 	}
 	if err := backup(dir, edited, mode); err != nil {
-		return 0, nil, false, failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", BackupPath(dir), err)
+		return nil, false, failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", BackupPath(dir), err)
 	}
 	record.SaveTasks(dir, edited, root.Active(dir))
 	if written != nil {
-		written(n)
+		written()
 	}
-	return n, edited, true, nil
+	return edited, true, nil
+}
+
+// topValue finds the value of the top-level member name of doc: the last
+// occurrence of the key, accepted only when the text after it closes
+// exactly the top-level object (so it is a member of that object, not of a
+// task). It returns the value's span.
+func topValue(doc []byte, name string) (start, end int, ok bool) {
+	key := []byte(`"` + name + `"`)
+	at := bytes.LastIndex(doc, key)
+	if at < 0 || !closesTop(doc[at:]) {
+		return 0, 0, false
+	}
+	i := at + len(key)
+	for i < len(doc) && isSpace(doc[i]) {
+		i++
+	}
+	if i >= len(doc) || doc[i] != ':' {
+		return 0, 0, false
+	}
+	i++
+	for i < len(doc) && isSpace(doc[i]) {
+		i++
+	}
+	j := i
+	if j < len(doc) && doc[j] == '"' {
+		for j++; j < len(doc) && doc[j] != '"'; j++ {
+			if doc[j] == '\\' {
+				j++
+			}
+		}
+		if j >= len(doc) {
+			return 0, 0, false
+		}
+		j++
+	} else {
+		for j < len(doc) && doc[j] != ',' && doc[j] != '}' && !isSpace(doc[j]) {
+			j++
+		}
+	}
+	if j == i {
+		return 0, 0, false
+	}
+	return i, j, true
+}
+
+// setTopString returns doc with the top-level member name, now null or a
+// string, set to the string v (plain characters only: a timestamp).
+func setTopString(doc []byte, name, v string) ([]byte, bool) {
+	i, j, ok := topValue(doc, name)
+	if !ok || strings.ContainsAny(v, "\"\\") {
+		return nil, false
+	}
+	old := string(doc[i:j])
+	if old != "null" && (len(old) < 2 || old[0] != '"') {
+		return nil, false
+	}
+	edited := make([]byte, 0, len(doc)+len(v)+2)
+	edited = append(edited, doc[:i]...)
+	edited = append(edited, '"')
+	edited = append(edited, v...)
+	edited = append(edited, '"')
+	return append(edited, doc[j:]...), true
 }
 
 // bumpCount returns doc with the top-level session_count one higher, and
@@ -67,28 +161,14 @@ func CountSession(dir string, accept func() bool, written func(n int)) (n int, d
 // number. The rest of doc is untouched. ok is false when doc is not so:
 // the caller then edits through the parser.
 func bumpCount(doc []byte) (edited []byte, n int, ok bool) {
-	key := []byte(`"session_count"`)
-	at := bytes.LastIndex(doc, key)
-	if at < 0 || !closesTop(doc[at:]) {
+	i, j, ok := topValue(doc, "session_count")
+	if !ok || j-i > 9 {
 		return nil, 0, false
 	}
-	i := at + len(key)
-	for i < len(doc) && isSpace(doc[i]) {
-		i++
-	}
-	if i >= len(doc) || doc[i] != ':' {
-		return nil, 0, false
-	}
-	i++
-	for i < len(doc) && isSpace(doc[i]) {
-		i++
-	}
-	j := i
-	for j < len(doc) && doc[j] >= '0' && doc[j] <= '9' {
-		j++
-	}
-	if j == i || j-i > 9 || (j < len(doc) && doc[j] != ',' && doc[j] != '}' && !isSpace(doc[j])) {
-		return nil, 0, false
+	for _, c := range doc[i:j] {
+		if c < '0' || c > '9' {
+			return nil, 0, false
+		}
 	}
 	old, err := strconv.Atoi(string(doc[i:j]))
 	if err != nil {

@@ -65,3 +65,24 @@ func TestCountSession(t *testing.T) {
 	assert.Equal(t, "task-001", ParseTask(after, "task-001").ID)
 	assert.Nil(t, ParseTask(after, "task-404"))
 }
+
+func TestSetTopString(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc, want string
+		ok              bool
+	}{
+		{"from null", `{"tasks": [], "last_session": null}`, `{"tasks": [], "last_session": "2026-01-02T03:04:05Z"}`, true},
+		{"from a string", "{\r\n  \"last_session\" : \"x\\\"y\",\r\n  \"tasks\": []\r\n}", "{\r\n  \"last_session\" : \"2026-01-02T03:04:05Z\",\r\n  \"tasks\": []\r\n}", true},
+		{"a task's own member", `{"last_session": null, "tasks": [{"last_session": null}]}`, "", false},
+		{"a number", `{"tasks": [], "last_session": 5}`, "", false},
+		{"absent", `{"tasks": []}`, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := setTopString([]byte(tc.doc), "last_session", "2026-01-02T03:04:05Z")
+			require.Equal(t, tc.ok, ok)
+			if ok {
+				assert.Equal(t, tc.want, string(got))
+			}
+		})
+	}
+}

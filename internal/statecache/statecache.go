@@ -214,3 +214,23 @@ func statKey(path string) (string, error) {
 	}
 	return key, nil
 }
+
+// SetLastSession sets last_session without parsing the tasks file
+// (state.SetLastSession) when the cache holds the summary of the file as it
+// is; the cache then follows the file. It returns that summary, or ok false
+// (nothing written) for the caller to take the full path.
+func SetLastSession(dir, at string) (sum *Summary, ok bool, err error) {
+	ok, err = state.SetLastSession(dir, at, func() bool {
+		sum = Cached(dir)
+		return sum != nil
+	}, func() {
+		if key, err := statKey(state.Path(dir)); err == nil {
+			sum.Key = key
+			sum.write(dir)
+		}
+	})
+	if !ok {
+		return nil, false, err
+	}
+	return sum, true, nil
+}
