@@ -284,15 +284,19 @@ state() {
 		git init -q -b main
 		git -c user.email=b@b -c user.name=bench -c commit.gpgsign=false commit -q --allow-empty -m baseline
 		echo "# bench" >README.md
-		HARNESS_LOCK_DIR=$work/locks-$name "$bin/harness" init >/dev/null
+		# The record of what the harness wrote lives with the state, so a
+		# reset can restore both together.
+		export HARNESS_RECORD_DIR="$work/records-$name" HARNESS_LOCK_DIR=$work/locks-$name
+		env -u CLAUDE_CODE_SESSION_ID "$bin/harness" init >/dev/null
 		rm -f harness-init.sh
 		"$tool" gen "$dir" "$2" "$3"
-		HARNESS_LOCK_DIR=$work/locks-$name "$bin/harness" status >/dev/null ||
+		# The generated files are the user's: the record starts from them
+		# (else the first hook would find them changed and put back the
+		# empty state init wrote).
+		env -u CLAUDE_CODE_SESSION_ID "$bin/harness" adopt --yes >/dev/null
+		"$bin/harness" status >/dev/null ||
 			{ echo "bench: the generated state does not load" >&2; exit 1; }
-		# The generated files are the user's: the record of what the
-		# harness wrote starts from them (else every hook would find
-		# them changed and put them back).
-		env -u CLAUDE_CODE_SESSION_ID HARNESS_RECORD_DIR="$work/records-$name" HARNESS_LOCK_DIR=$work/locks-$name "$bin/harness" adopt --yes >/dev/null
+		grep -q '"id"' harness-tasks.json || { echo "bench: the generated tasks did not survive" >&2; exit 1; }
 	)
 	mkdir -p "$work/pristine-$name"
 	cp -a "$work/records-$name" "$work/pristine-records-$name"
@@ -397,7 +401,7 @@ for st in s10 s1k s10k; do
 done
 # What a user's project has after `harness init`: the template
 # harness-init.sh, run at every session start.
-(cd "$work/s10" && HARNESS_LOCK_DIR=$work/locks-s10 "$bin/harness" init >/dev/null)
+(cd "$work/s10" && env -u CLAUDE_CODE_SESSION_ID HARNESS_RECORD_DIR=$work/records-s10 HARNESS_LOCK_DIR=$work/locks-s10 "$bin/harness" init >/dev/null && cp -a "$work/records-s10/." "$work/pristine-records-s10/")
 measure session-start "startup, with init's harness-init.sh template" "$(label s10)" "" \
 	"$(hookcmd session-start s10 start)" "sh $work/reset-s10.sh"
 
