@@ -127,40 +127,7 @@ func (e *Env) abs(p string) string {
 }
 
 func (e *Env) report(action string, r *settings.Result, dryRun bool) {
-	w := e.Stdout
-	if !r.Changed() {
-		if action == "install" {
-			fmt.Fprintf(w, "harness hooks: %s already registers all %d hooks; nothing changed\n", r.Path, len(settings.Hooks))
-		} else {
-			fmt.Fprintf(w, "harness hooks: no harness hooks in %s; nothing changed\n", r.Path)
-		}
-		return
-	}
-	what := r.Path
-	if r.Created {
-		what += " (new file)"
-	}
-	if dryRun {
-		fmt.Fprintf(w, "harness hooks %s --dry-run: would change %s\n", action, what)
-	} else {
-		fmt.Fprintf(w, "harness hooks %s: %s\n", action, what)
-	}
-	for _, c := range r.Changes {
-		fmt.Fprintln(w, "  "+c.String())
-	}
-	if r.Removed {
-		verb := "deleted"
-		if dryRun {
-			verb = "would delete"
-		}
-		fmt.Fprintf(w, "%s %s: the harness created it, and nothing else is left in it\n", verb, r.Path)
-	}
-	switch {
-	case dryRun:
-		fmt.Fprintln(w, "dry run: nothing was written")
-	case r.Backup != "":
-		fmt.Fprintln(w, "backup of the previous file: "+r.Backup)
-	}
+	r.Print(e.Stdout, action, dryRun)
 }
 
 func (e *Env) hooksStatus(path, scope, binDir string) int {

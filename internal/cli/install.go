@@ -7,7 +7,6 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/install"
-	"github.com/harness-agent/harness/internal/settings"
 	"github.com/harness-agent/harness/skill"
 )
 
@@ -40,8 +39,7 @@ func runInstall(e *Env, c *command, args []string) int {
 		}
 	}
 	o := install.Options{Home: os.Getenv("HOME"), DryRun: *dryRun, Version: Version, Skill: skill.FS,
-		Name: "harness install", Rerun: "harness install", Out: e.Stdout, Err: e.Stderr,
-		Report: func(action string, r *settings.Result, dry bool) { e.report(action, r, dry) }}
+		Name: "harness install", Rerun: "harness install", Out: e.Stdout, Err: e.Stderr}
 	if *as == "install.sh" {
 		o.Name, o.Rerun = "install.sh", "./install.sh"
 	}

@@ -62,8 +62,6 @@ type Options struct {
 	// tells the user to run again.
 	Name, Rerun string
 	Out, Err    io.Writer
-	// Report prints what a settings edit did (the `harness hooks` format).
-	Report func(action string, r *settings.Result, dryRun bool)
 }
 
 // run is one install or uninstall.
@@ -191,7 +189,7 @@ func Install(o Options) (err error) {
 		fmt.Fprintln(r.Err, text(err))
 		return failure.New(failure.Config, "%s cannot be used (above); nothing was installed", r.settings)
 	}
-	report(r, &plan, "install", planned, true)
+	planned.Print(&plan, "install", true)
 	ranFrom, err := dirsOf(r.settings)
 	if err != nil {
 		return failure.Wrap(failure.Config, err, "%s cannot be used: %v; nothing was installed", r.settings, err)
@@ -255,7 +253,7 @@ func Install(o Options) (err error) {
 	if err != nil {
 		return stepErr(step, err)
 	}
-	report(r, r.Out, "install", res, false)
+	res.Print(r.Out, "install", false)
 	r.forget()
 	writeVersion(r.BinDir, r.Version)
 
@@ -306,7 +304,7 @@ func Uninstall(o Options) error {
 		fmt.Fprintln(r.Err, text(err))
 		return failure.New(failure.EnvSetup, "could not remove the hooks from %s (above); nothing else was removed", r.settings)
 	}
-	report(r, r.Out, "uninstall", res, r.DryRun)
+	res.Print(r.Out, "uninstall", r.DryRun)
 	if _, err := os.Stat(filepath.Join(r.skillDir, SkillMarker)); err == nil {
 		r.say("removing the skill %s", r.skillDir)
 		r.act("remove "+r.skillDir, func() error { return os.RemoveAll(r.skillDir) })
@@ -341,16 +339,6 @@ func parenthesized(s string) string {
 		return ""
 	}
 	return " (" + s + ")"
-}
-
-func report(r *run, w io.Writer, action string, res *settings.Result, dryRun bool) {
-	if r.Report == nil {
-		return
-	}
-	out := r.Out
-	r.Out = w
-	defer func() { r.Out = out }()
-	r.Report(action, res, dryRun)
 }
 
 // release: this run's settings file no longer runs hooks from dir. Its

@@ -2,6 +2,8 @@ package settings
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -133,4 +135,43 @@ func createdByUs(path string, doc []byte) bool {
 	}
 	rest, _, err := Unregister(doc, path)
 	return err == nil && bytes.Equal(rest, newFile)
+}
+
+// Print writes what an install or uninstall (action) did to the settings
+// file, or would do with dryRun, in the form `harness hooks` and
+// `harness install` show it.
+func (r *Result) Print(w io.Writer, action string, dryRun bool) {
+	if !r.Changed() {
+		if action == "install" {
+			fmt.Fprintf(w, "harness hooks: %s already registers all %d hooks; nothing changed\n", r.Path, len(Hooks))
+		} else {
+			fmt.Fprintf(w, "harness hooks: no harness hooks in %s; nothing changed\n", r.Path)
+		}
+		return
+	}
+	what := r.Path
+	if r.Created {
+		what += " (new file)"
+	}
+	if dryRun {
+		fmt.Fprintf(w, "harness hooks %s --dry-run: would change %s\n", action, what)
+	} else {
+		fmt.Fprintf(w, "harness hooks %s: %s\n", action, what)
+	}
+	for _, c := range r.Changes {
+		fmt.Fprintln(w, "  "+c.String())
+	}
+	if r.Removed {
+		verb := "deleted"
+		if dryRun {
+			verb = "would delete"
+		}
+		fmt.Fprintf(w, "%s %s: the harness created it, and nothing else is left in it\n", verb, r.Path)
+	}
+	switch {
+	case dryRun:
+		fmt.Fprintln(w, "dry run: nothing was written")
+	case r.Backup != "":
+		fmt.Fprintln(w, "backup of the previous file: "+r.Backup)
+	}
 }
