@@ -29,6 +29,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/settings"
 )
@@ -364,7 +365,7 @@ func (r *run) release(dir string) {
 	if len(others) > 0 {
 		r.say("keeping the executables in %s: the hooks in %s still use them", dir, strings.Join(others, ", "))
 		if !r.DryRun {
-			writeFileAtomic(list, []byte(strings.Join(others, "\n")+"\n"), 0o644)
+			atomicfile.Replace(list, []byte(strings.Join(others, "\n")+"\n"), 0o644)
 		}
 		return
 	}
@@ -396,7 +397,7 @@ func (r *run) register() error {
 		return err
 	}
 	lines = append(lines, r.settings)
-	return writeFileAtomic(list, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	return atomicfile.Replace(list, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 }
 
 // uses reports whether the settings file runs hooks from dir. A file that
@@ -618,32 +619,16 @@ func unwritable(dir string) string {
 	return ""
 }
 
+// copyPath replaces dst with a copy of src in one rename, with mode.
 func copyPath(src, dst string, mode os.FileMode) error {
-	in, err := os.Open(src)
+	data, err := os.ReadFile(src)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	tmp := fmt.Sprintf("%s.tmp.%d", dst, os.Getpid())
-	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
-	if err != nil {
+	if err := atomicfile.Replace(dst, data, mode); err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := out.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	os.Chmod(tmp, mode)
-	if err := os.Rename(tmp, dst); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return os.Chmod(dst, mode) // whatever the umask
 }
 
 func copyTree(src fs.FS, root, dst string) error {
@@ -662,14 +647,6 @@ func copyTree(src fs.FS, root, dst string) error {
 		}
 		return os.WriteFile(target, data, 0o644)
 	})
-}
-
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp := fmt.Sprintf("%s.tmp.%d", path, os.Getpid())
-	if err := os.WriteFile(tmp, data, mode); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 func readLines(path string) ([]string, error) {
@@ -711,7 +688,7 @@ func installedVersion(dir string) string {
 
 func writeVersion(dir, version string) {
 	if version != "" {
-		writeFileAtomic(filepath.Join(dir, VersionFile), []byte(version+"\n"), 0o644)
+		atomicfile.Replace(filepath.Join(dir, VersionFile), []byte(version+"\n"), 0o644)
 	}
 }
 
