@@ -76,11 +76,8 @@ func Load(dir string) (*Summary, error) {
 		}
 		return nil, err
 	}
-	if data, err := os.ReadFile(Path(dir)); err == nil {
-		var s Summary
-		if json.Unmarshal(data, &s) == nil && s.Key == key {
-			return &s, nil
-		}
+	if s := cachedAt(dir, key); s != nil {
+		return s, nil
 	}
 	st, err := state.Load(dir)
 	if err != nil {
@@ -106,16 +103,9 @@ func Update(dir string, fn func(*state.State) error) (*state.State, error) {
 
 // Store caches the summary of a state that was just written.
 func Store(st *state.State) {
-	if st.Dir == "" {
-		return
+	if st.Dir != "" {
+		Of(st).follow(st.Dir)
 	}
-	key, err := statKey(state.Path(st.Dir))
-	if err != nil {
-		return
-	}
-	s := Of(st)
-	s.Key = key
-	s.write(st.Dir)
 }
 
 // write replaces the cache atomically (a temporary file renamed over it)
@@ -168,6 +158,12 @@ func Cached(dir string) *Summary {
 	if err != nil {
 		return nil
 	}
+	return cachedAt(dir, key)
+}
+
+// cachedAt returns the cached summary when it was made for the version of
+// the tasks file that key identifies, nil otherwise.
+func cachedAt(dir, key string) *Summary {
 	data, err := os.ReadFile(Path(dir))
 	if err != nil {
 		return nil
@@ -177,6 +173,16 @@ func Cached(dir string) *Summary {
 		return nil
 	}
 	return &s
+}
+
+// follow keys s to the tasks file as it now is and caches it: s says what
+// the file just written says (a summary of it, or one whose count or date
+// the in-place edit changed), and the writer holds the transaction lock.
+func (s *Summary) follow(dir string) {
+	if key, err := statKey(state.Path(dir)); err == nil {
+		s.Key = key
+		s.write(dir)
+	}
 }
 
 // CountSession counts a new session in the tasks file without parsing it
@@ -190,10 +196,7 @@ func CountSession(dir string, accept func(*Summary) bool) (sum *Summary, doc []b
 		return sum != nil && accept(sum)
 	}, func(n int) {
 		sum.SessionCount = n
-		if key, err := statKey(state.Path(dir)); err == nil {
-			sum.Key = key
-			sum.write(dir)
-		}
+		sum.follow(dir)
 	})
 	if !ok {
 		return nil, nil, false, err
@@ -223,12 +226,7 @@ func SetLastSession(dir, at string) (sum *Summary, ok bool, err error) {
 	ok, err = state.SetLastSession(dir, at, func() bool {
 		sum = Cached(dir)
 		return sum != nil
-	}, func() {
-		if key, err := statKey(state.Path(dir)); err == nil {
-			sum.Key = key
-			sum.write(dir)
-		}
-	})
+	}, func() { sum.follow(dir) })
 	if !ok {
 		return nil, false, err
 	}
