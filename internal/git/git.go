@@ -99,21 +99,30 @@ func Top(dir string) (string, error) {
 	if os.Getenv("GIT_DIR") == "" && os.Getenv("GIT_WORK_TREE") == "" && os.Getenv("GIT_CEILING_DIRECTORIES") == "" {
 		if abs, err := filepath.Abs(dir); err == nil {
 			if real, err := filepath.EvalSymlinks(abs); err == nil {
-				for cur := real; ; cur = filepath.Dir(cur) {
-					if isGitEntry(filepath.Join(cur, ".git")) {
-						return cur, nil
-					}
-					if filepath.Dir(cur) == cur {
-						// No .git anywhere above, and nothing in the
-						// environment points git elsewhere: git would
-						// say the same, at the price of a process.
-						return "", ErrNoRepository
-					}
+				if entry := gitEntry(real); entry != "" {
+					return filepath.Dir(entry), nil
 				}
+				// No .git anywhere above, and nothing in the environment
+				// points git elsewhere: git would say the same, at the
+				// price of a process.
+				return "", ErrNoRepository
 			}
 		}
 	}
 	return Run(dir, "rev-parse", "--show-toplevel")
+}
+
+// gitEntry returns the .git entry git would stop at for dir (an absolute
+// path): dir's or its nearest parent's, "" when there is none.
+func gitEntry(dir string) string {
+	for cur := dir; ; cur = filepath.Dir(cur) {
+		if p := filepath.Join(cur, ".git"); isGitEntry(p) {
+			return p
+		}
+		if filepath.Dir(cur) == cur {
+			return ""
+		}
+	}
 }
 
 // ErrNoRepository is Top's answer for a directory that no .git entry
@@ -278,15 +287,9 @@ func HeadMark(dir string) string {
 	if err != nil {
 		return ""
 	}
-	var gitDir string
-	for cur := abs; ; cur = filepath.Dir(cur) {
-		if p := filepath.Join(cur, ".git"); isGitEntry(p) {
-			gitDir = p
-			break
-		}
-		if filepath.Dir(cur) == cur {
-			return ""
-		}
+	gitDir := gitEntry(abs)
+	if gitDir == "" {
+		return ""
 	}
 	if fi, err := os.Stat(gitDir); err == nil && !fi.IsDir() {
 		// A linked worktree or submodule: "gitdir: <path>".
