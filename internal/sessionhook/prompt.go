@@ -34,7 +34,7 @@ func UserPromptSubmit(p hook.Payload) hook.Decision {
 		settleOff(p)
 		return hook.Decision{}
 	}
-	writeJSON(sessionFile(c.root, turnPrefix, c.session), Turn{
+	writeJSON(root.SessionFile(c.root, turnPrefix, c.session), Turn{
 		PromptID: p.Str("prompt_id"),
 		AskOnly:  askOnlyCommand(p.Str("prompt")),
 	})
@@ -44,7 +44,7 @@ func UserPromptSubmit(p hook.Payload) hook.Decision {
 // readTurn returns the recorded turn of session sessionID; ok is false
 // when there is none (the hook is not registered, or predates the session).
 func readTurn(dir, sessionID string) (t Turn, ok bool) {
-	data, err := os.ReadFile(sessionFile(dir, turnPrefix, sessionID))
+	data, err := os.ReadFile(root.SessionFile(dir, turnPrefix, sessionID))
 	if err != nil || json.Unmarshal(data, &t) != nil {
 		return Turn{}, false
 	}

@@ -94,11 +94,7 @@ const runtimeTTL = 7 * 24 * time.Hour
 
 // RuntimePath returns the runtime file of session sessionID in the state
 // root dir (see root.SessionFile).
-func RuntimePath(dir, sessionID string) string { return sessionFile(dir, runtimePrefix, sessionID) }
-
-func sessionFile(dir, prefix, sessionID string) string {
-	return root.SessionFile(dir, prefix, sessionID)
-}
+func RuntimePath(dir, sessionID string) string { return root.SessionFile(dir, runtimePrefix, sessionID) }
 
 // ReadRuntime returns the runtime of session sessionID, or nil when it has
 // none (or an unreadable one).
@@ -132,7 +128,7 @@ func writeJSON(path string, v any) error {
 // removeRuntime deletes the runtime files of session sessionID.
 func removeRuntime(dir, sessionID string) {
 	os.Remove(RuntimePath(dir, sessionID))
-	os.Remove(sessionFile(dir, turnPrefix, sessionID))
+	os.Remove(root.SessionFile(dir, turnPrefix, sessionID))
 }
 
 // pruneRuntimes removes runtime files untouched for runtimeTTL.
