@@ -94,7 +94,9 @@ const runtimeTTL = 7 * 24 * time.Hour
 
 // RuntimePath returns the runtime file of session sessionID in the state
 // root dir (see root.SessionFile).
-func RuntimePath(dir, sessionID string) string { return root.SessionFile(dir, runtimePrefix, sessionID) }
+func RuntimePath(dir, sessionID string) string {
+	return root.SessionFile(dir, runtimePrefix, sessionID)
+}
 
 // ReadRuntime returns the runtime of session sessionID, or nil when it has
 // none (or an unreadable one).
