@@ -209,7 +209,9 @@ func HandEditBreaks(before, after *Task) string {
 		ok := true
 		switch f.edit {
 		case editFrozen:
-			ok = f.same(before, after) || (f.kind == kindPaths && strings.Join(*f.list(before), "\x00") == strings.Join(*f.list(after), "\x00"))
+			// A list whose nil-ness alone changed (null and [] for the
+			// paths) is the same list to a hand edit.
+			ok = f.same(before, after) || f.kind == kindPaths && slices.Equal(*f.list(before), *f.list(after))
 		case editNoDecay:
 			ok = *f.count(after) >= *f.count(before)
 		case editGrow:
