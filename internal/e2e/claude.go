@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/e2e/fakeapi"
+	"github.com/harness-agent/harness/internal/testbin"
 )
 
 // ClaudeCodeVersion is the @anthropic-ai/claude-code version the e2e tests
@@ -72,22 +73,7 @@ func FindClaude() (string, error) {
 
 // RepoRoot is the directory holding go.mod, searched upwards from the
 // working directory (a test's working directory is its package directory).
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found above the working directory")
-		}
-		dir = parent
-	}
-}
+func RepoRoot() (string, error) { return testbin.RepoRoot() }
 
 func isExecutable(p string) bool {
 	st, err := os.Stat(p)

@@ -29,7 +29,7 @@ func Build(t testing.TB) string {
 // BuildInto builds every executable into dir, for a TestMain that has no
 // testing.TB.
 func BuildInto(dir string) error {
-	root, err := repoRoot()
+	root, err := RepoRoot()
 	if err != nil {
 		return err
 	}
@@ -60,8 +60,9 @@ func BuildInto(dir string) error {
 	return nil
 }
 
-// repoRoot is the directory holding go.mod, above the working directory.
-func repoRoot() (string, error) {
+// RepoRoot is the directory holding go.mod, above the working directory:
+// the repository's root when a test runs.
+func RepoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
