@@ -203,10 +203,7 @@ func (e *Env) fail(err error) int {
 	if !errors.As(err, &fe) {
 		fe = failure.Wrap(failure.EnvSetup, err, "%v", err)
 	}
-	fmt.Fprintln(e.Stderr, fe.Error())
-	if fe.Hint != "" {
-		fmt.Fprintln(e.Stderr, "hint: "+fe.Hint)
-	}
+	fmt.Fprintln(e.Stderr, fe.Text())
 	if state.IsUnrecoverable(fe) {
 		e.logUnrecoverable(fe)
 	}

@@ -75,9 +75,6 @@ func runInstall(e *Env, c *command, args []string) int {
 	if !errors.As(err, &fe) {
 		fe = failure.Wrap(failure.EnvSetup, err, "%v", err)
 	}
-	fmt.Fprintf(e.Stderr, "%s: %s\n", o.Name, fe.Error())
-	if fe.Hint != "" {
-		fmt.Fprintln(e.Stderr, "hint: "+fe.Hint)
-	}
+	fmt.Fprintf(e.Stderr, "%s: %s\n", o.Name, fe.Text())
 	return ExitError
 }

@@ -38,6 +38,15 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("ERROR [%s] %s", e.Category, e.Message) }
 
+// Text is the error as the harness prints it: the ERROR line, then the
+// hint line when there is a hint.
+func (e *Error) Text() string {
+	if e.Hint == "" {
+		return e.Error()
+	}
+	return e.Error() + "\nhint: " + e.Hint
+}
+
 // Unwrap returns the cause, so errors.Is and errors.As see through e.
 func (e *Error) Unwrap() error { return e.Cause }
 

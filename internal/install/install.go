@@ -725,8 +725,8 @@ func withSuffix(err error, text string) error {
 // hint.
 func text(err error) string {
 	var fe *failure.Error
-	if errors.As(err, &fe) && fe.Hint != "" {
-		return fe.Error() + "\nhint: " + fe.Hint
+	if errors.As(err, &fe) {
+		return fe.Text()
 	}
 	return err.Error()
 }

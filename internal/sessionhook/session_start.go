@@ -473,10 +473,7 @@ func unusable(c *call, err error) hook.Decision {
 	if !errors.As(err, &fe) {
 		fe = failure.Wrap(failure.EnvSetup, err, "%v", err)
 	}
-	text := fe.Error()
-	if fe.Hint != "" {
-		text += "\nhint: " + fe.Hint
-	}
+	text := fe.Text()
 	progress.Append(c.root, progress.Entry{Time: c.now, Session: progress.LastSession(c.root), Type: progress.Error, Category: fe.Category, Message: fe.Message})
 	return hook.Decision{Kind: hook.Allow,
 		Context: text + "\nThe harness cannot run until this is fixed by hand: do no harness work in this session; tell the user what is wrong.",

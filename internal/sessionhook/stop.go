@@ -292,10 +292,7 @@ func unreadable(c *call, err error) hook.Decision {
 	if !errors.As(err, &fe) {
 		fe = failure.Wrap(failure.EnvSetup, err, "%v", err)
 	}
-	text := fe.Error()
-	if fe.Hint != "" {
-		text += "\nhint: " + fe.Hint
-	}
+	text := fe.Text()
 	if c.p.Bool("stop_hook_active") {
 		logWarn(c.root, progress.LastSession(c.root), c.now, "stop allowed although the harness state cannot be read (%s); fix it before the next session", fe.Message)
 		return hook.Decision{Kind: hook.Allow, Warning: "WARN: harness state cannot be read and the stop was blocked once already: allowing it. " + fe.Error()}
