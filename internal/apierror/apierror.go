@@ -35,13 +35,7 @@ type Record struct {
 
 // Write stores r in the runtime directory of dir.
 func Write(dir string, r Record) error {
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(dir, root.RuntimeDir, File)
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	return atomicfile.Replace(path, append(data, '\n'), 0o644)
+	return atomicfile.ReplaceJSON(filepath.Join(dir, root.RuntimeDir, File), r)
 }
 
 // Read returns the last API error recorded in the state root dir,

@@ -9,6 +9,7 @@
 package atomicfile
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,4 +37,17 @@ func Replace(path string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	return nil
+}
+
+// ReplaceJSON writes v as indented JSON to path with Replace (no fsync),
+// creating path's directory: for the small runtime files the hooks keep
+// beside the state (a session's bookkeeping, its use of the budget, the
+// last API error), which a crash may lose at no worse cost than a recount.
+func ReplaceJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	return Replace(path, append(data, '\n'), 0o644)
 }

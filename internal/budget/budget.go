@@ -180,15 +180,7 @@ func (s *Session) add(line []byte) {
 	s.PendingID, s.Pending = id, n
 }
 
-func (s *Session) save(dir string) error {
-	data, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	path := Path(dir, s.SessionID)
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	return atomicfile.Replace(path, append(data, '\n'), 0o644)
-}
+func (s *Session) save(dir string) error { return atomicfile.ReplaceJSON(Path(dir, s.SessionID), s) }
 
 // Warn records that limit was warned about; it reports false when it was
 // already.

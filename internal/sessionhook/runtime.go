@@ -118,14 +118,7 @@ func (rt *Runtime) save(dir string) error {
 }
 
 // writeJSON writes v to path atomically (temporary file, rename).
-func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	return atomicfile.Replace(path, append(data, '\n'), 0o644)
-}
+func writeJSON(path string, v any) error { return atomicfile.ReplaceJSON(path, v) }
 
 // removeRuntime deletes the runtime files of session sessionID.
 func removeRuntime(dir, sessionID string) {
