@@ -60,8 +60,8 @@ func TestScenarioNPM(t *testing.T) {
 		}
 		return string(b)
 	}
-	if v := run("version"); !strings.HasPrefix(v, "harness 1.2.3 ") {
-		t.Errorf("the npm package's harness says %q", v)
+	if v := run("version"); !strings.HasPrefix(v, "harness 1.2.3 ") || strings.Contains(v, "commit unknown") {
+		t.Errorf("the npm package's harness says %q, want version 1.2.3 and the commit it was built from", v)
 	}
 	if got := run("install"); !strings.Contains(got, "harness install: installed.") {
 		t.Errorf("harness install through npm:\n%s", got)
