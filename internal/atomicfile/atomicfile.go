@@ -9,6 +9,7 @@
 package atomicfile
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -37,6 +38,29 @@ func Replace(path string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	return nil
+}
+
+// Patch writes nv over old, as many bytes, at offset at of the file at
+// path, when the file holds old there; it reports whether it did. It does
+// not sync: for a copy of a file that was just patched and synced the same
+// way (a backup, the record's copy), which the caller writes whole when
+// Patch says no. Only a same-length edit inside one sector of storage
+// (a count, a timestamp) is safe this way: see state.patchInPlace.
+func Patch(path string, at int64, old, nv []byte) bool {
+	if len(old) != len(nv) {
+		return false
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	got := make([]byte, len(old))
+	if _, err := f.ReadAt(got, at); err != nil || !bytes.Equal(got, old) {
+		return false
+	}
+	_, err = f.WriteAt(nv, at)
+	return err == nil
 }
 
 // ReplaceJSON writes v as indented JSON to path with Replace (no fsync),

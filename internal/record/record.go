@@ -107,6 +107,29 @@ func SaveTasks(root string, data []byte, active bool) error {
 	return writeMark(dir, Mark{Root: root, Size: fi.Size(), ModNs: fi.ModTime().UnixNano(), Active: active})
 }
 
+// PatchTasks records the patch of the tasks file the harness has just made
+// in place (nv written over old at offset at; state's patchInPlace): the
+// record's copy is patched the same way and the mark follows the live
+// file. before is the live file as it was before the patch: the copy is
+// patched only when the mark says it was the copy of that file. It reports
+// whether it did; when not, the caller records the file whole (SaveTasks).
+func PatchTasks(root string, before os.FileInfo, at int64, old, nv []byte, active bool) bool {
+	m, ok := ReadMark(root)
+	if !ok || m.Size != before.Size() || m.ModNs != before.ModTime().UnixNano() {
+		return false
+	}
+	dir := Dir(root)
+	if !atomicfile.Patch(filepath.Join(dir, TasksCopy), at, old, nv) {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(root, TasksCopy))
+	if err != nil {
+		return false
+	}
+	m.Size, m.ModNs, m.Active = fi.Size(), fi.ModTime().UnixNano(), active
+	return writeMark(dir, m) == nil
+}
+
 // SaveInit records root's harness-init.sh as it is now: the user's script,
 // which a session starts with and nothing in the session may change. A
 // missing script is recorded as none.

@@ -125,7 +125,7 @@ func SessionStart(p hook.Payload) hook.Decision {
 			o.n = rt.Session
 		}
 		o.overLimit = s.Config.PastMaxSessions(o.n)
-	} else if sum, doc, ok := countFast(c, concurrent); ok {
+	} else if sum, ok := countFast(c, concurrent); ok {
 		// Nothing to recover or validate (the cache says so): the one
 		// change is the count, made without parsing the tasks.
 		o.n = sum.SessionCount
@@ -135,6 +135,9 @@ func SessionStart(p hook.Payload) hook.Decision {
 			if t := sum.NextTask; t != nil && t.ID == id {
 				return t
 			}
+			// Any other task is read from the file: the count did
+			// not read it whole.
+			doc, _ := os.ReadFile(state.Path(c.root))
 			return state.ParseTask(doc, id)
 		}}
 	} else {
@@ -206,9 +209,9 @@ func SessionStart(p hook.Payload) hook.Decision {
 // validation with nothing to mark, the session not past max_sessions, and
 // the mode the lock was taken for. On a
 // large state this is most of SessionStart's cost (docs/perf.md).
-func countFast(c *call, concurrent bool) (*statecache.Summary, []byte, bool) {
+func countFast(c *call, concurrent bool) (*statecache.Summary, bool) {
 	me := taskcycle.WorkerID()
-	sum, doc, ok, err := statecache.CountSession(c.root, func(sum *statecache.Summary) bool {
+	sum, ok, err := statecache.CountSession(c.root, func(sum *statecache.Summary) bool {
 		if !sum.DepsClean || sum.Concurrent != concurrent || sum.Config.PastMaxSessions(sum.SessionCount+1) {
 			return false
 		}
@@ -224,9 +227,9 @@ func countFast(c *call, concurrent bool) (*statecache.Summary, []byte, bool) {
 	})
 	if ok && err == nil {
 		fastStarts++
-		return sum, doc, true
+		return sum, true
 	}
-	return nil, nil, false
+	return nil, false
 }
 
 // fastStarts counts the sessions countFast counted (tests check which path

@@ -17,78 +17,208 @@ import (
 
 // CountSession is a session start's one change to the tasks file,
 // session_count + 1, made without parsing the tasks: under the transaction
-// lock it reads the file, asks accept whether the caller knows this version
-// of it (the hooks' cache does, by the file's identity), edits the one
-// member in place, and writes the file, its backup and the record as every
-// write does. written runs after the write, still under the lock, with the
-// new count. ok is false, and nothing is written, when accept refuses or
-// the file is not one this edit can handle: the caller then takes the full
-// path (state.Update), which also restores a corrupt file.
+// lock it asks accept whether the caller knows this version of the file
+// (the hooks' cache does, by the file's identity), and edits the one
+// member (editTop). written runs after the write, still under the lock,
+// with the new count. ok is false, and nothing is written, when accept
+// refuses or the file is not one this edit can handle: the caller then
+// takes the full path (state.Update), which also restores a corrupt file.
 //
 // Why it is safe without the full parse: the bytes it edits are the bytes
 // the cache was computed from (accept checks that under the lock), and the
-// edit replaces one number at the top level, which is read back.
-func CountSession(dir string, accept func() bool, written func(n int)) (n int, doc []byte, ok bool, err error) {
-	doc, ok, err = editTop(dir, accept, func(doc []byte) ([]byte, bool) {
-		var edited []byte
-		edited, n, ok = bumpCount(doc)
-		return edited, ok
+// edit replaces one number at the top level.
+func CountSession(dir string, accept func() bool, written func(n int)) (n int, ok bool, err error) {
+	ok, err = editTop(dir, "session_count", accept, func(old []byte) ([]byte, bool) {
+		var bumped bool
+		n, bumped = nextCount(old)
+		return strconv.AppendInt(nil, int64(n), 10), bumped
 	}, func() {
 		if written != nil {
 			written(n)
 		}
 	})
 	if !ok {
-		return 0, nil, false, err
+		return 0, false, err
 	}
-	return n, doc, true, nil
+	return n, true, nil
 }
 
 // SetLastSession is a session end's one change to the tasks file,
-// last_session = at, made like CountSession's: in place, without parsing
-// the tasks, when accept takes the file as it is.
+// last_session = at, made like CountSession's: without parsing the tasks,
+// when accept takes the file as it is.
 func SetLastSession(dir, at string, accept func() bool, written func()) (ok bool, err error) {
-	_, ok, err = editTop(dir, accept, func(doc []byte) ([]byte, bool) {
-		return setTopString(doc, "last_session", at)
+	return editTop(dir, "last_session", accept, func(old []byte) ([]byte, bool) {
+		return stringValue(old, at)
 	}, written)
-	return ok, err
 }
 
-// editTop makes one in-place edit of a top-level member of the tasks file
-// under the transaction lock and writes the file, its backup and the record
-// as every write does; written runs after the write, still under the lock.
-// ok is false, and nothing is written, when accept refuses or edit cannot
-// make its change.
-func editTop(dir string, accept func() bool, edit func([]byte) ([]byte, bool), written func()) (doc []byte, ok bool, err error) {
+// tailSize is how much of the tasks file's end editTop reads first: the
+// harness writes the top-level members after the task list, so the member
+// is found there unless a hand edit moved it.
+const tailSize = 64 << 10
+
+// editTop replaces the value of the top-level member name of the tasks
+// file with value(old) under the transaction lock, as every write does: the
+// file (synced), its backup and the record. written runs after the write,
+// still under the lock. ok is false, and nothing is written, when accept
+// refuses or the member cannot be so edited.
+//
+// What it reads and writes is proportional to the change, not to the
+// state: the member is looked for in the file's last 64 KiB (the whole
+// file only when it is not there), and a new value of the old one's length
+// (a count of as many digits, a timestamp for a timestamp: nearly every
+// session's start and end) is written over the old one in place
+// (patchInPlace) instead of rewriting the file and its two copies.
+func editTop(dir, name string, accept func() bool, value func(old []byte) ([]byte, bool), written func()) (ok bool, err error) {
 	unlock, err := lock.Tx(dir)
 	if err != nil {
-		return nil, false, failure.Wrap(failure.EnvSetup, err, "%v", err)
+		return false, failure.Wrap(failure.EnvSetup, err, "%v", err)
 	}
 	defer unlock()
 	if !accept() {
-		return nil, false, nil
+		return false, nil
 	}
 	path := Path(dir)
-	doc, err = os.ReadFile(path)
+	doc, off, err := readTail(path, tailSize)
 	if err != nil {
-		return nil, false, nil
+		return false, nil
 	}
-	edited, ok := edit(doc)
+	i, j, found := topValue(doc, name)
+	if !found && off > 0 {
+		if doc, err = os.ReadFile(path); err != nil {
+			return false, nil
+		}
+		off = 0
+		i, j, found = topValue(doc, name)
+	}
+	if !found {
+		return false, nil
+	}
+	nv, ok := value(doc[i:j])
 	if !ok {
-		return nil, false, nil
+		return false, nil
 	}
-	mode := fileMode(path)
-	if err := atomicfile.WriteFile(path, edited, mode); err != nil {
-		return nil, false, failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", path, err)
+	if len(nv) == j-i && patchInPlace(dir, off+int64(i), doc[i:j], nv) {
+		if written != nil {
+			written()
+		}
+		return true, nil
 	}
-	if err := backup(dir, edited, mode); err != nil {
-		return nil, false, failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", BackupPath(dir), err)
+	if off > 0 {
+		if doc, err = os.ReadFile(path); err != nil {
+			return false, nil
+		}
 	}
-	record.SaveTasks(dir, edited, root.Active(dir))
+	edited, ok := spliceTop(doc, name, value)
+	if !ok {
+		return false, nil
+	}
+	if err := writeEdited(dir, edited); err != nil {
+		return false, err
+	}
 	if written != nil {
 		written()
 	}
-	return edited, true, nil
+	return true, nil
+}
+
+// writeEdited writes an edited tasks file the way every write does: the
+// file itself (synced, renamed into place), its backup and the record.
+func writeEdited(dir string, edited []byte) error {
+	path := Path(dir)
+	mode := fileMode(path)
+	if err := atomicfile.WriteFile(path, edited, mode); err != nil {
+		return failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", path, err)
+	}
+	if err := backup(dir, edited, mode); err != nil {
+		return failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", BackupPath(dir), err)
+	}
+	record.SaveTasks(dir, edited, root.Active(dir))
+	return nil
+}
+
+// readTail returns the last n bytes of the file at path (all of it when
+// smaller) and their offset in the file.
+func readTail(path string, n int64) ([]byte, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	off := max(fi.Size()-n, 0)
+	buf := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		return nil, 0, err
+	}
+	return buf, off, nil
+}
+
+// sector is the unit a storage device writes whole: a write inside one
+// sector leaves, even across a power cut, the old bytes or the new ones.
+const sector = 512
+
+// patchInPlace writes nv over old, the same number of bytes at offset at,
+// in the tasks file (synced), its backup and the record's copy, without
+// rewriting them. It returns false, having written nothing, when the bytes
+// cross a sector boundary, so that a crash could leave part of each: the
+// caller then rewrites the file whole.
+//
+// Why this is as safe as the rename it replaces: the edit is a top-level
+// number or timestamp replaced by one of the same shape, in one sector, so
+// every state a reader or a crash can leave is the old file or the new
+// one. The file keeps its inode and takes a new modification time, which
+// the hooks' cache and the record's mark follow.
+//
+// The backup and the record's copy are patched the same way when they hold
+// the old bytes there (they are copies of the file, written with it); when
+// they do not, they are written whole from the patched file.
+func patchInPlace(dir string, at int64, old, nv []byte) bool {
+	if at/sector != (at+int64(len(nv))-1)/sector {
+		return false
+	}
+	path := Path(dir)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return false
+	}
+	before, err := f.Stat()
+	if err != nil || before.Size() < at+int64(len(nv)) {
+		f.Close()
+		return false
+	}
+	if _, err := f.WriteAt(nv, at); err != nil {
+		// Nothing or the whole value was written: a short write of a few
+		// bytes inside one page does not happen; the full rewrite that
+		// follows puts the file right either way.
+		f.Close()
+		return false
+	}
+	synced := f.Sync()
+	if err := f.Close(); synced != nil || err != nil {
+		return false
+	}
+	var whole []byte
+	read := func() []byte {
+		if whole == nil {
+			whole, _ = os.ReadFile(path)
+		}
+		return whole
+	}
+	if !atomicfile.Patch(BackupPath(dir), at, old, nv) {
+		if doc := read(); doc != nil {
+			backup(dir, doc, fileMode(path))
+		}
+	}
+	if !record.PatchTasks(dir, before, at, old, nv, root.Active(dir)) {
+		if doc := read(); doc != nil {
+			record.SaveTasks(dir, doc, root.Active(dir))
+		}
+	}
+	return true
 }
 
 // topValue finds the value of the top-level member name of doc: the last
@@ -134,52 +264,46 @@ func topValue(doc []byte, name string) (start, end int, ok bool) {
 	return i, j, true
 }
 
-// setTopString returns doc with the top-level member name, now null or a
-// string, set to the string v (plain characters only: a timestamp).
-func setTopString(doc []byte, name, v string) ([]byte, bool) {
+// spliceTop returns doc with the value of its top-level member name
+// replaced by value(old).
+func spliceTop(doc []byte, name string, value func(old []byte) ([]byte, bool)) ([]byte, bool) {
 	i, j, ok := topValue(doc, name)
-	if !ok || strings.ContainsAny(v, "\"\\") {
+	if !ok {
 		return nil, false
 	}
-	old := string(doc[i:j])
-	if old != "null" && (len(old) < 2 || old[0] != '"') {
+	nv, ok := value(doc[i:j])
+	if !ok {
 		return nil, false
 	}
-	edited := make([]byte, 0, len(doc)+len(v)+2)
-	edited = append(edited, doc[:i]...)
-	edited = append(edited, '"')
-	edited = append(edited, v...)
-	edited = append(edited, '"')
-	return append(edited, doc[j:]...), true
+	edited := make([]byte, 0, len(doc)+len(nv)-(j-i))
+	return append(append(append(edited, doc[:i]...), nv...), doc[j:]...), true
 }
 
-// bumpCount returns doc with the top-level session_count one higher, and
-// the new count. The harness writes session_count after the task list, so
-// it is looked for from the end: the last "session_count" key, accepted
-// only when the text after it closes exactly the top-level object (it is
-// a member of that object, not of a task) and its value is a plain whole
-// number. The rest of doc is untouched. ok is false when doc is not so:
-// the caller then edits through the parser.
-func bumpCount(doc []byte) (edited []byte, n int, ok bool) {
-	i, j, ok := topValue(doc, "session_count")
-	if !ok || j-i > 9 {
-		return nil, 0, false
+// stringValue is the new text of a member, now null or a string, set to
+// the string v (plain characters only: a timestamp).
+func stringValue(old []byte, v string) ([]byte, bool) {
+	if strings.ContainsAny(v, "\"\\") || (string(old) != "null" && (len(old) < 2 || old[0] != '"')) {
+		return nil, false
 	}
-	for _, c := range doc[i:j] {
+	return []byte(`"` + v + `"`), true
+}
+
+// nextCount is the count after old, the text of a plain whole number (ok
+// false otherwise: the caller then edits through the parser).
+func nextCount(old []byte) (n int, ok bool) {
+	if len(old) == 0 || len(old) > 9 {
+		return 0, false
+	}
+	for _, c := range old {
 		if c < '0' || c > '9' {
-			return nil, 0, false
+			return 0, false
 		}
 	}
-	old, err := strconv.Atoi(string(doc[i:j]))
+	k, err := strconv.Atoi(string(old))
 	if err != nil {
-		return nil, 0, false
+		return 0, false
 	}
-	n = old + 1
-	edited = make([]byte, 0, len(doc)+1)
-	edited = append(edited, doc[:i]...)
-	edited = strconv.AppendInt(edited, int64(n), 10)
-	edited = append(edited, doc[j:]...)
-	return edited, n, true
+	return k + 1, true
 }
 
 // closesTop reports whether tail (a suffix of a JSON document that begins

@@ -2,15 +2,19 @@ package state
 
 import (
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
+
+	"github.com/harness-agent/harness/internal/record"
 )
 
-func TestBumpCount(t *testing.T) {
+func TestCountValue(t *testing.T) {
 	for _, tc := range []struct {
 		name, doc, want string
 		ok              bool
@@ -27,7 +31,12 @@ func TestBumpCount(t *testing.T) {
 		{"trailing junk", `{"tasks": [], "session_count": 1} x`, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, n, ok := bumpCount([]byte(tc.doc))
+			var n int
+			got, ok := spliceTop([]byte(tc.doc), "session_count", func(old []byte) ([]byte, bool) {
+				var ok bool
+				n, ok = nextCount(old)
+				return []byte(strconv.Itoa(n)), ok
+			})
 			require.Equal(t, tc.ok, ok)
 			if !ok {
 				return
@@ -42,7 +51,7 @@ func TestBumpCount(t *testing.T) {
 // and nothing else, and refuses what accept refuses.
 func TestCountSession(t *testing.T) {
 	dir := writeState(t, sample)
-	n, _, ok, err := CountSession(dir, func() bool { return false }, nil)
+	n, ok, err := CountSession(dir, func() bool { return false }, nil)
 	require.NoError(t, err)
 	assert.False(t, ok)
 	assert.Zero(t, n)
@@ -50,7 +59,7 @@ func TestCountSession(t *testing.T) {
 	assert.Equal(t, sample, string(before), "refused: untouched")
 
 	var seen int
-	n, doc, ok, err := CountSession(dir, func() bool { return true }, func(k int) { seen = k })
+	n, ok, err = CountSession(dir, func() bool { return true }, func(k int) { seen = k })
 	require.NoError(t, err)
 	require.True(t, ok)
 	s, err := Load(dir)
@@ -58,7 +67,6 @@ func TestCountSession(t *testing.T) {
 	assert.Equal(t, s.SessionCount, n)
 	assert.Equal(t, n, seen)
 	after, _ := os.ReadFile(Path(dir))
-	assert.Equal(t, string(after), string(doc))
 	bak, _ := os.ReadFile(BackupPath(dir))
 	assert.Equal(t, string(after), string(bak), "the backup is the last state written")
 	assert.Equal(t, strings.Count(sample, "\n"), strings.Count(string(after), "\n"), "one number changed, nothing else")
@@ -66,7 +74,87 @@ func TestCountSession(t *testing.T) {
 	assert.Nil(t, ParseTask(after, "task-404"))
 }
 
-func TestSetTopString(t *testing.T) {
+// TestEditTopInPlace: a count or a timestamp of the old one's length is
+// written over it in the file, its backup and the record's copy (the file
+// keeps its inode; every copy equals the file; the record's mark follows
+// it), and anything else is a whole rewrite: a count that gains a digit, a
+// value across a sector boundary, a member outside the tail read first.
+func TestEditTopInPlace(t *testing.T) {
+	pad := func(n int) string { return `"x-pad": "` + strings.Repeat("p", n) + `",` }
+	for _, tc := range []struct {
+		name    string
+		doc     string
+		edit    func(dir string) (bool, error)
+		want    string // the member's value after the edit
+		inPlace bool
+	}{
+		{"count, same width", `{"tasks": [], "session_count": 41, "last_session": null}`, count, "42", true},
+		{"count gains a digit", `{"tasks": [], "session_count": 9, "last_session": null}`, count, "10", false},
+		{"timestamp over timestamp", `{"tasks": [], "session_count": 1, "last_session": "2025-01-01T00:00:00Z"}`, lastSession, `"2026-01-02T03:04:05Z"`, true},
+		{"timestamp over null", `{"tasks": [], "session_count": 1, "last_session": null}`, lastSession, `"2026-01-02T03:04:05Z"`, false},
+		// `{"x-pad": "` is 11 bytes, `",` 2, `"session_count":` 16: the
+		// value is at 511 and 512.
+		{"across a sector", `{` + pad(482) + `"session_count":40, "tasks": []}`, count, "41", false},
+		{"outside the tail", `{"session_count": 41, ` + pad(tailSize) + ` "tasks": []}`, count, "42", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeState(t, tc.doc)
+			// A first write through the harness gives the backup and
+			// the record their copies, as a real project has.
+			require.NoError(t, writeEdited(dir, []byte(tc.doc)))
+			before, err := os.Stat(Path(dir))
+			require.NoError(t, err)
+
+			ok, err := tc.edit(dir)
+			require.NoError(t, err)
+			require.True(t, ok)
+
+			after, err := os.Stat(Path(dir))
+			require.NoError(t, err)
+			assert.Equal(t, tc.inPlace, os.SameFile(before, after), "in place")
+			doc, _ := os.ReadFile(Path(dir))
+			name := "session_count"
+			if strings.Contains(tc.want, "T") {
+				name = "last_session"
+			}
+			assert.Equal(t, tc.want, gjson.GetBytes(doc, name).Raw)
+			bak, _ := os.ReadFile(BackupPath(dir))
+			assert.Equal(t, string(doc), string(bak), "the backup is the file")
+			copied, _ := os.ReadFile(filepath.Join(record.Dir(dir), record.TasksCopy))
+			assert.Equal(t, string(doc), string(copied), "the record's copy is the file")
+			m, ok := record.ReadMark(dir)
+			require.True(t, ok)
+			assert.Equal(t, after.Size(), m.Size)
+			assert.Equal(t, after.ModTime().UnixNano(), m.ModNs, "the mark follows the file")
+		})
+	}
+}
+
+func count(dir string) (bool, error) {
+	_, ok, err := CountSession(dir, func() bool { return true }, nil)
+	return ok, err
+}
+
+func lastSession(dir string) (bool, error) {
+	return SetLastSession(dir, "2026-01-02T03:04:05Z", func() bool { return true }, nil)
+}
+
+// TestPatchedCopyDiffers: a backup or record copy that does not hold the
+// old bytes where the edit is (written by something else) is not patched
+// but written whole from the file.
+func TestPatchedCopyDiffers(t *testing.T) {
+	doc := `{"tasks": [], "session_count": 41}`
+	dir := writeState(t, doc)
+	require.NoError(t, writeEdited(dir, []byte(doc)))
+	require.NoError(t, os.WriteFile(BackupPath(dir), []byte(`{"tasks": [], "session_count": 17}`), 0o644))
+	ok, err := count(dir)
+	require.NoError(t, err)
+	require.True(t, ok)
+	bak, _ := os.ReadFile(BackupPath(dir))
+	assert.Equal(t, `{"tasks": [], "session_count": 42}`, string(bak))
+}
+
+func TestLastSessionValue(t *testing.T) {
 	for _, tc := range []struct {
 		name, doc, want string
 		ok              bool
@@ -78,7 +166,9 @@ func TestSetTopString(t *testing.T) {
 		{"absent", `{"tasks": []}`, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := setTopString([]byte(tc.doc), "last_session", "2026-01-02T03:04:05Z")
+			got, ok := spliceTop([]byte(tc.doc), "last_session", func(old []byte) ([]byte, bool) {
+				return stringValue(old, "2026-01-02T03:04:05Z")
+			})
 			require.Equal(t, tc.ok, ok)
 			if ok {
 				assert.Equal(t, tc.want, string(got))

@@ -190,8 +190,8 @@ func (s *Summary) follow(dir string) {
 // is and accept takes it; the cache then follows the file. It returns the
 // summary with the new count and the file's new text, or ok false (nothing
 // written) for the caller to take the full path.
-func CountSession(dir string, accept func(*Summary) bool) (sum *Summary, doc []byte, ok bool, err error) {
-	_, doc, ok, err = state.CountSession(dir, func() bool {
+func CountSession(dir string, accept func(*Summary) bool) (sum *Summary, ok bool, err error) {
+	_, ok, err = state.CountSession(dir, func() bool {
 		sum = Cached(dir)
 		return sum != nil && accept(sum)
 	}, func(n int) {
@@ -199,9 +199,9 @@ func CountSession(dir string, accept func(*Summary) bool) (sum *Summary, doc []b
 		sum.follow(dir)
 	})
 	if !ok {
-		return nil, nil, false, err
+		return nil, false, err
 	}
-	return sum, doc, true, nil
+	return sum, true, nil
 }
 
 // statKey identifies one version of a file: renames give a new inode, edits
