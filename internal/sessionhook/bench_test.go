@@ -242,3 +242,29 @@ func BenchmarkSessionEnd1000(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSessionStartCold is a session start with no cache (the first of
+// a project, or after the hooks' runtime directory was removed), nothing in
+// progress, no git: the tasks file is parsed whole and the cache built.
+func BenchmarkSessionStartCold(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("tasks=%d", n), func(b *testing.B) {
+			dir := benchProject(b, n, 50<<20, true)
+			os.RemoveAll(filepath.Join(dir, ".git"))
+			data, _ := os.ReadFile(filepath.Join(dir, "harness-tasks.json"))
+			idle := strings.Replace(string(data), `"status": "in_progress"`, `"status": "pending"`, 1)
+			os.WriteFile(filepath.Join(dir, "harness-tasks.json"), []byte(idle), 0o644)
+			p := hook.Parse([]byte(`{"session_id":"` + sessionID + `","source":"startup"}`))
+			SessionStart(p)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				os.RemoveAll(filepath.Join(dir, root.RuntimeDir))
+				b.StartTimer()
+				if d := SessionStart(p); !strings.HasPrefix(d.Context, "HARNESS SESSION-") {
+					b.Fatalf("context: %q", d.Context)
+				}
+			}
+		})
+	}
+}

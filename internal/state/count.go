@@ -8,11 +8,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/lock"
-	"github.com/harness-agent/harness/internal/record"
-	"github.com/harness-agent/harness/internal/root"
 )
 
 // CountSession is a session start's one change to the tasks file,
@@ -98,7 +95,7 @@ func editTop(dir, name string, accept func() bool, value func(old []byte) ([]byt
 	if !ok {
 		return false, nil
 	}
-	if len(nv) == j-i && patchInPlace(dir, off+int64(i), doc[i:j], nv) {
+	if len(nv) == j-i && patchInPlace(dir, off+int64(len(doc)), off+int64(i), doc[i:j], nv) {
 		if written != nil {
 			written()
 		}
@@ -122,21 +119,6 @@ func editTop(dir, name string, accept func() bool, value func(old []byte) ([]byt
 	return true, nil
 }
 
-// writeEdited writes an edited tasks file the way every write does: the
-// file itself (synced, renamed into place), its backup and the record.
-func writeEdited(dir string, edited []byte) error {
-	path := Path(dir)
-	mode := fileMode(path)
-	if err := atomicfile.WriteFile(path, edited, mode); err != nil {
-		return failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", path, err)
-	}
-	if err := backup(dir, edited, mode); err != nil {
-		return failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", BackupPath(dir), err)
-	}
-	record.SaveTasks(dir, edited, root.Active(dir))
-	return nil
-}
-
 // readTail returns the last n bytes of the file at path (all of it when
 // smaller) and their offset in the file.
 func readTail(path string, n int64) ([]byte, int64, error) {
@@ -155,70 +137,6 @@ func readTail(path string, n int64) ([]byte, int64, error) {
 		return nil, 0, err
 	}
 	return buf, off, nil
-}
-
-// sector is the unit a storage device writes whole: a write inside one
-// sector leaves, even across a power cut, the old bytes or the new ones.
-const sector = 512
-
-// patchInPlace writes nv over old, the same number of bytes at offset at,
-// in the tasks file (synced), its backup and the record's copy, without
-// rewriting them. It returns false, having written nothing, when the bytes
-// cross a sector boundary, so that a crash could leave part of each: the
-// caller then rewrites the file whole.
-//
-// Why this is as safe as the rename it replaces: the edit is a top-level
-// number or timestamp replaced by one of the same shape, in one sector, so
-// every state a reader or a crash can leave is the old file or the new
-// one. The file keeps its inode and takes a new modification time, which
-// the hooks' cache and the record's mark follow.
-//
-// The backup and the record's copy are patched the same way when they hold
-// the old bytes there (they are copies of the file, written with it); when
-// they do not, they are written whole from the patched file.
-func patchInPlace(dir string, at int64, old, nv []byte) bool {
-	if at/sector != (at+int64(len(nv))-1)/sector {
-		return false
-	}
-	path := Path(dir)
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		return false
-	}
-	before, err := f.Stat()
-	if err != nil || before.Size() < at+int64(len(nv)) {
-		f.Close()
-		return false
-	}
-	if _, err := f.WriteAt(nv, at); err != nil {
-		// Nothing or the whole value was written: a short write of a few
-		// bytes inside one page does not happen; the full rewrite that
-		// follows puts the file right either way.
-		f.Close()
-		return false
-	}
-	synced := f.Sync()
-	if err := f.Close(); synced != nil || err != nil {
-		return false
-	}
-	var whole []byte
-	read := func() []byte {
-		if whole == nil {
-			whole, _ = os.ReadFile(path)
-		}
-		return whole
-	}
-	if !atomicfile.Patch(BackupPath(dir), at, old, nv) {
-		if doc := read(); doc != nil {
-			backup(dir, doc, fileMode(path))
-		}
-	}
-	if !record.PatchTasks(dir, before, at, old, nv, root.Active(dir)) {
-		if doc := read(); doc != nil {
-			record.SaveTasks(dir, doc, root.Active(dir))
-		}
-	}
-	return true
 }
 
 // topValue finds the value of the top-level member name of doc: the last

@@ -73,14 +73,12 @@ func (s *State) save() (wrote bool, err error) {
 		// Never write a file the harness itself could not read back.
 		return false, failure.Wrap(failure.EnvSetup, err, "refusing to write an invalid %s: %v", FileName, err)
 	}
-	mode := fileMode(Path(s.Dir))
-	if err := atomicfile.WriteFile(Path(s.Dir), edited, mode); err != nil {
-		return false, failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", Path(s.Dir), err)
+	at, old, nv, small := oneSpan(s.raw, edited)
+	if !small || !patchInPlace(s.Dir, int64(len(s.raw)), at, old, nv) {
+		if err := writeEdited(s.Dir, edited); err != nil {
+			return false, err
+		}
 	}
-	if err := backup(s.Dir, edited, mode); err != nil {
-		return false, failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", BackupPath(s.Dir), err)
-	}
-	record.SaveTasks(s.Dir, edited, root.Active(s.Dir))
 	s.raw = edited
 	s.snapshot()
 	return true, nil
@@ -354,6 +352,21 @@ func newTaskJSON(t *Task) any {
 // The copy is renamed into place without its own fsync: it only ever
 // matters when the live file, which was synced, is later broken by
 // something else.
+// writeEdited writes an edited tasks file the way every write does: the
+// file itself (synced, renamed into place), its backup and the record.
+func writeEdited(dir string, edited []byte) error {
+	path := Path(dir)
+	mode := fileMode(path)
+	if err := atomicfile.WriteFile(path, edited, mode); err != nil {
+		return failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", path, err)
+	}
+	if err := backup(dir, edited, mode); err != nil {
+		return failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", BackupPath(dir), err)
+	}
+	record.SaveTasks(dir, edited, root.Active(dir))
+	return nil
+}
+
 func backup(dir string, doc []byte, mode os.FileMode) error {
 	return atomicfile.Replace(BackupPath(dir), doc, mode)
 }

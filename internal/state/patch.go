@@ -1,0 +1,105 @@
+package state
+
+import (
+	"bytes"
+	"os"
+
+	"github.com/harness-agent/harness/internal/atomicfile"
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/root"
+)
+
+// sector is the unit a storage device writes whole: a write inside one
+// sector leaves, even across a power cut, the old bytes or the new ones.
+const sector = 512
+
+// oneSpan finds how edited differs from doc when it is by one run of bytes
+// of the same length inside one sector (a count or a timestamp changed,
+// the usual write of a session's start and end): the run's offset and its
+// old and new bytes.
+func oneSpan(doc, edited []byte) (at int64, old, nv []byte, ok bool) {
+	if len(doc) != len(edited) {
+		return 0, nil, nil, false
+	}
+	i := 0
+	for i < len(doc) && doc[i] == edited[i] {
+		i++
+	}
+	if i == len(doc) {
+		return 0, nil, nil, false
+	}
+	j := len(doc)
+	for doc[j-1] == edited[j-1] {
+		j--
+	}
+	if i/sector != (j-1)/sector {
+		return 0, nil, nil, false
+	}
+	return int64(i), doc[i:j], edited[i:j], true
+}
+
+// patchInPlace writes nv over old, the same number of bytes at offset at,
+// in the tasks file of size bytes (synced), its backup and the record's
+// copy, without rewriting them. It returns false, having written nothing,
+// when the bytes cross a sector boundary (a crash could leave part of
+// each) or the file is not the one the edit was made on (not of size
+// bytes, not holding old at at): the caller then rewrites the file whole.
+//
+// Why this is as safe as the rename it replaces: the new file was read
+// back as valid (or is a top-level number or timestamp replaced by one of
+// the same shape), and the write is one sector's, so every state a reader
+// or a crash can leave is the old file or the new one. The file keeps its
+// inode and takes a new modification time, which the hooks' cache and the
+// record's mark follow.
+//
+// The backup and the record's copy are patched the same way when they hold
+// the old bytes there (they are copies of the file, written with it); when
+// they do not, they are written whole from the patched file.
+func patchInPlace(dir string, size, at int64, old, nv []byte) bool {
+	if len(old) != len(nv) || len(nv) == 0 || at/sector != (at+int64(len(nv))-1)/sector {
+		return false
+	}
+	path := Path(dir)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	before, err := f.Stat()
+	there := make([]byte, len(old))
+	if err != nil || before.Size() != size {
+		f.Close()
+		return false
+	}
+	if _, err := f.ReadAt(there, at); err != nil || !bytes.Equal(there, old) {
+		f.Close()
+		return false
+	}
+	if _, err := f.WriteAt(nv, at); err != nil {
+		// A write of a few bytes inside one page is whole or nothing; the
+		// full rewrite that follows puts the file right either way.
+		f.Close()
+		return false
+	}
+	synced := f.Sync()
+	if err := f.Close(); synced != nil || err != nil {
+		return false
+	}
+	var whole []byte
+	read := func() []byte {
+		if whole == nil {
+			whole, _ = os.ReadFile(path)
+		}
+		return whole
+	}
+	if !atomicfile.Patch(BackupPath(dir), at, old, nv) {
+		if doc := read(); doc != nil {
+			backup(dir, doc, fileMode(path))
+		}
+	}
+	if !record.PatchTasks(dir, before, at, old, nv, root.Active(dir)) {
+		if doc := read(); doc != nil {
+			record.SaveTasks(dir, doc, root.Active(dir))
+		}
+	}
+	return true
+}
