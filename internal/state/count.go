@@ -76,35 +76,23 @@ func editTop(dir, name string, accept func() bool, value func(old []byte) ([]byt
 		return false, nil
 	}
 	path := Path(dir)
-	doc, off, err := readTail(path, tailSize)
-	if err != nil {
-		return false, nil
-	}
-	i, j, found := topValue(doc, name)
-	if !found && off > 0 {
-		if doc, err = os.ReadFile(path); err != nil {
-			return false, nil
-		}
-		off = 0
-		i, j, found = topValue(doc, name)
-	}
+	at, old, size, found := locateTop(path, name)
 	if !found {
 		return false, nil
 	}
-	nv, ok := value(doc[i:j])
+	nv, ok := value(old)
 	if !ok {
 		return false, nil
 	}
-	if len(nv) == j-i && patchInPlace(dir, off+int64(len(doc)), off+int64(i), doc[i:j], nv) {
+	if len(nv) == len(old) && patchInPlace(dir, size, at, old, nv) {
 		if written != nil {
 			written()
 		}
 		return true, nil
 	}
-	if off > 0 {
-		if doc, err = os.ReadFile(path); err != nil {
-			return false, nil
-		}
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return false, nil
 	}
 	edited, ok := spliceTop(doc, name, value)
 	if !ok {
@@ -119,37 +107,117 @@ func editTop(dir, name string, accept func() bool, value func(old []byte) ([]byt
 	return true, nil
 }
 
-// readTail returns the last n bytes of the file at path (all of it when
-// smaller) and their offset in the file.
-func readTail(path string, n int64) ([]byte, int64, error) {
+// locateTop finds the value of the top-level member name in the tasks
+// file at path, reading as little of it as it can: its last 64 KiB (where
+// the harness writes the member), then its first (where other tools put
+// it), then all of it. It returns the value's offset and bytes, and the
+// file's size.
+func locateTop(path, name string) (at int64, value []byte, size int64, ok bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, err
+		return 0, nil, 0, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, 0, err
+		return 0, nil, 0, false
 	}
-	off := max(fi.Size()-n, 0)
-	buf := make([]byte, fi.Size()-off)
-	if _, err := f.ReadAt(buf, off); err != nil {
-		return nil, 0, err
+	size = fi.Size()
+	read := func(off, n int64) []byte {
+		buf := make([]byte, n)
+		if _, err := f.ReadAt(buf, off); err != nil {
+			return nil
+		}
+		return buf
 	}
-	return buf, off, nil
+	key := []byte(`"` + name + `"`)
+	if size > 2*tailSize {
+		off := size - tailSize
+		if tail := read(off, tailSize); tail != nil {
+			if k := bytes.LastIndex(tail, key); k >= 0 && closesTop(tail[k:]) {
+				if i, j, ok := valueSpan(tail, k+len(key)); ok {
+					return off + int64(i), tail[i:j], size, true
+				}
+			}
+		}
+		if head := read(0, tailSize); head != nil {
+			if k := keyAtTop(head, key); k >= 0 {
+				if i, j, ok := valueSpan(head, k+len(key)); ok && j < len(head) {
+					return int64(i), head[i:j], size, true
+				}
+			}
+		}
+	}
+	doc := read(0, size)
+	if doc == nil {
+		return 0, nil, 0, false
+	}
+	i, j, ok := topValue(doc, name)
+	if !ok {
+		return 0, nil, 0, false
+	}
+	return int64(i), doc[i:j], size, true
 }
 
-// topValue finds the value of the top-level member name of doc: the last
-// occurrence of the key, accepted only when the text after it closes
-// exactly the top-level object (so it is a member of that object, not of a
-// task). It returns the value's span.
+// topValue finds the value of the top-level member name of doc, a whole
+// JSON document or (when the member is not near its start) the end of
+// one. The harness writes the member either after the task list or, in
+// files made by other tools, before it, so it is looked for in both
+// places: the last occurrence of the key, accepted when the text after it
+// closes exactly the top-level object, else the first occurrence at the
+// top level counted from the document's start. It returns the value's
+// span.
 func topValue(doc []byte, name string) (start, end int, ok bool) {
 	key := []byte(`"` + name + `"`)
-	at := bytes.LastIndex(doc, key)
-	if at < 0 || !closesTop(doc[at:]) {
+	if at := bytes.LastIndex(doc, key); at >= 0 && closesTop(doc[at:]) {
+		return valueSpan(doc, at+len(key))
+	}
+	if !gjson.ValidBytes(doc) {
 		return 0, 0, false
 	}
-	i := at + len(key)
+	if at := keyAtTop(doc, key); at >= 0 {
+		return valueSpan(doc, at+len(key))
+	}
+	return 0, 0, false
+}
+
+// keyAtTop returns where key, a quoted member name, is a key of doc's
+// top-level object, scanning from doc's start (which must be the
+// document's); -1 when it is not.
+func keyAtTop(doc, key []byte) int {
+	depth, inString := 0, false
+	for i := 0; i < len(doc); i++ {
+		c := doc[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			if depth == 1 && bytes.HasPrefix(doc[i:], key) {
+				j := i + len(key)
+				for j < len(doc) && isSpace(doc[j]) {
+					j++
+				}
+				if j < len(doc) && doc[j] == ':' {
+					return i
+				}
+			}
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return -1
+}
+
+// valueSpan is the span of the value after a member's key, which ends at
+// i: a string, or a plain value (number, true, false, null).
+func valueSpan(doc []byte, i int) (start, end int, ok bool) {
 	for i < len(doc) && isSpace(doc[i]) {
 		i++
 	}

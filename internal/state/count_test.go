@@ -23,7 +23,7 @@ func TestCountValue(t *testing.T) {
 		{"last member", "{\r\n  \"tasks\": [],\r\n  \"session_count\" : 9\r\n}\r\n", "{\r\n  \"tasks\": [],\r\n  \"session_count\" : 10\r\n}\r\n", true},
 		{"before the tasks", `{"session_count": 0, "tasks": [{"id": "a", "title": "x"}]}`, `{"session_count": 1, "tasks": [{"id": "a", "title": "x"}]}`, true},
 		{"a title quoting it", `{"session_count": 1, "tasks": [{"title": "\"session_count\": 5"}]}`, `{"session_count": 2, "tasks": [{"title": "\"session_count\": 5"}]}`, true},
-		{"a task's own member", `{"session_count": 1, "tasks": [{"id": "a", "session_count": 5}]}`, "", false},
+		{"a task's own member too", `{"session_count": 1, "tasks": [{"id": "a", "session_count": 5}]}`, `{"session_count": 2, "tasks": [{"id": "a", "session_count": 5}]}`, true},
 		{"a string value", `{"tasks": [], "session_count": "3"}`, "", false},
 		{"null", `{"tasks": [], "session_count": null}`, "", false},
 		{"absent", `{"tasks": []}`, "", false},
@@ -95,7 +95,9 @@ func TestEditTopInPlace(t *testing.T) {
 		// `{"x-pad": "` is 11 bytes, `",` 2, `"session_count":` 16: the
 		// value is at 511 and 512.
 		{"across a sector", `{` + pad(482) + `"session_count":40, "tasks": []}`, count, "41", false},
-		{"outside the tail", `{"session_count": 41, ` + pad(tailSize) + ` "tasks": []}`, count, "42", true},
+		{"in the head", `{"session_count": 41, ` + pad(2*tailSize) + ` "tasks": []}`, count, "42", true},
+		{"in the middle", `{` + pad(2*tailSize) + `"session_count": 41, ` + pad(2*tailSize) + ` "tasks": []}`, count, "42", true},
+		{"in the head, a task's own member last", `{"session_count": 41, ` + pad(2*tailSize) + ` "tasks": [{"session_count": 3}]}`, count, "42", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeState(t, tc.doc)
@@ -161,7 +163,7 @@ func TestLastSessionValue(t *testing.T) {
 	}{
 		{"from null", `{"tasks": [], "last_session": null}`, `{"tasks": [], "last_session": "2026-01-02T03:04:05Z"}`, true},
 		{"from a string", "{\r\n  \"last_session\" : \"x\\\"y\",\r\n  \"tasks\": []\r\n}", "{\r\n  \"last_session\" : \"2026-01-02T03:04:05Z\",\r\n  \"tasks\": []\r\n}", true},
-		{"a task's own member", `{"last_session": null, "tasks": [{"last_session": null}]}`, "", false},
+		{"a task's own member too", `{"last_session": null, "tasks": [{"last_session": null}]}`, `{"last_session": "2026-01-02T03:04:05Z", "tasks": [{"last_session": null}]}`, true},
 		{"a number", `{"tasks": [], "last_session": 5}`, "", false},
 		{"absent", `{"tasks": []}`, "", false},
 	} {
