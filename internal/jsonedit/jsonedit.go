@@ -40,7 +40,21 @@ type Layout struct {
 // one line, and whether its first line ends in \r\n.
 func LayoutOf(doc []byte) Layout {
 	l := Layout{Unit: "  "}
-	for _, line := range bytes.Split(doc, []byte("\n"))[1:] {
+	// Line by line from the second, stopping at the first indented one:
+	// splitting a large document whole would cost more than the edit.
+	rest := doc
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[i+1:]
+	} else {
+		rest = nil
+	}
+	for len(rest) > 0 {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
 		trimmed := bytes.TrimLeft(line, " \t")
 		if len(trimmed) > 0 && len(trimmed) < len(line) {
 			l.Unit = string(line[:len(line)-len(trimmed)])
