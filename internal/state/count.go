@@ -185,34 +185,22 @@ func topValue(doc []byte, name string) (start, end int, ok bool) {
 // top-level object, scanning from doc's start (which must be the
 // document's); -1 when it is not.
 func keyAtTop(doc, key []byte) int {
-	depth, inString := 0, false
-	for i := 0; i < len(doc); i++ {
-		c := doc[i]
-		switch {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			if depth == 1 && bytes.HasPrefix(doc[i:], key) {
-				j := i + len(key)
-				for j < len(doc) && isSpace(doc[j]) {
-					j++
-				}
-				if j < len(doc) && doc[j] == ':' {
-					return i
-				}
-			}
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			depth--
+	found := -1
+	structure(doc, func(i int, c byte, depth int) bool {
+		if c != '"' || depth != 1 || !bytes.HasPrefix(doc[i:], key) {
+			return true
 		}
-	}
-	return -1
+		j := i + len(key)
+		for j < len(doc) && isSpace(doc[j]) {
+			j++
+		}
+		if j < len(doc) && doc[j] == ':' {
+			found = i
+			return false
+		}
+		return true
+	})
+	return found
 }
 
 // valueSpan is the span of the value after a member's key, which ends at
@@ -296,9 +284,25 @@ func nextCount(old []byte) (n int, ok bool) {
 // at a key) leaves exactly one level: the document's top-level object,
 // closed by its last non-space byte.
 func closesTop(tail []byte) bool {
+	closes := false
+	structure(tail, func(i int, c byte, depth int) bool {
+		if (c != '}' && c != ']') || depth > 0 {
+			return true
+		}
+		closes = c == '}' && len(bytes.TrimLeft(tail[i+1:], " \t\r\n")) == 0
+		return false
+	})
+	return closes
+}
+
+// structure calls at for each byte of doc that opens or closes an object
+// or array, or opens a string, with the nesting depth before it (counted
+// from doc's start), until at returns false. Bytes inside strings are
+// skipped.
+func structure(doc []byte, at func(i int, c byte, depth int) bool) {
 	depth, inString := 0, false
-	for i := 0; i < len(tail); i++ {
-		c := tail[i]
+	for i := 0; i < len(doc); i++ {
+		c := doc[i]
 		switch {
 		case inString:
 			if c == '\\' {
@@ -306,23 +310,22 @@ func closesTop(tail []byte) bool {
 			} else if c == '"' {
 				inString = false
 			}
+			continue
 		case c == '"':
 			inString = true
-		case c == '{' || c == '[':
+		case c != '{' && c != '[' && c != '}' && c != ']':
+			continue
+		}
+		if !at(i, c, depth) {
+			return
+		}
+		switch c {
+		case '{', '[':
 			depth++
-		case c == '}' || c == ']':
+		case '}', ']':
 			depth--
-			if depth < 0 {
-				for _, r := range tail[i+1:] {
-					if !isSpace(r) {
-						return false
-					}
-				}
-				return c == '}'
-			}
 		}
 	}
-	return false
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

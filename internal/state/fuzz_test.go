@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/harness-agent/harness/internal/failure"
 )
 
@@ -84,6 +86,38 @@ func FuzzStateParse(f *testing.F) {
 			want, got := s.Tasks[0], back.Tasks[0]
 			if got.Attempts != want.Attempts || len(got.ErrorLog) != len(want.ErrorLog) || len(got.Checkpoints) != len(want.Checkpoints) {
 				t.Fatalf("task edit lost: %+v vs %+v", got, want)
+			}
+		}
+	})
+}
+
+// FuzzTopValue checks the in-place edit's member finder against gjson: on
+// any document that parses, the span topValue finds for session_count and
+// last_session is exactly the value gjson reads at the top level (so the
+// edit changes that member and no other), and it finds none where the
+// document has no such top-level member.
+func FuzzTopValue(f *testing.F) {
+	for _, seed := range []string{
+		`{"tasks": [], "session_count": 7, "last_session": null}`,
+		`{"session_count": 1, "tasks": [{"id": "a", "session_count": 5}]}`,
+		`{"tasks": [{"title": "\"session_count\": 5"}], "last_session": "x\"y"}`,
+		`{"a": {"session_count": 1}, "tasks": []}`,
+		"{\r\n \"last_session\" : \"2026-01-01T00:00:00Z\" ,\r\n \"tasks\": []}",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if _, err := Parse(raw, "harness-tasks.json"); err != nil {
+			return // not a tasks file: the edit is never made on one
+		}
+		for _, name := range []string{"session_count", "last_session"} {
+			want := gjson.GetBytes(raw, name)
+			i, j, ok := topValue(raw, name)
+			if !ok {
+				continue // the caller takes the full path
+			}
+			if !want.Exists() || string(raw[i:j]) != want.Raw {
+				t.Fatalf("%s: topValue found %q, gjson reads %q", name, raw[i:j], want.Raw)
 			}
 		}
 	})
