@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -14,13 +15,24 @@ var commands = map[string]func(ts *testscript.TestScript, neg bool, args []strin
 	"tasks":    cmdTasks,
 }
 
-// cmdJSONPath: jsonpath FILE PATH WANT. The value at the gjson PATH of the
-// JSON in FILE is WANT (its text: a string without quotes, a number, true,
-// null, or a JSON array or object as written compactly); with !, it is not.
-// WANT "-" asserts PATH is absent.
+// cmdJSONPath: jsonpath [-re] FILE PATH WANT. The value at the gjson PATH
+// of the JSON in FILE is WANT (its text: a string without quotes, a number,
+// true, null, or a JSON array or object as written compactly); with -re,
+// its text matches the regular expression WANT; with !, it is not (does
+// not). WANT "-" asserts PATH is absent.
 func cmdJSONPath(ts *testscript.TestScript, neg bool, args []string) {
+	var re *regexp.Regexp
+	if len(args) > 0 && args[0] == "-re" {
+		args = args[1:]
+		if len(args) == 3 {
+			var err error
+			if re, err = regexp.Compile(args[2]); err != nil {
+				ts.Fatalf("jsonpath -re: %v", err)
+			}
+		}
+	}
 	if len(args) != 3 {
-		ts.Fatalf("usage: jsonpath FILE PATH WANT")
+		ts.Fatalf("usage: jsonpath [-re] FILE PATH WANT")
 	}
 	doc := ts.ReadFile(args[0])
 	if !gjson.Valid(doc) {
@@ -37,7 +49,11 @@ func cmdJSONPath(ts *testscript.TestScript, neg bool, args []string) {
 			got = "null"
 		}
 	}
-	if (got == args[2]) == neg {
+	match := got == args[2]
+	if re != nil {
+		match = r.Exists() && re.MatchString(got)
+	}
+	if match == neg {
 		if neg {
 			ts.Fatalf("%s: %s is %s", args[0], args[1], got)
 		}
