@@ -3,6 +3,7 @@ package guard
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -108,7 +109,7 @@ func (c *call) tasksWrite(target string) hook.Decision {
 // it (PostToolUse, before the edit is adopted into the harness's record).
 func (c *call) judgeTasks(target string, currentRaw []byte, next string) hook.Decision {
 	after, err := state.Parse([]byte(next), target)
-	if _, corrupt := err.(*state.Corrupt); corrupt {
+	if corrupt := (*state.Corrupt)(nil); errors.As(err, &corrupt) {
 		return deny(ruleState, "the edit leaves harness-tasks.json as invalid JSON.", "change the state with the harness command (`harness help`).")
 	}
 	if err != nil {

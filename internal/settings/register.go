@@ -3,6 +3,7 @@ package settings
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -112,7 +113,7 @@ func validate(doc []byte, path string) error {
 	if err != nil {
 		where := ""
 		var se *json.SyntaxError
-		if ok := asSyntax(err, &se); ok {
+		if errors.As(err, &se) {
 			line, col := position(doc, int(se.Offset))
 			where = fmt.Sprintf(" (line %d, column %d)", line, col)
 		}
@@ -186,14 +187,6 @@ func duplicateKeys(doc []byte, path string) error {
 		return err == nil
 	})
 	return err
-}
-
-func asSyntax(err error, target **json.SyntaxError) bool {
-	se, ok := err.(*json.SyntaxError)
-	if ok {
-		*target = se
-	}
-	return ok
 }
 
 // position converts a byte offset into a 1-based line and column.

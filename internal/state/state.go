@@ -680,7 +680,7 @@ func Load(dir string) (*State, error) {
 		return nil, failure.Wrap(failure.EnvSetup, err, "cannot read %s: %v", Path(dir), err)
 	}
 	s, err := Parse(raw, Path(dir))
-	if _, corrupt := err.(*Corrupt); corrupt {
+	if corrupt := (*Corrupt)(nil); errors.As(err, &corrupt) {
 		b, berr := loadBackup(dir)
 		if berr != nil {
 			return nil, berr
