@@ -41,11 +41,7 @@ type claimedJSON struct {
 func runClaim(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	asJSON := fs.Bool("json", false, "print JSON for machines")
-	id, err := e.optionalID(c, fs, args)
-	if err != nil {
-		return e.fail(err)
-	}
-	dir, err := e.stateRoot()
+	id, dir, err := e.optionalTarget(c, fs, args)
 	if err != nil {
 		return e.fail(err)
 	}

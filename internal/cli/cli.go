@@ -322,18 +322,20 @@ func versionLine() string {
 	return fmt.Sprintf("harness %s (commit %s, %s/%s, %s)", Version, commit, runtime.GOOS, runtime.GOARCH, runtime.Version())
 }
 
-// optionalID parses a verb's flags and its one optional task ID argument
-// ("" when none is given).
-func (e *Env) optionalID(c *command, fs *flag.FlagSet, args []string) (string, error) {
+// optionalTarget parses a verb's flags and its one optional task ID
+// argument ("" when none is given), and finds the state root the verb acts
+// on.
+func (e *Env) optionalTarget(c *command, fs *flag.FlagSet, args []string) (id, dir string, err error) {
 	pos, err := e.parse(fs, args)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if len(pos) > 1 {
-		return "", usageErr(c, "expected at most one task ID")
+		return "", "", usageErr(c, "expected at most one task ID")
 	}
 	if len(pos) == 1 {
-		return pos[0], nil
+		id = pos[0]
 	}
-	return "", nil
+	dir, err = e.stateRoot()
+	return id, dir, err
 }

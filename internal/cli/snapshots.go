@@ -15,12 +15,7 @@ var snapshotsVerb = &command{
 }
 
 func runSnapshots(e *Env, c *command, args []string) int {
-	fs := e.flags(c)
-	id, err := e.optionalID(c, fs, args)
-	if err != nil {
-		return e.fail(err)
-	}
-	dir, err := e.stateRoot()
+	id, dir, err := e.optionalTarget(c, e.flags(c), args)
 	if err != nil {
 		return e.fail(err)
 	}
