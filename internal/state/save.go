@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -92,12 +94,12 @@ func (s *State) apply() (doc []byte, touched []int, err error) {
 	}
 	doc = s.raw
 	if s.SessionCount != s.origCount {
-		if doc, err = jsonedit.Set(doc, "session_count", s.SessionCount); err != nil {
+		if doc, err = setTop(doc, "session_count", s.SessionCount); err != nil {
 			return nil, nil, err
 		}
 	}
 	if s.LastSession != s.origLast {
-		if doc, err = jsonedit.Set(doc, "last_session", nullable(s.LastSession)); err != nil {
+		if doc, err = setTop(doc, "last_session", nullable(s.LastSession)); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -155,19 +157,38 @@ func (s *State) readBack(edited []byte, touched []int) error {
 	}
 	doc := gjson.ParseBytes(edited)
 	p := parser{path: Path(s.Dir)}
-	if n := p.int(doc, "session_count", 0); n != s.SessionCount {
+	// One pass over the top level, as Parse reads it (a Get per member
+	// would scan past the task list each time).
+	var tasks, count, last gjson.Result
+	p.members(doc, "", "at the top level", []member{{"tasks", &tasks}, {"session_count", &count}, {"last_session", &last}})
+	if p.err != nil {
+		return p.err
+	}
+	if n := p.intAt(count, "session_count", 0); n != s.SessionCount {
 		return fmt.Errorf("session_count reads back as %d, not %d", n, s.SessionCount)
 	}
-	if last := p.str(doc, "last_session"); last != s.LastSession {
-		return fmt.Errorf("last_session reads back as %q, not %q", last, s.LastSession)
+	if got := p.strAt(last, "last_session"); got != s.LastSession {
+		return fmt.Errorf("last_session reads back as %q, not %q", got, s.LastSession)
 	}
-	tasks := doc.Get("tasks")
 	if !tasks.IsArray() {
 		return fmt.Errorf("tasks is no longer a list")
 	}
-	elems := tasks.Array()
-	if len(elems) != len(s.Tasks) {
-		return fmt.Errorf("the edit leaves %d tasks, not %d", len(elems), len(s.Tasks))
+	// The touched tasks are parsed back; the others are only counted.
+	want := make(map[int]bool, len(touched))
+	for _, i := range touched {
+		want[i] = true
+	}
+	elems := make(map[int]gjson.Result, len(touched))
+	n := 0
+	tasks.ForEach(func(_, v gjson.Result) bool {
+		if want[n] {
+			elems[n] = v
+		}
+		n++
+		return true
+	})
+	if n != len(s.Tasks) {
+		return fmt.Errorf("the edit leaves %d tasks, not %d", n, len(s.Tasks))
 	}
 	var ids map[string]int
 	for _, i := range touched {
@@ -195,6 +216,41 @@ func (s *State) readBack(edited []byte, touched []int) error {
 		}
 	}
 	return nil
+}
+
+// setTop sets the top-level member name of doc, a number or a plain
+// string (a count, a timestamp), to v. It finds the member with topValue,
+// which reads from the end of the text where the harness writes these
+// members, instead of scanning past the task list; a member it cannot
+// find so (absent, or laid out otherwise) is set by jsonedit.
+func setTop(doc []byte, name string, v any) ([]byte, error) {
+	var text []byte
+	switch v := v.(type) {
+	case int:
+		if v >= 0 {
+			text = strconv.AppendInt(nil, int64(v), 10)
+		}
+	case string:
+		if !strings.ContainsAny(v, "\"\\<>&") && utf8.ValidString(v) && !hasControl(v) {
+			text = []byte(`"` + v + `"`)
+		}
+	}
+	if text != nil {
+		if i, j, ok := topValue(doc, name); ok {
+			edited := make([]byte, 0, len(doc)+len(text)-(j-i))
+			return append(append(append(edited, doc[:i]...), text...), doc[j:]...), nil
+		}
+	}
+	return jsonedit.Set(doc, name, v)
+}
+
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 func nullable(s string) any {
