@@ -515,92 +515,118 @@ func (p *parser) task(v gjson.Result, i int) Task {
 	default:
 		p.fail(name("status"), "must be one of pending, in_progress, completed, failed; got %q", t.Status)
 	}
-	if validation.Exists() && validation.Type != gjson.Null {
-		if !validation.IsObject() {
-			p.fail("validation", "must be an object {\"command\": …, \"timeout_seconds\": …}, got %s", kind(validation))
-		} else {
-			var command, timeout gjson.Result
-			p.members(validation, "validation.", "in validation", []member{{"command", &command}, {"timeout_seconds", &timeout}})
-			if p.err == nil {
-				t.Command = p.strAt(command, "validation.command")
-				t.TimeoutSeconds = p.intAt(timeout, "validation.timeout_seconds", 0)
-			}
-		}
-	}
-	if onFailure.Exists() && onFailure.Type != gjson.Null {
-		if !onFailure.IsObject() {
-			p.fail("on_failure", "must be an object {\"cleanup\": …}, got %s", kind(onFailure))
-		} else {
-			var cleanup gjson.Result
-			p.members(onFailure, "on_failure.", "in on_failure", []member{{"cleanup", &cleanup}})
-			if p.err == nil {
-				t.Cleanup = p.strAt(cleanup, "on_failure.cleanup")
-			}
-		}
-	}
-	if checkpoints.Exists() && checkpoints.Type != gjson.Null {
-		if !checkpoints.IsArray() {
-			p.fail("checkpoints", "must be a list, got %s", kind(checkpoints))
-		} else {
-			j := 0
-			checkpoints.ForEach(func(_, c gjson.Result) bool {
-				if !c.IsObject() {
-					p.fail(fmt.Sprintf("checkpoints[%d]", j), "must be an object, got %s", kind(c))
-					return false
-				}
-				var cp Checkpoint
-				var seen uint8
-				c.ForEach(func(k, v gjson.Result) bool {
-					var bit uint8
-					switch k.Str {
-					case "step":
-						bit = 1 << 0
-					case "total":
-						bit = 1 << 1
-					case "description":
-						bit = 1 << 2
-					case "timestamp":
-						bit = 1 << 3
-					}
-					if seen&bit != 0 {
-						p.twice(fmt.Sprintf("checkpoints[%d].%s", j, k.Str), "in the same checkpoint")
-						return false
-					}
-					seen |= bit
-					switch k.Str {
-					case "step", "total":
-						n, ok := wholeNumber(v)
-						if !ok {
-							n = p.intAt(v, fmt.Sprintf("checkpoints[%d].%s", j, k.Str), 0)
-						}
-						if k.Str == "step" {
-							cp.Step = n
-						} else {
-							cp.Total = n
-						}
-					case "description", "timestamp":
-						str := v.Str
-						if v.Type != gjson.String {
-							str = p.strAt(v, fmt.Sprintf("checkpoints[%d].%s", j, k.Str))
-						}
-						if k.Str == "description" {
-							cp.Description = str
-						} else {
-							cp.Timestamp = str
-						}
-					}
-					return p.err == nil
-				})
-				t.Checkpoints = append(t.Checkpoints, cp)
-				j++
-				return p.err == nil
-			})
-		}
-	}
+	t.Command, t.TimeoutSeconds = p.validation(validation)
+	t.Cleanup = p.onFailure(onFailure)
+	t.Checkpoints = p.checkpoints(checkpoints)
 	if p.err != nil && p.task0 {
 		p.err.Message = strings.Replace(p.err.Message, ": "+p.field+" ", ": "+name(p.field)+" ", 1)
 	}
 	return t
+}
+
+// validation reads a task's validation object: its command and timeout.
+func (p *parser) validation(v gjson.Result) (command string, timeoutSeconds int) {
+	if !v.Exists() || v.Type == gjson.Null {
+		return "", 0
+	}
+	if !v.IsObject() {
+		p.fail("validation", "must be an object {\"command\": …, \"timeout_seconds\": …}, got %s", kind(v))
+		return "", 0
+	}
+	var cmd, timeout gjson.Result
+	p.members(v, "validation.", "in validation", []member{{"command", &cmd}, {"timeout_seconds", &timeout}})
+	if p.err != nil {
+		return "", 0
+	}
+	return p.strAt(cmd, "validation.command"), p.intAt(timeout, "validation.timeout_seconds", 0)
+}
+
+// onFailure reads a task's on_failure object: its cleanup command.
+func (p *parser) onFailure(v gjson.Result) string {
+	if !v.Exists() || v.Type == gjson.Null {
+		return ""
+	}
+	if !v.IsObject() {
+		p.fail("on_failure", "must be an object {\"cleanup\": …}, got %s", kind(v))
+		return ""
+	}
+	var cleanup gjson.Result
+	p.members(v, "on_failure.", "in on_failure", []member{{"cleanup", &cleanup}})
+	if p.err != nil {
+		return ""
+	}
+	return p.strAt(cleanup, "on_failure.cleanup")
+}
+
+// checkpoints reads a task's checkpoint list.
+func (p *parser) checkpoints(v gjson.Result) []Checkpoint {
+	if !v.Exists() || v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsArray() {
+		p.fail("checkpoints", "must be a list, got %s", kind(v))
+		return nil
+	}
+	var list []Checkpoint
+	j := 0
+	v.ForEach(func(_, c gjson.Result) bool {
+		if !c.IsObject() {
+			p.fail(fmt.Sprintf("checkpoints[%d]", j), "must be an object, got %s", kind(c))
+			return false
+		}
+		list = append(list, p.checkpoint(c, j))
+		j++
+		return p.err == nil
+	})
+	return list
+}
+
+// checkpoint reads checkpoint j, refusing a member written twice.
+func (p *parser) checkpoint(c gjson.Result, j int) Checkpoint {
+	var cp Checkpoint
+	var seen uint8
+	c.ForEach(func(k, v gjson.Result) bool {
+		var bit uint8
+		switch k.Str {
+		case "step":
+			bit = 1 << 0
+		case "total":
+			bit = 1 << 1
+		case "description":
+			bit = 1 << 2
+		case "timestamp":
+			bit = 1 << 3
+		}
+		if seen&bit != 0 {
+			p.twice(fmt.Sprintf("checkpoints[%d].%s", j, k.Str), "in the same checkpoint")
+			return false
+		}
+		seen |= bit
+		switch k.Str {
+		case "step", "total":
+			n, ok := wholeNumber(v)
+			if !ok {
+				n = p.intAt(v, fmt.Sprintf("checkpoints[%d].%s", j, k.Str), 0)
+			}
+			if k.Str == "step" {
+				cp.Step = n
+			} else {
+				cp.Total = n
+			}
+		case "description", "timestamp":
+			str := v.Str
+			if v.Type != gjson.String {
+				str = p.strAt(v, fmt.Sprintf("checkpoints[%d].%s", j, k.Str))
+			}
+			if k.Str == "description" {
+				cp.Description = str
+			} else {
+				cp.Timestamp = str
+			}
+		}
+		return p.err == nil
+	})
+	return cp
 }
 
 // member is one member of an object the harness reads, and where its value
