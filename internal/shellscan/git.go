@@ -194,50 +194,67 @@ func hGit(a *analyzer, c *ctx, args []field) res {
 		return c.same()
 	}
 	a.gitRuns(c, cc, g)
-	st, op := cc.st, c.op
-	// worktree stands for the whole worktree, whose root is not known here.
-	worktree := func(kind WriteKind, reach Reach) {
-		for _, d := range st.dirs {
-			a.writeReach(st, field{text: d.text, pat: string(wildAny), dyn: true}, kind, op, true, reach)
-		}
+	a.gitWrites(cc, c.op, g)
+	return c.same()
+}
+
+// gitWorktree reports what a git subcommand writes in the work tree, from
+// the directories in st, for the command op.
+type gitWorktree struct {
+	a  *analyzer
+	st *state
+	op string
+}
+
+// worktree reports the whole work tree, whose root is not known here.
+func (w gitWorktree) worktree(kind WriteKind, reach Reach) {
+	for _, d := range w.st.dirs {
+		w.a.writeReach(w.st, field{text: d.text, pat: string(wildAny), dyn: true}, kind, w.op, true, reach)
 	}
-	specs := func(fs []field, kind WriteKind, tree bool, reach Reach) {
-		for _, f := range fs {
-			a.writeReach(st, pathspec(f), kind, op, tree, reach)
-		}
+}
+
+// specs reports the pathspecs fs.
+func (w gitWorktree) specs(fs []field, kind WriteKind, tree bool, reach Reach) {
+	for _, f := range fs {
+		w.a.writeReach(w.st, pathspec(f), kind, w.op, tree, reach)
 	}
+}
+
+// gitWrites reports the files git subcommand g (run in cc) changes.
+func (a *analyzer) gitWrites(cc *ctx, op string, g gitCmd) {
+	w := gitWorktree{a: a, st: cc.st, op: op}
 	switch g.sub {
 	case "checkout":
 		before, after, dd := splitDashDash(g.args)
 		p := parseArgs(before, optSpec{arg: "bBU", long: []string{"orphan", "conflict", "pathspec-from-file", "inter-hunk-context"}})
 		if p.has("f", "force") || p.has("pathspec-from-file") {
-			worktree(GitRestore, ReachTracked)
+			w.worktree(GitRestore, ReachTracked)
 		}
 		if dd {
-			specs(after, GitRestore, true, ReachTracked)
+			w.specs(after, GitRestore, true, ReachTracked)
 		}
 		if !dd && !p.has("b", "B", "orphan") {
 			// Without "--" a word may be a branch or a path; assume path.
-			specs(p.pos, GitRestore, true, ReachTracked)
+			w.specs(p.pos, GitRestore, true, ReachTracked)
 		}
 	case "checkout-index":
 		p := parseArgs(g.args, optSpec{long: []string{"prefix", "stage"}})
 		if p.has("a", "all") || p.has("stdin") {
-			worktree(GitRestore, ReachTracked)
+			w.worktree(GitRestore, ReachTracked)
 		}
-		specs(p.pos, GitRestore, false, ReachTracked)
+		w.specs(p.pos, GitRestore, false, ReachTracked)
 	case "restore":
 		p := parseArgs(g.args, optSpec{arg: "s", long: []string{"source", "pathspec-from-file", "conflict", "inter-hunk-context"}})
 		if p.has("S", "staged") && !p.has("W", "worktree") {
 			break // only the index changes
 		}
 		if p.has("pathspec-from-file") {
-			worktree(GitRestore, ReachTracked)
+			w.worktree(GitRestore, ReachTracked)
 		}
-		specs(p.pos, GitRestore, true, ReachTracked)
+		w.specs(p.pos, GitRestore, true, ReachTracked)
 	case "reset":
 		if p := parseArgs(g.args, optSpec{}); p.has("hard", "merge", "keep") {
-			worktree(GitRestore, ReachTracked)
+			w.worktree(GitRestore, ReachTracked)
 		}
 	case "stash":
 		subc := ""
@@ -250,11 +267,11 @@ func hGit(a *analyzer, c *ctx, args []field) res {
 			p := parseArgs(g.args, optSpec{arg: "m", long: []string{"message", "pathspec-from-file"}})
 			switch {
 			case p.has("a", "all"):
-				worktree(GitRestore, ReachAll)
+				w.worktree(GitRestore, ReachAll)
 			case p.has("u", "include-untracked"):
-				worktree(GitRestore, ReachUnignored)
+				w.worktree(GitRestore, ReachUnignored)
 			default:
-				worktree(GitRestore, ReachTracked)
+				w.worktree(GitRestore, ReachTracked)
 			}
 		}
 	case "clean":
@@ -269,19 +286,19 @@ func hGit(a *analyzer, c *ctx, args []field) res {
 		if p.has("x", "X") {
 			reach = ReachAll
 		}
-		specs(p.pos, Remove, true, reach)
+		w.specs(p.pos, Remove, true, reach)
 	case "rm":
 		p := parseArgs(g.args, optSpec{long: []string{"pathspec-from-file"}})
 		if p.has("cached", "n", "dry-run") {
 			break
 		}
-		specs(p.pos, Remove, p.has("r"), ReachAll)
+		w.specs(p.pos, Remove, p.has("r"), ReachAll)
 	case "mv":
 		p := parseArgs(g.args, optSpec{})
 		a.copyLike(cc, p, MoveTarget, true)
 	case "switch":
 		if p := parseArgs(g.args, optSpec{arg: "cC", long: []string{"create", "force-create", "orphan", "conflict"}}); p.has("f", "force", "discard-changes") {
-			worktree(GitRestore, ReachTracked)
+			w.worktree(GitRestore, ReachTracked)
 		}
 	case "add":
 		// Forcing an ignored file into the index lets later checkouts and
@@ -291,10 +308,10 @@ func hGit(a *analyzer, c *ctx, args []field) res {
 			if len(p.pos) == 0 {
 				p.pos = []field{lit(".")}
 			}
-			specs(p.pos, GitIndex, true, ReachAll)
+			w.specs(p.pos, GitIndex, true, ReachAll)
 		}
 	case "update-index":
-		a.gitUpdateIndex(st, op, g.args)
+		a.gitUpdateIndex(w.st, w.op, g.args)
 	case "apply":
 		p := parseArgs(g.args, optSpec{arg: "pC", long: []string{"exclude", "include", "directory", "whitespace", "build-fake-ancestor"}})
 		if p.has("stat", "numstat", "summary", "check", "cached") && !p.has("index", "3way", "3") {
@@ -305,14 +322,13 @@ func hGit(a *analyzer, c *ctx, args []field) res {
 			dir = ds[len(ds)-1]
 		}
 		// The files are named inside the patch.
-		a.write(st, dir, InPlace, op, true)
+		a.write(w.st, dir, InPlace, w.op, true)
 	case "submodule":
 		if len(g.args) > 0 && g.args[0].text == "foreach" {
 			p := parseArgs(g.args[1:], optSpec{stop: true})
-			a.script(joinText(p.pos), st.clone(), syntax.LangBash, false)
+			a.script(joinText(p.pos), w.st.clone(), syntax.LangBash, false)
 		}
 	}
-	return c.same()
 }
 
 // gitUpdateIndex reports the files whose index entries git update-index
