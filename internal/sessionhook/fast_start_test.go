@@ -69,3 +69,46 @@ func TestSessionEndSetsLastSessionInPlace(t *testing.T) {
 		assert.Contains(t, string(log), "STATS tasks_total=1 completed=0 failed=0 pending=1")
 	}
 }
+
+// TestSessionStartCompactReadsTheSummary: after a compaction the session
+// goes on, so SessionStart tells the model where the job stands from the
+// hooks' summary of the tasks file, without reading the file: the context
+// is the one a full read gives, and a change to the file's bytes that
+// keeps its identity (size, time, inode) is not seen, which only a start
+// that did not parse it can miss.
+func TestSessionStartCompactReadsTheSummary(t *testing.T) {
+	tasks := tasksJSON(4, "",
+		task("task-001", "completed"),
+		`{"id": "task-002", "title": "Second", "status": "failed", "priority": "P1", "depends_on": [], "attempts": 1, "max_attempts": 3, "validation": {"command": "true"}, "error_log": ["[TEST_FAIL] exit 1"], "checkpoints": []}`)
+	run := func(warm bool) string {
+		dir := project(t, tasks)
+		SessionStart(payload(t, "SessionStart", "source", "startup"))
+		if !warm {
+			require.NoError(t, os.Remove(statecache.Path(dir)))
+		}
+		d := SessionStart(payload(t, "SessionStart", "source", "compact"))
+		return strings.ReplaceAll(d.Context, dir, "ROOT")
+	}
+	cold, warm := run(false), run(true)
+	assert.Equal(t, cold, warm)
+	assert.Contains(t, warm, "HARNESS SESSION-5 (compact")
+	assert.Contains(t, warm, "(attempt 2 of 3; last error: [TEST_FAIL] exit 1)")
+
+	// The proof that the warm start did not parse: bytes changed under the
+	// same identity go unseen.
+	dir := project(t, tasks)
+	SessionStart(payload(t, "SessionStart", "source", "startup"))
+	path := filepath.Join(dir, state.FileName)
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	doc, err := os.ReadFile(path)
+	require.NoError(t, err)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt([]byte(strings.Replace(string(doc), "exit 1", "exit 7", 1)), 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, os.Chtimes(path, fi.ModTime(), fi.ModTime()))
+	d := SessionStart(payload(t, "SessionStart", "source", "compact"))
+	assert.Contains(t, d.Context, "last error: [TEST_FAIL] exit 1)", "the summary, not the file")
+}

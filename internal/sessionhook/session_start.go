@@ -115,31 +115,27 @@ func SessionStart(p hook.Payload) hook.Decision {
 	var s *state.State // nil when the session was counted without parsing the tasks
 	var v view
 	var err error
+	restored := false
 	if continued {
-		// The same session goes on: nothing to count or record.
-		if s, err = state.Load(c.root); err != nil {
+		// The same session goes on (after a compaction): nothing to count
+		// or record, so the hooks' summary of the file is all it needs.
+		sum, err := statecache.Load(c.root)
+		if err != nil {
 			return unusable(c, err)
 		}
-		o.n = s.SessionCount
+		o.n = sum.SessionCount
 		if rt != nil && rt.Session > 0 {
 			o.n = rt.Session
 		}
-		o.overLimit = s.Config.PastMaxSessions(o.n)
+		o.overLimit = sum.Config.PastMaxSessions(o.n)
+		v, restored = summaryView(c, sum), sum.FromBackup
 	} else if sum, ok := countFast(c, concurrent); ok {
 		// Nothing to recover or validate (the cache says so): the one
 		// change is the count, made without parsing the tasks.
 		o.n = sum.SessionCount
 		o.entries = startEntries(c, o.n, source, held)
 		progress.Append(c.root, o.entries...)
-		v = view{sum: sum, task: func(id string) *state.Task {
-			if t := sum.NextTask; t != nil && t.ID == id {
-				return t
-			}
-			// Any other task is read from the file: the count did
-			// not read it whole.
-			doc, _ := os.ReadFile(state.Path(c.root))
-			return state.ParseTask(doc, id)
-		}}
+		v = summaryView(c, sum)
 	} else {
 		s, err = statecache.Update(c.root, func(s *state.State) error {
 			o = open(c, s, source, held)
@@ -159,8 +155,8 @@ func SessionStart(p hook.Payload) hook.Decision {
 	}
 	if s != nil {
 		v = viewOf(s)
+		restored = s.Restored || s.FromBackup
 	}
-	restored := s != nil && (s.Restored || s.FromBackup)
 	if !continued {
 		account := budget.Start(c.root, c.session, o.n, p.Str("transcript_path"), c.now)
 		if b := v.sum.Config.Budget; b.Any() && !o.overLimit {
@@ -186,8 +182,8 @@ func SessionStart(p hook.Payload) hook.Decision {
 		// The session's story in the log begins here.
 		rt = &Runtime{SessionID: c.session, Session: o.n, Source: source, Worker: c.workerID,
 			StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: logSize(c.root)}
-		if concurrent && s != nil {
-			rt.Held = heldBy(s, taskcycle.WorkerID())
+		if concurrent {
+			rt.Held = heldBy(v.sum, taskcycle.WorkerID())
 		}
 		pruneRuntimes(c.root, c.now)
 	}
@@ -200,6 +196,19 @@ func SessionStart(p hook.Payload) hook.Decision {
 		}
 	}
 	return hook.Decision{Kind: hook.Allow, Context: context}
+}
+
+// summaryView is the view of the tasks file from the hooks' summary of it,
+// for a session start that did not parse it: the next task is in the
+// summary, any other is read from the file when the context names it.
+func summaryView(c *call, sum *statecache.Summary) view {
+	return view{sum: sum, task: func(id string) *state.Task {
+		if t := sum.NextTask; t != nil && t.ID == id {
+			return t
+		}
+		doc, _ := os.ReadFile(state.Path(c.root))
+		return state.ParseTask(doc, id)
+	}}
 }
 
 // countFast counts the session without parsing the tasks file when the

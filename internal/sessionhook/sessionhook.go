@@ -144,11 +144,11 @@ func (c *call) owner(sum *statecache.Summary, rt *Runtime, n int) owner {
 }
 
 // heldBy lists the tasks in progress claimed by worker.
-func heldBy(s *state.State, worker string) []string {
+func heldBy(sum *statecache.Summary, worker string) []string {
 	var ids []string
-	for i := range s.Tasks {
-		if t := &s.Tasks[i]; t.Status == state.InProgress && t.ClaimedBy == worker {
-			ids = append(ids, t.ID)
+	for _, cl := range sum.InProgress {
+		if cl.ClaimedBy == worker {
+			ids = append(ids, cl.ID)
 		}
 	}
 	return ids
