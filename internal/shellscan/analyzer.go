@@ -77,6 +77,13 @@ func (a *analyzer) run(command string) {
 }
 
 // budget reports whether the work limit has been reached.
+// visit counts one more node of the tree and reports whether the work
+// budget is spent (the walk then stops there).
+func (a *analyzer) visit() bool {
+	a.nodes++
+	return a.budget()
+}
+
 func (a *analyzer) budget() bool {
 	if a.nodes > maxNodes {
 		a.incomplete = true

@@ -397,8 +397,7 @@ func (a *analyzer) substsAssign(st *state, as *syntax.Assign) {
 }
 
 func (a *analyzer) substsPart(st *state, p syntax.WordPart) {
-	a.nodes++
-	if a.budget() {
+	if a.visit() {
 		return
 	}
 	switch p := p.(type) {
@@ -438,8 +437,7 @@ func (a *analyzer) substsPart(st *state, p syntax.WordPart) {
 // arith looks inside arithmetic for command substitutions and forgets the
 // variables it assigns.
 func (a *analyzer) arith(st *state, e syntax.ArithmExpr) {
-	a.nodes++
-	if a.budget() {
+	if a.visit() {
 		return
 	}
 	switch e := e.(type) {
@@ -471,8 +469,7 @@ func (a *analyzer) arith(st *state, e syntax.ArithmExpr) {
 }
 
 func (a *analyzer) test(st *state, e syntax.TestExpr) {
-	a.nodes++
-	if a.budget() {
+	if a.visit() {
 		return
 	}
 	switch e := e.(type) {
