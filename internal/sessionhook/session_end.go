@@ -41,6 +41,16 @@ func SessionEnd(p hook.Payload) hook.Decision {
 	if rt != nil {
 		n = rt.Session
 	}
+	if kind, details, ok := transcriptAPIError(p.Str("transcript_path")); ok {
+		// The session ended on an API error. Claude Code does not wait
+		// for the StopFailure hook, and a run that exits at once (claude
+		// -p) can end before it ran: the record, the log line and the
+		// kept claim are made here when it did not make them.
+		saved := lock.TxTimeout
+		lock.TxTimeout = endTxWait
+		recordAPIError(c, rt, kind, details, true)
+		lock.TxTimeout = saved
+	}
 	var entries []progress.Entry
 	if didWork(c.root, rt) {
 		saved := lock.TxTimeout

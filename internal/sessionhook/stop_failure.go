@@ -1,9 +1,13 @@
 package sessionhook
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/harness-agent/harness/internal/apierror"
 	"github.com/harness-agent/harness/internal/hook"
@@ -24,24 +28,45 @@ func StopFailure(p hook.Payload) hook.Decision {
 	if stayOut(c, rt, peek(c.root)) {
 		return hook.Decision{}
 	}
+	details := p.Str("error_details")
+	if details == "" {
+		// Claude Code 2.1.3xx leaves error_details empty for a 429; the
+		// message it shows (last_assistant_message) quotes the API's text.
+		details = p.Str("last_assistant_message")
+	}
+	return hook.Decision{Kind: hook.Allow, Warning: recordAPIError(c, rt, p.Str("error"), details, false)}
+}
+
+// recordAPIError is StopFailure's work, shared with SessionEnd (which does
+// it when Claude Code exited before the StopFailure hook ran: it does not
+// wait for that hook). It returns the warning for the person, and records
+// nothing when the error was recorded already in the last minute: for the
+// session's end (atEnd), any error of that kind in this session; for
+// StopFailure, the same error (SessionEnd got there first). Two hooks that
+// run at the same instant may both log it, which costs a repeated line.
+func recordAPIError(c *call, rt *Runtime, kind, details string, atEnd bool) string {
 	n := progress.LastSession(c.root)
 	if rt != nil && rt.Session > 0 {
 		n = rt.Session
 	}
-	kind := p.Str("error")
 	if !plainWord(kind) {
 		kind = "unknown"
 	}
-	details := clip(p.Str("error_details"), 500)
-	if details == "" {
-		// Claude Code 2.1.3xx leaves error_details empty for a 429; the
-		// message it shows (last_assistant_message) quotes the API's text.
-		details = clip(p.Str("last_assistant_message"), 500)
-	}
+	details = clip(details, 500)
 	rec := apierror.Record{Time: c.now.UTC().Format(time.RFC3339), SessionID: c.session, Session: n, Kind: kind, Details: details}
 	reset, known := apierror.ResetTime(details, c.now)
 	if known {
 		rec.ResetAt = reset.UTC().Format(time.RFC3339)
+	}
+	next := "`harness resume` prints the command that continues the job"
+	if known {
+		next = "`harness resume --wait` continues the job when the limit resets (" + rec.ResetAt + ")"
+	}
+	warning := fmt.Sprintf("harness: the turn ended on an API error (%s); the task stays claimed. %s", kind, next)
+	if last := apierror.Read(c.root); last != nil && last.SessionID == rec.SessionID && last.Kind == rec.Kind && (atEnd || last.Details == rec.Details) {
+		if at, err := time.Parse(time.RFC3339, last.Time); err == nil && c.now.Sub(at) < time.Minute {
+			return warning
+		}
 	}
 	apierror.Write(c.root, rec)
 
@@ -66,11 +91,46 @@ func StopFailure(p hook.Payload) hook.Decision {
 		msg += "; claim kept, lease renewed: " + strings.Join(kept, ", ")
 	}
 	progress.Append(c.root, progress.Entry{Time: c.now, Session: n, Type: progress.APIError, Category: strings.ToUpper(kind), Message: msg})
-	next := "`harness resume` prints the command that continues the job"
-	if known {
-		next = "`harness resume --wait` continues the job when the limit resets (" + rec.ResetAt + ")"
+	return warning
+}
+
+// transcriptAPIError reads the last assistant message of the transcript at
+// path: when Claude Code wrote it for an API error (isApiErrorMessage), it
+// returns the error's kind and the text shown to the person.
+func transcriptAPIError(path string) (kind, details string, ok bool) {
+	if path == "" {
+		return "", "", false
 	}
-	return hook.Decision{Kind: hook.Allow, Warning: fmt.Sprintf("harness: the turn ended on an API error (%s); the task stays claimed. %s", kind, next)}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", "", false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", "", false
+	}
+	const tail = 256 << 10
+	off := max(fi.Size()-tail, 0)
+	buf := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		return "", "", false
+	}
+	lines := bytes.Split(bytes.TrimRight(buf, "\n"), []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		if i == 0 && off > 0 {
+			break // cut by the tail read
+		}
+		line := lines[i]
+		if !gjson.ValidBytes(line) || gjson.GetBytes(line, "type").Str != "assistant" {
+			continue
+		}
+		if !gjson.GetBytes(line, "isApiErrorMessage").Bool() {
+			return "", "", false
+		}
+		return gjson.GetBytes(line, "error").Str, gjson.GetBytes(line, "message.content.0.text").Str, true
+	}
+	return "", "", false
 }
 
 // plainWord reports whether s is a short identifier fit for a log line.
