@@ -84,11 +84,15 @@ func editTop(dir, name string, accept func() bool, value func(old []byte) ([]byt
 	if !ok {
 		return false, nil
 	}
-	if len(nv) == len(old) && patchInPlace(dir, size, at, old, nv) {
-		if written != nil {
-			written()
+	if len(nv) == len(old) {
+		if patched, err := patchInPlace(dir, size, at, old, nv); err != nil {
+			return false, err
+		} else if patched {
+			if written != nil {
+				written()
+			}
+			return true, nil
 		}
-		return true, nil
 	}
 	doc, err := os.ReadFile(path)
 	if err != nil {

@@ -2,9 +2,11 @@ package state
 
 import (
 	"bytes"
+	"errors"
 	"os"
 
 	"github.com/harness-agent/harness/internal/atomicfile"
+	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 )
@@ -55,34 +57,36 @@ func oneSpan(doc, edited []byte) (at int64, old, nv []byte, ok bool) {
 // The backup and the record's copy are patched the same way when they hold
 // the old bytes there (they are copies of the file, written with it); when
 // they do not, they are written whole from the patched file.
-func patchInPlace(dir string, size, at int64, old, nv []byte) bool {
+func patchInPlace(dir string, size, at int64, old, nv []byte) (patched bool, err error) {
 	if len(old) != len(nv) || len(nv) == 0 || at/sector != (at+int64(len(nv))-1)/sector {
-		return false
+		return false, nil
 	}
 	path := Path(dir)
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	before, err := f.Stat()
 	there := make([]byte, len(old))
 	if err != nil || before.Size() != size {
 		f.Close()
-		return false
+		return false, nil
 	}
 	if _, err := f.ReadAt(there, at); err != nil || !bytes.Equal(there, old) {
 		f.Close()
-		return false
+		return false, nil
 	}
 	if _, err := f.WriteAt(nv, at); err != nil {
 		// A write of a few bytes inside one page is whole or nothing; the
 		// full rewrite that follows puts the file right either way.
 		f.Close()
-		return false
+		return false, nil
 	}
+	// From here the file holds the new bytes: a failure is the write's,
+	// not a reason to make the edit again another way.
 	synced := f.Sync()
 	if err := f.Close(); synced != nil || err != nil {
-		return false
+		return true, failure.Wrap(failure.EnvSetup, errors.Join(synced, err), "cannot write %s: %v", path, errors.Join(synced, err))
 	}
 	var whole []byte
 	read := func() []byte {
@@ -101,5 +105,5 @@ func patchInPlace(dir string, size, at int64, old, nv []byte) bool {
 			record.SaveTasks(dir, doc, root.Active(dir))
 		}
 	}
-	return true
+	return true, nil
 }

@@ -75,8 +75,13 @@ func (s *State) save() (wrote bool, err error) {
 		// Never write a file the harness itself could not read back.
 		return false, failure.Wrap(failure.EnvSetup, err, "refusing to write an invalid %s: %v", FileName, err)
 	}
-	at, old, nv, small := oneSpan(s.raw, edited)
-	if !small || !patchInPlace(s.Dir, int64(len(s.raw)), at, old, nv) {
+	patched := false
+	if at, old, nv, small := oneSpan(s.raw, edited); small {
+		if patched, err = patchInPlace(s.Dir, int64(len(s.raw)), at, old, nv); err != nil {
+			return false, err
+		}
+	}
+	if !patched {
 		if err := writeEdited(s.Dir, edited); err != nil {
 			return false, err
 		}
