@@ -2,7 +2,9 @@ package sessionhook
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -111,4 +113,58 @@ func TestSessionStartCompactReadsTheSummary(t *testing.T) {
 	require.NoError(t, os.Chtimes(path, fi.ModTime(), fi.ModTime()))
 	d := SessionStart(payload(t, "SessionStart", "source", "compact"))
 	assert.Contains(t, d.Context, "last error: [TEST_FAIL] exit 1)", "the summary, not the file")
+}
+
+// TestSessionStartFastPathRecovers: with the cache warm and a task left in
+// progress by a dead session, the session is counted in place and only the
+// tasks in progress are read for recovery; what the model is told, and the
+// task's fate, are the full path's. Both recovery outcomes: acted on (no
+// progress: marked failed, the state written) and left for `harness
+// recover` (uncommitted changes).
+func TestSessionStartFastPathRecovers(t *testing.T) {
+	for _, dirty := range []bool{false, true} {
+		run := func(fast bool) (context, status string) {
+			dir := project(t, "")
+			for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.email", "t@t"}, {"config", "user.name", "t"},
+				{"config", "commit.gpgsign", "false"}, {"commit", "-q", "--allow-empty", "-m", "baseline"}} {
+				out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+				require.NoError(t, err, "%s", out)
+			}
+			head, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+			require.NoError(t, err)
+			tasks := tasksJSON(4, "",
+				task("task-001", "completed"),
+				`{"id": "task-002", "title": "Second", "status": "in_progress", "priority": "P1", "depends_on": [], "attempts": 0, "max_attempts": 3, "started_at_commit": "`+strings.TrimSpace(string(head))+`", "claimed_by": "session:dead", "lease_expires_at": "2000-01-01T00:00:00Z", "validation": {"command": "true"}, "error_log": [], "checkpoints": []}`,
+				task("task-003", "pending"))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, state.FileName), []byte(tasks), 0o644))
+			if dirty {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "work.txt"), []byte("half done\n"), 0o644))
+			}
+			if fast {
+				_, err := statecache.Load(dir)
+				require.NoError(t, err)
+			}
+			before := fastStarts
+			d := SessionStart(payload(t, "SessionStart", "source", "startup"))
+			require.Equal(t, fast, fastStarts == before+1, "took the fast path")
+			s, err := state.Load(dir)
+			require.NoError(t, err)
+			assert.Equal(t, 5, s.SessionCount)
+			ctx := strings.ReplaceAll(d.Context, dir, "ROOT")
+			ctx = regexp.MustCompile(`[0-9a-f]{7,40}`).ReplaceAllString(ctx, "SHA")
+			ctx = regexp.MustCompile(`\d\d:\d\d:\d\dZ|\(\d+ms\)`).ReplaceAllString(ctx, "T")
+			return ctx, s.Task("task-002").Status
+		}
+		slowCtx, slowStatus := run(false)
+		fastCtx, fastStatus := run(true)
+		assert.Equal(t, slowCtx, fastCtx, "dirty=%v", dirty)
+		assert.Equal(t, slowStatus, fastStatus, "dirty=%v", dirty)
+		if dirty {
+			assert.Equal(t, state.InProgress, fastStatus)
+			assert.Contains(t, fastCtx, "RECOVER FIRST: task-002")
+		} else {
+			assert.Equal(t, state.Failed, fastStatus)
+			assert.Contains(t, fastCtx, "recovery: task-002 marked failed [SESSION_TIMEOUT] No progress detected")
+		}
+	}
 }

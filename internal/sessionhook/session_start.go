@@ -115,6 +115,7 @@ func SessionStart(p hook.Payload) hook.Decision {
 	var s *state.State // nil when the session was counted without parsing the tasks
 	var v view
 	var err error
+	var inProgress *state.State // the fast path's tasks in progress, the others not read
 	restored := false
 	if continued {
 		// The same session goes on (after a compaction): nothing to count
@@ -136,6 +137,18 @@ func SessionStart(p hook.Payload) hook.Decision {
 		o.entries = startEntries(c, o.n, source, held)
 		progress.Append(c.root, o.entries...)
 		v = summaryView(c, sum)
+		if len(sum.InProgress) > 0 {
+			// Tasks in progress: recovery looks at them, read from the
+			// file one by one; the others stay unparsed.
+			ids := make([]string, len(sum.InProgress))
+			for i, cl := range sum.InProgress {
+				ids[i] = cl.ID
+			}
+			doc, _ := os.ReadFile(state.Path(c.root))
+			inProgress = &state.State{Config: sum.Config, SessionCount: sum.SessionCount, Tasks: state.ParseTasks(doc, ids)}
+			mine, expired, _ := c.worker().Interrupted(inProgress)
+			o.interrupted = len(mine)+len(expired) > 0
+		}
 	} else {
 		s, err = statecache.Update(c.root, func(s *state.State) error {
 			o = open(c, s, source, held)
@@ -171,10 +184,19 @@ func SessionStart(p hook.Payload) hook.Decision {
 	var env string
 	if !continued && !o.overLimit && len(o.overBudget) == 0 {
 		if o.interrupted {
-			if s, err = o.recover(c, s); err != nil {
+			from := s
+			if from == nil {
+				from = inProgress
+			}
+			after, err := o.recover(c, from)
+			if err != nil {
 				return unusable(c, err)
 			}
-			v = viewOf(s)
+			if s != nil || after != from {
+				// Recovery wrote the state (or it was parsed whole):
+				// the view is of the state as it is now.
+				s, v = after, viewOf(after)
+			}
 		}
 		env = healthCheck(c.root, o.n, c.now)
 	}
@@ -213,26 +235,14 @@ func summaryView(c *call, sum *statecache.Summary) view {
 
 // countFast counts the session without parsing the tasks file when the
 // hooks' cache holds the summary of the file as it is and that summary says
-// a full session start would change nothing else: nothing to recover (no
-// task in progress that is this session's to look at), dependency
-// validation with nothing to mark, the session not past max_sessions, and
-// the mode the lock was taken for. On a
+// a full session start would change nothing else: dependency validation
+// with nothing to mark, the session not past max_sessions, and the mode
+// the lock was taken for. Tasks in progress are then read alone for
+// recovery (SessionStart), which writes the state only when it acts. On a
 // large state this is most of SessionStart's cost (docs/perf.md).
 func countFast(c *call, concurrent bool) (*statecache.Summary, bool) {
-	me := taskcycle.WorkerID()
 	sum, ok, err := statecache.CountSession(c.root, func(sum *statecache.Summary) bool {
-		if !sum.DepsClean || sum.Concurrent != concurrent || sum.Config.PastMaxSessions(sum.SessionCount+1) {
-			return false
-		}
-		for _, cl := range sum.InProgress {
-			// What taskcycle.Worker.Interrupted would hand to recovery:
-			// in exclusive mode every task in progress, in concurrent
-			// mode this worker's and those whose lease lapsed.
-			if !concurrent || cl.ClaimedBy == me || lapsed(cl.LeaseExpiresAt, c.now) {
-				return false
-			}
-		}
-		return true
+		return sum.DepsClean && sum.Concurrent == concurrent && !sum.Config.PastMaxSessions(sum.SessionCount+1)
 	})
 	if ok && err == nil {
 		fastStarts++

@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -338,19 +339,27 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // doc, nil when there is none (or it does not parse): the hooks read one
 // task this way without parsing the others.
 func ParseTask(doc []byte, id string) *Task {
-	var found *Task
+	if ts := ParseTasks(doc, []string{id}); len(ts) == 1 {
+		return &ts[0]
+	}
+	return nil
+}
+
+// ParseTasks parses the tasks with the given ids out of doc in one pass,
+// in the file's order; a task that does not parse is left out.
+func ParseTasks(doc []byte, ids []string) []Task {
+	var found []Task
 	i := -1
 	gjson.GetBytes(doc, "tasks").ForEach(func(_, v gjson.Result) bool {
 		i++
-		if v.Get("id").Str != id {
+		if !slices.Contains(ids, v.Get("id").Str) {
 			return true
 		}
 		p := parser{path: FileName}
-		t := p.task(v, i)
-		if p.err == nil {
-			found = &t
+		if t := p.task(v, i); p.err == nil {
+			found = append(found, t)
 		}
-		return false
+		return len(found) < len(ids)
 	})
 	return found
 }
