@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tidwall/sjson"
 
 	"github.com/harness-agent/harness/internal/e2e/fakeapi"
 )
@@ -60,6 +63,57 @@ func TestScenarioRateLimit(t *testing.T) {
 	}
 	if r := api.Find("/harness run"); r == nil {
 		t.Errorf("the continued session never got the /harness run prompt")
+	}
+}
+
+// TestScenarioRateLimitWithoutStopFailure: Claude Code does not wait for
+// its StopFailure hooks, so a run that exits at once on an API error can end
+// before the hook ran. Here it never runs (it is not registered): the
+// session's end finds the error in the transcript and keeps the claim,
+// logs API_ERROR and records the reset, as the hook would have.
+func TestScenarioRateLimitWithoutStopFailure(t *testing.T) {
+	t.Parallel()
+	p := newInstalledProject(t)
+	settings := filepath.Join(p.Home, ".claude", "settings.json")
+	doc, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err = sjson.DeleteBytes(doc, "hooks.StopFailure")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.initState()
+	id := p.add("Write the file", "--validate", "test -f limited.txt")
+
+	api := fakeapi.New(t,
+		fakeapi.Bash("harness claim "+id),
+		fakeapi.APIError(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit. Retry after 3600 seconds.", map[string]string{"retry-after": "3600"}),
+	)
+	run := p.run(api, "Work on the harness tasks.", noRetries)
+	if hooks, _ := os.ReadFile(p.HookLog); strings.Contains(string(hooks), `"event":"StopFailure"`) {
+		t.Fatalf("the StopFailure hook ran; this scenario is about a run without it")
+	}
+	if tk := p.task(id); tk.Status != "in_progress" {
+		t.Fatalf("%s is %q after the rate limit, want in_progress (claim kept); run: %v", id, tk.Status, run)
+	}
+	log := p.progressLog()
+	if !regexp.MustCompile(`(?m)\] API_ERROR \[RATE_LIMIT\] turn ended on an API error: API Error: Request rejected \(429\).*; the limit resets at \S+Z; claim kept, lease renewed: ` + id).MatchString(log) {
+		t.Fatalf("SessionEnd did not record the API error; log:\n%s", log)
+	}
+	if n := strings.Count(log, "API_ERROR"); n != 1 {
+		t.Errorf("%d API_ERROR lines, want 1; log:\n%s", n, log)
+	}
+	// What the person is told: the error, and when the job can go on.
+	cmd := exec.Command(filepath.Join(p.Bin, "harness"), "resume")
+	cmd.Dir = p.Dir
+	cmd.Env = runEnv(p, api)
+	out, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(out), "the last turn ended on an API error (rate_limit)") || !strings.Contains(string(out), "harness resume --wait") {
+		t.Errorf("harness resume does not tell of the recorded error:\n%s", out)
 	}
 }
 
