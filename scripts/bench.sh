@@ -327,7 +327,11 @@ state() {
 	)
 	mkdir -p "$work/pristine-$name"
 	cp -a "$work/records-$name" "$work/pristine-records-$name"
-	cp "$dir/harness-tasks.json" "$work/pristine-$name/"
+	# -p: the reset file keeps the mark the record has of it (size and
+	# modification time), so it is the file the harness wrote, not a
+	# stranger's copy (a row below times that case).
+	cp -p "$dir/harness-tasks.json" "$work/pristine-$name/"
+	if [ -f "$dir/harness-tasks.json.bak" ]; then cp -p "$dir/harness-tasks.json.bak" "$work/pristine-$name/"; fi
 	stat -c %s "$dir/harness-progress.txt" >"$work/pristine-$name/logsize"
 	# Payloads, as Claude Code sends them.
 	local common="\"session_id\":\"bench-session\",\"transcript_path\":\"/dev/null\",\"cwd\":\"$dir\",\"permission_mode\":\"bypassPermissions\""
@@ -339,9 +343,10 @@ state() {
 	echo "{$common,\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$dir/harness-tasks.json\",\"old_string\":\"\\\"status\\\": \\\"pending\\\"\",\"new_string\":\"\\\"status\\\": \\\"completed\\\"\",\"replace_all\":false},\"tool_use_id\":\"toolu_3\"}" >"$work/$name-edit.json"
 	# reset: the state as generated, no session, no lock, no runtime files.
 	cat >"$work/reset-$name.sh" <<EOF
-cp "$work/pristine-$name/harness-tasks.json" "$dir/harness-tasks.json"
+cp -p "$work/pristine-$name/harness-tasks.json" "$dir/harness-tasks.json"
 truncate -s \$(cat "$work/pristine-$name/logsize") "$dir/harness-progress.txt"
 rm -rf "$dir/.harness-runtime" "$dir/harness-tasks.json.bak" "$work/locks-$name"/*.lock "$work/records-$name"
+if [ -f "$work/pristine-$name/harness-tasks.json.bak" ]; then cp -p "$work/pristine-$name/harness-tasks.json.bak" "$dir/"; fi
 cp -a "$work/pristine-records-$name" "$work/records-$name"
 touch "$dir/.harness-active"
 EOF
@@ -424,9 +429,14 @@ for st in s10 s1k s10k; do
 	measure pre-tool-use "Edit harness-tasks.json (deny)" "$(label $st)" "" "$(hookcmd pre-tool-use "$st" edit)" \
 		"rm -f $dir/.harness-runtime/calls-*"
 	# SessionStart writes the state: every run starts from the pristine
-	# state (no lock, no runtime, the log at its generated size).
-	measure session-start "startup" "$(label $st)" "$(startLimit $st)" "$(hookcmd session-start "$st" start)" \
+	# state (no lock, no runtime, the log at its generated size): the
+	# hooks' cache is gone, the record says the harness wrote the file.
+	measure session-start "startup, no cache" "$(label $st)" "$(startLimit $st)" "$(hookcmd session-start "$st" start)" \
 		"sh $work/reset-$st.sh"
+	# The same, after another writer touched the tasks file (a hand edit,
+	# a git checkout): its text must be checked whole before it is used.
+	measure session-start "startup, file changed by another writer" "$(label $st)" "" "$(hookcmd session-start "$st" start)" \
+		"sh $work/reset-$st.sh && touch $dir/harness-tasks.json"
 	# Between tasks: the previous session ended cleanly, so the hooks'
 	# cache holds the summary of the file and nothing is in progress: the
 	# count is the one change, made without parsing the tasks.

@@ -12,41 +12,64 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 )
 
+// How a session start finds the tasks file: written by another hand (it
+// parses the file whole), summarized in the hooks' cache, or written by
+// the harness as the record says, with no cache (it skims the file).
+const (
+	byHand   = "by hand"
+	cached   = "cached"
+	recorded = "recorded, no cache"
+)
+
+// prepare puts dir's tasks file in the given case.
+func prepare(t *testing.T, dir, how string) {
+	t.Helper()
+	switch how {
+	case cached:
+		_, err := statecache.Load(dir) // builds the cache
+		require.NoError(t, err)
+		require.NotNil(t, statecache.Cached(dir))
+	case recorded:
+		doc, err := os.ReadFile(filepath.Join(dir, state.FileName))
+		require.NoError(t, err)
+		require.NoError(t, record.SaveTasks(dir, doc, true))
+		require.Nil(t, statecache.Cached(dir))
+	}
+}
+
 // TestSessionStartFastPathSaysTheSame: a session start that counts the
 // session without parsing the tasks (the cache holds the file's summary,
+// or the record vouches for the file and a skim makes the summary;
 // nothing to recover or validate) gives the model the same context, and
 // leaves the same file, as the full path.
 func TestSessionStartFastPathSaysTheSame(t *testing.T) {
 	tasks := tasksJSON(4, "",
 		task("task-001", "completed"),
 		`{"id": "task-002", "title": "Second", "status": "failed", "priority": "P1", "depends_on": [], "attempts": 1, "max_attempts": 3, "validation": {"command": "true"}, "error_log": ["[TEST_FAIL] exit 1"], "checkpoints": []}`)
-	run := func(fast bool) (context string, file []byte) {
+	run := func(how string) (context string, file []byte) {
 		dir := project(t, tasks)
-		if fast {
-			_, err := statecache.Load(dir) // builds the cache
-			require.NoError(t, err)
-			require.NotNil(t, statecache.Cached(dir))
-		}
+		prepare(t, dir, how)
 		before := fastStarts
 		d := SessionStart(payload(t, "SessionStart", "source", "startup"))
-		require.Equal(t, fast, fastStarts == before+1, "took the fast path")
-		if fast {
-			require.NotNil(t, statecache.Cached(dir), "the fast path keeps the cache current")
-		}
+		require.Equal(t, how != byHand, fastStarts == before+1, "%s: took the fast path", how)
+		require.NotNil(t, statecache.Cached(dir), "%s: the cache follows the file", how)
 		file, err := os.ReadFile(filepath.Join(dir, state.FileName))
 		require.NoError(t, err)
 		return sameTimes(strings.ReplaceAll(d.Context, dir, "ROOT")), file
 	}
-	slowCtx, slowFile := run(false)
-	fastCtx, fastFile := run(true)
-	assert.Equal(t, slowCtx, fastCtx)
-	assert.Equal(t, string(slowFile), string(fastFile))
-	assert.Contains(t, fastCtx, "HARNESS SESSION-5 ")
-	assert.Contains(t, fastCtx, "(attempt 2 of 3; last error: [TEST_FAIL] exit 1)")
+	slowCtx, slowFile := run(byHand)
+	for _, how := range []string{cached, recorded} {
+		fastCtx, fastFile := run(how)
+		assert.Equal(t, slowCtx, fastCtx, how)
+		assert.Equal(t, string(slowFile), string(fastFile), how)
+		assert.Contains(t, fastCtx, "HARNESS SESSION-5 ")
+		assert.Contains(t, fastCtx, "(attempt 2 of 3; last error: [TEST_FAIL] exit 1)")
+	}
 }
 
 // sameTimes makes the log's timestamps in a context one, so two runs that
@@ -129,7 +152,7 @@ func TestSessionStartCompactReadsTheSummary(t *testing.T) {
 // recover` (uncommitted changes).
 func TestSessionStartFastPathRecovers(t *testing.T) {
 	for _, dirty := range []bool{false, true} {
-		run := func(fast bool) (context, status string) {
+		run := func(how string) (context, status string) {
 			dir := project(t, "")
 			for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.email", "t@t"}, {"config", "user.name", "t"},
 				{"config", "commit.gpgsign", "false"}, {"commit", "-q", "--allow-empty", "-m", "baseline"}} {
@@ -146,13 +169,10 @@ func TestSessionStartFastPathRecovers(t *testing.T) {
 			if dirty {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, "work.txt"), []byte("half done\n"), 0o644))
 			}
-			if fast {
-				_, err := statecache.Load(dir)
-				require.NoError(t, err)
-			}
+			prepare(t, dir, how)
 			before := fastStarts
 			d := SessionStart(payload(t, "SessionStart", "source", "startup"))
-			require.Equal(t, fast, fastStarts == before+1, "took the fast path")
+			require.Equal(t, how != byHand, fastStarts == before+1, "%s: took the fast path", how)
 			s, err := state.Load(dir)
 			require.NoError(t, err)
 			assert.Equal(t, 5, s.SessionCount)
@@ -161,16 +181,18 @@ func TestSessionStartFastPathRecovers(t *testing.T) {
 			ctx = regexp.MustCompile(`\d\d:\d\d:\d\dZ|\(\d+ms\)`).ReplaceAllString(ctx, "T")
 			return ctx, s.Task("task-002").Status
 		}
-		slowCtx, slowStatus := run(false)
-		fastCtx, fastStatus := run(true)
-		assert.Equal(t, slowCtx, fastCtx, "dirty=%v", dirty)
-		assert.Equal(t, slowStatus, fastStatus, "dirty=%v", dirty)
-		if dirty {
-			assert.Equal(t, state.InProgress, fastStatus)
-			assert.Contains(t, fastCtx, "RECOVER FIRST: task-002")
-		} else {
-			assert.Equal(t, state.Failed, fastStatus)
-			assert.Contains(t, fastCtx, "recovery: task-002 marked failed [SESSION_TIMEOUT] No progress detected")
+		slowCtx, slowStatus := run(byHand)
+		for _, how := range []string{cached, recorded} {
+			fastCtx, fastStatus := run(how)
+			assert.Equal(t, slowCtx, fastCtx, "dirty=%v, %s", dirty, how)
+			assert.Equal(t, slowStatus, fastStatus, "dirty=%v, %s", dirty, how)
+			if dirty {
+				assert.Equal(t, state.InProgress, fastStatus)
+				assert.Contains(t, fastCtx, "RECOVER FIRST: task-002")
+			} else {
+				assert.Equal(t, state.Failed, fastStatus)
+				assert.Contains(t, fastCtx, "recovery: task-002 marked failed [SESSION_TIMEOUT] No progress detected")
+			}
 		}
 	}
 }

@@ -162,6 +162,7 @@ type State struct {
 	Restored bool
 
 	raw       []byte
+	skimmed   []string // Skim's: the text of each task, which Whole parses
 	origTasks []Task
 	removed   []int // indexes in origTasks of the tasks RemoveTasks took out
 	configSet []configEdit
@@ -254,6 +255,7 @@ func Parse(raw []byte, path string) (*State, error) {
 	default:
 		seen := map[string]int{}
 		i := 0
+		s.Tasks = make([]Task, 0, estimateTasks(tasks.Raw))
 		tasks.ForEach(func(_, v gjson.Result) bool {
 			t := p.task(v, i)
 			if prev, dup := seen[t.ID]; dup && t.ID != "" {
@@ -269,6 +271,13 @@ func Parse(raw []byte, path string) (*State, error) {
 		return nil, p.err
 	}
 	return s, nil
+}
+
+// estimateTasks is how many tasks a task list's text holds, counted by
+// their "id" members, so the list is allocated once: growing it by
+// doubling copies a 10,000-task state several times over.
+func estimateTasks(list string) int {
+	return strings.Count(list, `"id"`)
 }
 
 func (s *State) snapshot() {

@@ -2,9 +2,14 @@
 // Stop at every turn end) what they need of the state without parsing it each
 // time: counts, the next task, the claims in progress and the few settings
 // they enforce. The summary is cached in .harness-runtime/summary.json, keyed
-// by the tasks file's inode, size and modification time; every state write is
-// a rename, so any change gives a new key and a fresh parse. A cache that is
-// missing, stale or unreadable just costs one parse.
+// by the tasks file's inode, size and modification time; every state write
+// renames a new file or patches the old one in place, so any change gives a
+// new key, and the harness's writers store the new summary themselves.
+//
+// A missing or stale cache costs one read of the file: a skim when the
+// record says the harness wrote the file as it is (its schema then held
+// when the harness read it back), a full parse, which checks every field,
+// when another hand changed it.
 package statecache
 
 import (
@@ -13,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
@@ -79,6 +85,9 @@ func Load(dir string) (*Summary, error) {
 	if s := cachedAt(dir, key); s != nil {
 		return s, nil
 	}
+	if s := skimmed(dir, key); s != nil {
+		return s, nil
+	}
 	st, err := state.Load(dir)
 	if err != nil {
 		return nil, err
@@ -124,6 +133,78 @@ func (s *Summary) write(dir string) {
 	}
 }
 
+// known returns the summary of the tasks file as it is now when it costs
+// no full parse: the cached one, or one made from a skim of a file the
+// harness wrote (skimmed). nil otherwise.
+func known(dir string) *Summary {
+	key, err := statKey(state.Path(dir))
+	if err != nil {
+		return nil
+	}
+	if s := cachedAt(dir, key); s != nil {
+		return s
+	}
+	return skimmed(dir, key)
+}
+
+// skimmed makes and caches the summary of the tasks file without a full
+// parse when the file is the one the harness last wrote: its stat key
+// matches the record's mark (internal/record), so its schema held when
+// the harness read it back before writing, and a skim (state.Skim) reads
+// what the summary needs. The tasks it names whole (the next one, the
+// claims in progress) are then parsed alone. nil when the record does not
+// vouch for the file or the skim fails: the caller parses it.
+func skimmed(dir, key string) *Summary {
+	m, ok := record.ReadMark(dir)
+	if !ok || m.Root != dir {
+		return nil
+	}
+	if fi, err := os.Stat(state.Path(dir)); err != nil || keyOf(fi) != key || fi.Size() != m.Size || fi.ModTime().UnixNano() != m.ModNs {
+		return nil
+	}
+	raw, err := os.ReadFile(state.Path(dir))
+	if err != nil || int64(len(raw)) != m.Size {
+		return nil
+	}
+	s, err := fromSkim(raw)
+	if err != nil {
+		return nil
+	}
+	skims++
+	s.Key = key
+	s.write(dir)
+	return s
+}
+
+// skims counts the summaries skimmed (tests check which path a read took).
+var skims int
+
+// fromSkim is the summary of the tasks file text raw, from a skim of it
+// and a full parse of the tasks the summary holds whole: the same summary
+// Of gives for the parsed file (a test holds the two together).
+func fromSkim(raw []byte) (*Summary, error) {
+	st, err := state.Skim(raw)
+	if err != nil {
+		return nil, err
+	}
+	s := Of(st)
+	if s.Next != nil {
+		t, err := st.Whole(st.Index(s.Next.ID))
+		if err != nil {
+			return nil, err
+		}
+		s.NextTask = &t
+	}
+	for j, c := range s.InProgress {
+		t, err := st.Whole(st.Index(c.ID))
+		if err != nil {
+			return nil, err
+		}
+		s.InProgress[j] = claimOf(&t)
+	}
+	return s, nil
+}
+
 // Of computes the summary of a parsed state.
 func Of(st *state.State) *Summary {
 	s := &Summary{
@@ -142,13 +223,18 @@ func Of(st *state.State) *Summary {
 	for i := range st.Tasks {
 		t := &st.Tasks[i]
 		if t.Status == state.InProgress {
-			s.InProgress = append(s.InProgress, Claim{Brief: Brief{ID: t.ID, Title: t.Title}, ClaimedBy: t.ClaimedBy,
-				LeaseExpiresAt: t.LeaseExpiresAt, AllowedPaths: t.AllowedPaths, Command: t.Command, Worktree: t.Worktree})
+			s.InProgress = append(s.InProgress, claimOf(t))
 		}
 	}
 	s.Fingerprint = fmt.Sprintf("completed=%d attempts=%d checkpoints=%d", s.Stats.Completed, s.Stats.Attempts, s.Stats.Checkpoints)
 	s.DepsClean = len(schedule.Validate(st.Tasks)) == 0
 	return s
+}
+
+// claimOf is the claim of t, a task in progress.
+func claimOf(t *state.Task) Claim {
+	return Claim{Brief: Brief{ID: t.ID, Title: t.Title}, ClaimedBy: t.ClaimedBy,
+		LeaseExpiresAt: t.LeaseExpiresAt, AllowedPaths: t.AllowedPaths, Command: t.Command, Worktree: t.Worktree}
 }
 
 // Cached returns the cached summary when it is the summary of the tasks
@@ -192,7 +278,7 @@ func (s *Summary) follow(dir string) {
 // written) for the caller to take the full path.
 func CountSession(dir string, accept func(*Summary) bool) (sum *Summary, ok bool, err error) {
 	_, ok, err = state.CountSession(dir, func() bool {
-		sum = Cached(dir)
+		sum = known(dir)
 		return sum != nil && accept(sum)
 	}, func(n int) {
 		sum.SessionCount = n
@@ -211,11 +297,15 @@ func statKey(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return keyOf(fi), nil
+}
+
+func keyOf(fi os.FileInfo) string {
 	key := fmt.Sprintf("%d:%d", fi.Size(), fi.ModTime().UnixNano())
 	if id := fileID(fi); id != "" {
 		key = id + ":" + key
 	}
-	return key, nil
+	return key
 }
 
 // SetLastSession sets last_session without parsing the tasks file
@@ -224,7 +314,7 @@ func statKey(path string) (string, error) {
 // (nothing written) for the caller to take the full path.
 func SetLastSession(dir, at string) (sum *Summary, ok bool, err error) {
 	ok, err = state.SetLastSession(dir, at, func() bool {
-		sum = Cached(dir)
+		sum = known(dir)
 		return sum != nil
 	}, func() { sum.follow(dir) })
 	if !ok {

@@ -67,3 +67,62 @@ func TestMissingState(t *testing.T) {
 	_, err := Load(t.TempDir())
 	assert.ErrorIs(t, err, state.ErrNotFound)
 }
+
+// TestSummaryFromSkim: the summary made from a skim of a file (and a full
+// read of the tasks it holds whole) is the summary of the parsed file, on
+// a state with every kind of task: done, next, retryable, blocked by a
+// dependency that failed for good, claimed with a scope and a check.
+func TestSummaryFromSkim(t *testing.T) {
+	raw := []byte(`{
+  "version": 2,
+  "session_config": {"concurrency_mode": "concurrent", "allowed_commands": ["go test"], "max_sessions": 9},
+  "tasks": [
+    {"id": "t1", "title": "Done", "status": "completed", "priority": "P0", "depends_on": [], "attempts": 1, "checkpoints": [{"step": 1, "total": 1, "description": "d", "timestamp": "t"}]},
+    {"id": "t2", "title": "Claimed", "status": "in_progress", "priority": "P1", "depends_on": ["t1"], "claimed_by": "w1", "lease_expires_at": "2099-01-01T00:00:00Z",
+     "allowed_paths": ["src/**"], "worktree": "/tmp/w1", "validation": {"command": "go test ./src", "timeout_seconds": 30}},
+    {"id": "t3", "title": "Next", "status": "pending", "priority": "P1", "depends_on": ["t1"], "validation": {"command": "make check"}, "on_failure": {"cleanup": "git stash"}},
+    {"id": "t4", "title": "Retry", "status": "failed", "priority": "P2", "attempts": 1, "error_log": ["[TEST_FAIL] exit 1"], "failed_at": "2026-01-01T00:00:00Z"},
+    {"id": "t5", "title": "Dead", "status": "failed", "attempts": 3, "max_attempts": 3, "error_log": ["[TEST_FAIL] x"]},
+    {"id": "t6", "title": "Blocked", "status": "pending", "depends_on": ["t5"]}
+  ],
+  "session_count": 4,
+  "last_session": null
+}`)
+	parsed, err := state.Parse(raw, state.FileName)
+	require.NoError(t, err)
+	want := Of(parsed)
+	got, err := fromSkim(raw)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	require.NotNil(t, got.NextTask)
+	assert.Equal(t, "make check", got.NextTask.Command, "the next task is read whole")
+	require.Len(t, got.InProgress, 1)
+	assert.Equal(t, "go test ./src", got.InProgress[0].Command, "a claim is read whole")
+	assert.False(t, got.DepsClean, "t6 is blocked by t5, which failed for good")
+}
+
+// TestLoadSkimsWhatTheHarnessWrote: with no cache, a tasks file the record
+// says the harness wrote is skimmed, not parsed; one changed by another
+// hand since is parsed whole (and its errors reported).
+func TestLoadSkimsWhatTheHarnessWrote(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(state.Path(dir), []byte(`{"tasks":[{"id":"a","title":"A","status":"pending"}]}`), 0o644))
+	_, err := Update(dir, func(st *state.State) error { st.SessionCount = 1; return nil })
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(Path(dir)))
+
+	before := skims
+	s, err := Load(dir)
+	require.NoError(t, err)
+	assert.Equal(t, before+1, skims, "skimmed")
+	assert.Equal(t, &Brief{ID: "a", Title: "A"}, s.Next)
+	assert.NotNil(t, Cached(dir), "and cached")
+
+	// Another writer: a schema error only a full read sees.
+	require.NoError(t, os.Remove(Path(dir)))
+	require.NoError(t, os.WriteFile(state.Path(dir), []byte(`{"tasks":[{"id":"a","title":"A","status":"pending","attempts":"two"}]}`), 0o644))
+	before = skims
+	_, err = Load(dir)
+	assert.ErrorContains(t, err, "attempts")
+	assert.Equal(t, before, skims, "parsed whole")
+}
