@@ -41,12 +41,13 @@ func Replace(path string, data []byte, perm os.FileMode) error {
 }
 
 // Patch writes nv over old, as many bytes, at offset at of the file at
-// path, when the file holds old there; it reports whether it did. It does
-// not sync: for a copy of a file that was just patched and synced the same
-// way (a backup, the record's copy), which the caller writes whole when
-// Patch says no. Only a same-length edit inside one sector of storage
-// (a count, a timestamp) is safe this way: see state.patchInPlace.
-func Patch(path string, at int64, old, nv []byte) bool {
+// path, when the file is size bytes long and holds old there; it reports
+// whether it did. It does not sync: for a copy of a file that was just
+// patched and synced the same way (a backup, the record's copy), which the
+// caller writes whole when Patch says no. Only a same-length edit inside
+// one sector of storage (a count, a timestamp) is safe this way: see
+// state.patchInPlace.
+func Patch(path string, size, at int64, old, nv []byte) bool {
 	if len(old) != len(nv) {
 		return false
 	}
@@ -55,6 +56,9 @@ func Patch(path string, at int64, old, nv []byte) bool {
 		return false
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.Size() != size {
+		return false // not a copy of the file (a backup an interrupted write left behind)
+	}
 	got := make([]byte, len(old))
 	if _, err := f.ReadAt(got, at); err != nil || !bytes.Equal(got, old) {
 		return false

@@ -119,7 +119,7 @@ func PatchTasks(root string, before os.FileInfo, at int64, old, nv []byte, activ
 		return false
 	}
 	dir := Dir(root)
-	if !atomicfile.Patch(filepath.Join(dir, TasksCopy), at, old, nv) {
+	if !atomicfile.Patch(filepath.Join(dir, TasksCopy), before.Size(), at, old, nv) {
 		return false
 	}
 	fi, err := os.Stat(filepath.Join(root, TasksCopy))

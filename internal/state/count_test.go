@@ -154,6 +154,16 @@ func TestPatchedCopyDiffers(t *testing.T) {
 	require.True(t, ok)
 	bak, _ := os.ReadFile(BackupPath(dir))
 	assert.Equal(t, `{"tasks": [], "session_count": 42}`, string(bak))
+
+	// A backup an interrupted write left behind holds the old bytes at the
+	// same place but is another file: patching it would make a mix of
+	// the two, so it is written whole.
+	require.NoError(t, os.WriteFile(BackupPath(dir), []byte(`{"tasks": [], "session_count": 42, "x": 1}`), 0o644))
+	ok, err = count(dir)
+	require.NoError(t, err)
+	require.True(t, ok)
+	bak, _ = os.ReadFile(BackupPath(dir))
+	assert.Equal(t, `{"tasks": [], "session_count": 43}`, string(bak))
 }
 
 func TestLastSessionValue(t *testing.T) {

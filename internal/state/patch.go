@@ -54,9 +54,10 @@ func oneSpan(doc, edited []byte) (at int64, old, nv []byte, ok bool) {
 // inode and takes a new modification time, which the hooks' cache and the
 // record's mark follow.
 //
-// The backup and the record's copy are patched the same way when they hold
-// the old bytes there (they are copies of the file, written with it); when
-// they do not, they are written whole from the patched file.
+// The backup and the record's copy are patched the same way when they are
+// the file's size and hold the old bytes there (they are copies of the
+// file, written with it); when not (a write interrupted between the file
+// and its backup), they are written whole from the patched file.
 func patchInPlace(dir string, size, at int64, old, nv []byte) (patched bool, err error) {
 	if len(old) != len(nv) || len(nv) == 0 || at/sector != (at+int64(len(nv))-1)/sector {
 		return false, nil
@@ -95,7 +96,7 @@ func patchInPlace(dir string, size, at int64, old, nv []byte) (patched bool, err
 		}
 		return whole
 	}
-	if !atomicfile.Patch(BackupPath(dir), at, old, nv) {
+	if !atomicfile.Patch(BackupPath(dir), size, at, old, nv) {
 		if doc := read(); doc != nil {
 			backup(dir, doc, fileMode(path))
 		}
