@@ -429,12 +429,17 @@ for st in s10 s1k s10k; do
 	measure pre-tool-use "Edit harness-tasks.json (deny)" "$(label $st)" "" "$(hookcmd pre-tool-use "$st" edit)" \
 		"rm -f $dir/.harness-runtime/calls-*"
 	# SessionStart writes the state: every run starts from the pristine
-	# state (no lock, no runtime, the log at its generated size): the
-	# hooks' cache is gone, the record says the harness wrote the file.
-	measure session-start "startup, no cache" "$(label $st)" "$(startLimit $st)" "$(hookcmd session-start "$st" start)" \
+	# state (no lock, no .harness-runtime, the log at its generated size):
+	# the record says the harness wrote the file and holds the summary's
+	# copy.
+	measure session-start "startup, .harness-runtime removed" "$(label $st)" "$(startLimit $st)" "$(hookcmd session-start "$st" start)" \
 		"sh $work/reset-$st.sh"
-	# The same, after another writer touched the tasks file (a hand edit,
-	# a git checkout): its text must be checked whole before it is used.
+	# No summary anywhere (a record older than the summary's copy): the
+	# file is skimmed.
+	measure session-start "startup, no summary anywhere" "$(label $st)" "$(startLimit $st)" "$(hookcmd session-start "$st" start)" \
+		"sh $work/reset-$st.sh && rm -f $work/records-$st/*/summary.json"
+	# After another writer touched the tasks file (a hand edit, a git
+	# checkout): its text must be checked whole before it is used.
 	measure session-start "startup, file changed by another writer" "$(label $st)" "" "$(hookcmd session-start "$st" start)" \
 		"sh $work/reset-$st.sh && touch $dir/harness-tasks.json"
 	# Between tasks: the previous session ended cleanly, so the hooks'

@@ -24,6 +24,7 @@ const (
 	byHand   = "by hand"
 	cached   = "cached"
 	recorded = "recorded, no cache"
+	tidied   = "cached, .harness-runtime removed"
 )
 
 // prepare puts dir's tasks file in the given case.
@@ -34,11 +35,18 @@ func prepare(t *testing.T, dir, how string) {
 		_, err := statecache.Load(dir) // builds the cache
 		require.NoError(t, err)
 		require.NotNil(t, statecache.Cached(dir))
-	case recorded:
+	case recorded, tidied:
 		doc, err := os.ReadFile(filepath.Join(dir, state.FileName))
 		require.NoError(t, err)
 		require.NoError(t, record.SaveTasks(dir, doc, true))
-		require.Nil(t, statecache.Cached(dir))
+		if how == recorded {
+			require.Nil(t, statecache.Cached(dir))
+			break
+		}
+		_, err = statecache.Load(dir) // the cache, and its copy in the record
+		require.NoError(t, err)
+		require.NoError(t, os.RemoveAll(filepath.Join(dir, statecache.RuntimeDir)))
+		require.FileExists(t, filepath.Join(record.Dir(dir), "summary.json"))
 	}
 }
 
@@ -63,13 +71,22 @@ func TestSessionStartFastPathSaysTheSame(t *testing.T) {
 		return sameTimes(strings.ReplaceAll(d.Context, dir, "ROOT")), file
 	}
 	slowCtx, slowFile := run(byHand)
-	for _, how := range []string{cached, recorded} {
+	for _, how := range []string{cached, recorded, tidied} {
 		fastCtx, fastFile := run(how)
 		assert.Equal(t, slowCtx, fastCtx, how)
 		assert.Equal(t, string(slowFile), string(fastFile), how)
 		assert.Contains(t, fastCtx, "HARNESS SESSION-5 ")
 		assert.Contains(t, fastCtx, "(attempt 2 of 3; last error: [TEST_FAIL] exit 1)")
 	}
+}
+
+// forgetSummary removes both copies of the hooks' cached summary (the
+// runtime directory's and the record's), as a record older than the copy
+// has it: the next read of the state makes it again.
+func forgetSummary(t *testing.T, dir string) {
+	t.Helper()
+	require.NoError(t, os.Remove(statecache.Path(dir)))
+	require.NoError(t, os.Remove(filepath.Join(record.Dir(dir), "summary.json")))
 }
 
 // sameTimes makes the log's timestamps in a context one, so two runs that
@@ -86,7 +103,7 @@ func TestSessionEndSetsLastSessionInPlace(t *testing.T) {
 		dir := project(t, tasksJSON(2, "", task("task-001", "pending")))
 		SessionStart(payload(t, "SessionStart", "source", "startup"))
 		if !warm {
-			require.NoError(t, os.Remove(statecache.Path(dir)))
+			forgetSummary(t, dir)
 		}
 		// The session did something the log tells.
 		require.NoError(t, progress.Append(dir, progress.Entry{Session: 3, Type: progress.Checkpoint, TaskID: "task-001", Message: "step=1/2 \"x\""}))
@@ -115,7 +132,7 @@ func TestSessionStartCompactReadsTheSummary(t *testing.T) {
 		dir := project(t, tasks)
 		SessionStart(payload(t, "SessionStart", "source", "startup"))
 		if !warm {
-			require.NoError(t, os.Remove(statecache.Path(dir)))
+			forgetSummary(t, dir)
 		}
 		d := SessionStart(payload(t, "SessionStart", "source", "compact"))
 		return sameTimes(strings.ReplaceAll(d.Context, dir, "ROOT"))
@@ -182,7 +199,7 @@ func TestSessionStartFastPathRecovers(t *testing.T) {
 			return ctx, s.Task("task-002").Status
 		}
 		slowCtx, slowStatus := run(byHand)
-		for _, how := range []string{cached, recorded} {
+		for _, how := range []string{cached, recorded, tidied} {
 			fastCtx, fastStatus := run(how)
 			assert.Equal(t, slowCtx, fastCtx, "dirty=%v, %s", dirty, how)
 			assert.Equal(t, slowStatus, fastStatus, "dirty=%v, %s", dirty, how)

@@ -121,16 +121,42 @@ func Store(st *state.State) {
 // but without fsync: the cache is derived data, and a copy lost or left
 // empty by a crash is read as stale and rebuilt from the state. An fsync
 // costs milliseconds on every state write, the hooks' included.
+//
+// A second copy goes to the record's directory (internal/record), outside
+// the work tree, where removing .harness-runtime (`git clean -fdx`, a
+// user tidying up) does not reach it: the next hook then finds the
+// summary there instead of reading the tasks file again.
 func (s *Summary) write(dir string) {
 	data, err := json.Marshal(s)
 	if err != nil {
 		return
 	}
 	os.MkdirAll(filepath.Join(dir, RuntimeDir), 0o755)
-	tmp := fmt.Sprintf("%s.%d", Path(dir), os.Getpid())
-	if os.WriteFile(tmp, data, 0o644) != nil || os.Rename(tmp, Path(dir)) != nil {
+	replace(Path(dir), data, 0o644)
+	if copy := recordPath(dir); copy != "" {
+		replace(copy, data, 0o600)
+	}
+}
+
+// replace writes data to path through a temporary file renamed over it.
+func replace(path string, data []byte, perm os.FileMode) {
+	tmp := fmt.Sprintf("%s.%d", path, os.Getpid())
+	if os.WriteFile(tmp, data, perm) != nil || os.Rename(tmp, path) != nil {
 		os.Remove(tmp)
 	}
+}
+
+// recordPath is the summary's copy in the record's directory of the state
+// root dir ("" when there is none: no record yet, no home).
+func recordPath(dir string) string {
+	rd := record.Dir(dir)
+	if rd == "" {
+		return ""
+	}
+	if _, err := os.Stat(rd); err != nil {
+		return "" // the record is made by the writes of the tasks file
+	}
+	return filepath.Join(rd, "summary.json")
 }
 
 // known returns the summary of the tasks file as it is now when it costs
@@ -250,7 +276,27 @@ func Cached(dir string) *Summary {
 // cachedAt returns the cached summary when it was made for the version of
 // the tasks file that key identifies, nil otherwise.
 func cachedAt(dir, key string) *Summary {
-	data, err := os.ReadFile(Path(dir))
+	if s := readAt(Path(dir), key); s != nil {
+		return s
+	}
+	copy := recordPath(dir)
+	if copy == "" {
+		return nil
+	}
+	s := readAt(copy, key)
+	if s != nil {
+		// .harness-runtime was removed: the record's copy puts it back.
+		if data, err := os.ReadFile(copy); err == nil && os.MkdirAll(filepath.Join(dir, RuntimeDir), 0o755) == nil {
+			replace(Path(dir), data, 0o644)
+		}
+	}
+	return s
+}
+
+// readAt reads the summary cached at path when it was made for the
+// version of the tasks file key identifies, nil otherwise.
+func readAt(path, key string) *Summary {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}

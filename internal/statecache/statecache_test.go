@@ -2,6 +2,7 @@ package statecache
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -101,7 +102,32 @@ func TestSummaryFromSkim(t *testing.T) {
 	assert.False(t, got.DepsClean, "t6 is blocked by t5, which failed for good")
 }
 
-// TestLoadSkimsWhatTheHarnessWrote: with no cache, a tasks file the record
+// TestCacheSurvivesTheRuntimeDirectory: the summary's copy in the record
+// serves when .harness-runtime was removed (no skim, no parse), and puts
+// the runtime copy back.
+func TestCacheSurvivesTheRuntimeDirectory(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(state.Path(dir), []byte(`{"tasks":[{"id":"a","title":"A","status":"pending"}]}`), 0o644))
+	_, err := Update(dir, func(st *state.State) error { st.SessionCount = 1; return nil })
+	require.NoError(t, err)
+	require.NoError(t, os.RemoveAll(dir+"/"+RuntimeDir))
+	require.FileExists(t, recordPath(dir))
+
+	// The record's copy is the summary: a change to the file's bytes that
+	// keeps its identity goes unseen, as with the runtime copy.
+	data, err := os.ReadFile(recordPath(dir))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(recordPath(dir), []byte(strings.Replace(string(data), `"title":"A"`, `"title":"from the record"`, 1)), 0o600))
+	before := skims
+	s, err := Load(dir)
+	require.NoError(t, err)
+	assert.Equal(t, before, skims, "not skimmed")
+	assert.Equal(t, "from the record", s.Next.Title)
+	assert.FileExists(t, Path(dir), "the runtime copy is back")
+}
+
+// TestLoadSkimsWhatTheHarnessWrote: with no cache (a record without the
+// summary's copy, as older versions left it), a tasks file the record
 // says the harness wrote is skimmed, not parsed; one changed by another
 // hand since is parsed whole (and its errors reported).
 func TestLoadSkimsWhatTheHarnessWrote(t *testing.T) {
@@ -109,7 +135,11 @@ func TestLoadSkimsWhatTheHarnessWrote(t *testing.T) {
 	require.NoError(t, os.WriteFile(state.Path(dir), []byte(`{"tasks":[{"id":"a","title":"A","status":"pending"}]}`), 0o644))
 	_, err := Update(dir, func(st *state.State) error { st.SessionCount = 1; return nil })
 	require.NoError(t, err)
-	require.NoError(t, os.Remove(Path(dir)))
+	noCache := func() {
+		require.NoError(t, os.Remove(Path(dir)))
+		require.NoError(t, os.Remove(recordPath(dir)))
+	}
+	noCache()
 
 	before := skims
 	s, err := Load(dir)
@@ -119,7 +149,7 @@ func TestLoadSkimsWhatTheHarnessWrote(t *testing.T) {
 	assert.NotNil(t, Cached(dir), "and cached")
 
 	// Another writer: a schema error only a full read sees.
-	require.NoError(t, os.Remove(Path(dir)))
+	noCache()
 	require.NoError(t, os.WriteFile(state.Path(dir), []byte(`{"tasks":[{"id":"a","title":"A","status":"pending","attempts":"two"}]}`), 0o644))
 	before = skims
 	_, err = Load(dir)
