@@ -10,6 +10,7 @@ import (
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
 )
 
 var adoptVerb = &command{
@@ -66,6 +67,8 @@ func runAdopt(e *Env, c *command, args []string) int {
 		return e.fail(err)
 	}
 	record.SetActive(dir, root.Active(dir))
+	s.Dir = dir
+	statecache.Store(s) // the hooks' summary of the adopted file: the next hook need not read it
 	progress.Append(dir, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init,
 		Message: fmt.Sprintf("Adopted %s as edited by hand (%d tasks)", state.FileName, len(s.Tasks))})
 	fmt.Fprintf(e.Stdout, "harness adopt: %s (%d tasks) is now the state the harness builds on\n", state.Path(dir), len(s.Tasks))
