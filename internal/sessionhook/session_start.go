@@ -65,159 +65,240 @@ func SessionStart(p hook.Payload) hook.Decision {
 	if root.Paused(c.root) {
 		return hook.Decision{Kind: hook.Allow, Context: "HARNESS PAUSED by the user: do no harness work in this session (no claim, checkpoint or validate) and do not try to resume it yourself. Answer what the user asks; the user continues the run with `harness resume`."}
 	}
-	source := p.Str("source")
-	switch source {
-	case "startup", "resume", "clear", "compact", "fork":
-	default:
-		source = sourceStartup
-	}
-	// A payload that cannot be read says nothing of a new session: like
-	// compact it continues the session (it is not counted), rather than
-	// counting one more at each garbled start.
-	continued := source == sourceCompact || p.Malformed
-	if p.Malformed {
-		source = sourceUnknown
-	}
-	rt := ReadRuntime(c.root, c.session)
-	if continued && rt != nil && rt.Excluded {
+	st := begin(c, p)
+	if st.continued && st.rt != nil && st.rt.Excluded {
 		// Locked out at its start, locked out for life (see stayOut): the
 		// model lost what it was told, so it is told again.
 		return excluded()
 	}
-	concurrent := peek(c.root)
-	var held *lock.Result // nil in concurrent mode: no session lock
-	if !concurrent {
-		res, err := lock.Acquire(c.root, lock.Self())
-		switch {
-		case errors.Is(err, lock.ErrContention):
-			res = lock.Result{Outcome: lock.Busy}
-		case err != nil:
-			return hook.Decision{Kind: hook.Allow, Context: fmt.Sprintf(
-				"ERROR [%s] cannot take the harness session lock %s: %v\nhint: make %s writable (or set HARNESS_LOCK_DIR), then start a new session. Until then do no harness work in this session.",
-				failure.EnvSetup, lock.SessionPath(c.root), err, lock.Dir())}
-		}
-		if res.Outcome == lock.Busy {
-			return lockedOut(c, source, res.Holder)
-		}
-		held = &res
+	if stop := st.lock(); stop != nil {
+		return *stop
 	}
-	// The context's git facts do not depend on the state: gather them while
-	// the state transaction runs (session-start's recovery row leaves git
-	// alone).
-	gitFacts := make(chan string, 1)
-	modeOnly := &state.State{Config: state.Config{ConcurrencyMode: state.Exclusive}}
-	if concurrent {
-		modeOnly.Config.ConcurrencyMode = state.Concurrent
+	gitFacts := st.gitFacts()
+	if stop := st.count(); stop != nil {
+		return *stop
 	}
-	go func() { gitFacts <- gitLine(c.tree(modeOnly).Top, c.root) }()
-
-	var o opening
-	var s *state.State // nil when the session was counted without parsing the tasks
-	var v view
-	var err error
-	var inProgress *state.State // the fast path's tasks in progress, the others not read
-	restored := false
-	if continued {
-		// The same session goes on (after a compaction): nothing to count
-		// or record, so the hooks' summary of the file is all it needs.
-		sum, err := statecache.Load(c.root)
-		if err != nil {
-			return unusable(c, err)
-		}
-		o.n = sum.SessionCount
-		if rt != nil && rt.Session > 0 {
-			o.n = rt.Session
-		}
-		o.overLimit = sum.Config.PastMaxSessions(o.n)
-		v, restored = summaryView(c, sum), sum.FromBackup
-	} else if sum, ok := countFast(c, concurrent); ok {
-		// Nothing to recover or validate (the cache says so): the one
-		// change is the count, made without parsing the tasks.
-		o.n = sum.SessionCount
-		o.entries = startEntries(c, o.n, source, held)
-		progress.Append(c.root, o.entries...)
-		v = summaryView(c, sum)
-		if len(sum.InProgress) > 0 {
-			// Tasks in progress: recovery looks at them, read from the
-			// file one by one; the others stay unparsed.
-			ids := make([]string, len(sum.InProgress))
-			for i, cl := range sum.InProgress {
-				ids[i] = cl.ID
-			}
-			doc, _ := os.ReadFile(state.Path(c.root))
-			inProgress = &state.State{Config: sum.Config, SessionCount: sum.SessionCount, Tasks: state.ParseTasks(doc, ids)}
-			mine, expired, _ := c.worker().Interrupted(inProgress)
-			o.interrupted = len(mine)+len(expired) > 0
-		}
-	} else {
-		s, err = statecache.Update(c.root, func(s *state.State) error {
-			o = open(c, s, source, held)
-			return nil
-		})
-		if err != nil {
-			return unusable(c, err)
-		}
-		progress.Append(c.root, o.entries...)
-		if s.Concurrent() != concurrent {
-			// peek read a corrupt file; the backup it was restored from
-			// says otherwise: settle the lock by the restored state.
-			if held, concurrent = settleLock(c, s.Concurrent(), held); held != nil && held.Outcome == lock.Busy {
-				return lockedOut(c, source, held.Holder)
-			}
-		}
-	}
-	if s != nil {
-		v = viewOf(s)
-		restored = s.Restored || s.FromBackup
-	}
-	if !continued {
-		account := budget.Start(c.root, c.session, o.n, p.Str("transcript_path"), c.now)
-		if b := v.sum.Config.Budget; b.Any() && !o.overLimit {
-			o.overBudget = budget.Over(budget.Measure(b, budget.Total(c.root, account), nil))
-			if len(o.overBudget) > 0 {
-				progress.Append(c.root, progress.Entry{Time: c.now, Session: o.n, Type: progress.Stop,
-					Message: "budget " + budget.Join(o.overBudget) + "; no work started"})
-			}
-		}
-	}
-
 	var env string
-	if !continued && !o.overLimit && len(o.overBudget) == 0 {
-		if o.interrupted {
-			from := s
-			if from == nil {
-				from = inProgress
+	if !st.continued {
+		st.budget(p.Str("transcript_path"))
+		if st.works() {
+			if stop := st.recover(); stop != nil {
+				return *stop
 			}
-			after, err := o.recover(c, from)
-			if err != nil {
-				return unusable(c, err)
-			}
-			if s != nil || after != from {
-				// Recovery wrote the state (or it was parsed whole):
-				// the view is of the state as it is now.
-				s, v = after, viewOf(after)
-			}
+			env = healthCheck(c.root, st.o.n, c.now)
 		}
-		env = healthCheck(c.root, o.n, c.now)
 	}
-	if !continued || rt == nil {
-		// The session's story in the log begins here.
-		rt = &Runtime{SessionID: c.session, Session: o.n, Source: source, Worker: c.workerID,
-			StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: logSize(c.root)}
-		if concurrent {
-			rt.Held = heldBy(v.sum, taskcycle.WorkerID())
-		}
-		pruneRuntimes(c.root, c.now)
-	}
-	rt.save(c.root)
-	context := startContext(c, v, started{source: source, o: o, env: env, restored: restored, held: held, gitFacts: gitFacts})
-	switch source {
+	st.saveRuntime()
+	context := startContext(c, st.v, started{source: st.source, o: st.o, env: env, restored: st.restored, held: st.held, gitFacts: gitFacts})
+	switch st.source {
 	case sourceCompact, "clear", "resume":
 		if card := readCard(c.root, c.now); card != "" {
 			context += "\n" + card + "(the resume card above is what this session was doing before its context was compacted or cleared; continue from it)\n"
 		}
 	}
 	return hook.Decision{Kind: hook.Allow, Context: context}
+}
+
+// start is one session start under way: what each step found, for the
+// steps after it.
+type start struct {
+	c          *call
+	source     string
+	continued  bool     // compact, or a payload that cannot be read: the session goes on
+	rt         *Runtime // the session's runtime file as the start found it (nil: none)
+	concurrent bool
+	held       *lock.Result // the session lock; nil in concurrent mode
+	o          opening
+	s          *state.State // the parsed state; nil when the session was counted without parsing the tasks
+	inProgress *state.State // the fast path's tasks in progress, the others not read
+	v          view
+	restored   bool // the tasks file was corrupt and was read from its backup
+}
+
+// begin reads what the payload and the runtime file say of this start.
+func begin(c *call, p hook.Payload) *start {
+	st := &start{c: c, source: p.Str("source")}
+	switch st.source {
+	case "startup", "resume", "clear", "compact", "fork":
+	default:
+		st.source = sourceStartup
+	}
+	// A payload that cannot be read says nothing of a new session: like
+	// compact it continues the session (it is not counted), rather than
+	// counting one more at each garbled start.
+	st.continued = st.source == sourceCompact || p.Malformed
+	if p.Malformed {
+		st.source = sourceUnknown
+	}
+	st.rt = ReadRuntime(c.root, c.session)
+	return st
+}
+
+// lock takes the session lock in exclusive mode. It returns the decision
+// to stop with when it cannot: another live session holds it, or the lock
+// directory is unusable.
+func (st *start) lock() (stop *hook.Decision) {
+	c := st.c
+	st.concurrent = peek(c.root)
+	if st.concurrent {
+		return nil
+	}
+	res, err := lock.Acquire(c.root, lock.Self())
+	switch {
+	case errors.Is(err, lock.ErrContention):
+		res = lock.Result{Outcome: lock.Busy}
+	case err != nil:
+		return &hook.Decision{Kind: hook.Allow, Context: fmt.Sprintf(
+			"ERROR [%s] cannot take the harness session lock %s: %v\nhint: make %s writable (or set HARNESS_LOCK_DIR), then start a new session. Until then do no harness work in this session.",
+			failure.EnvSetup, lock.SessionPath(c.root), err, lock.Dir())}
+	}
+	if res.Outcome == lock.Busy {
+		d := lockedOut(c, st.source, res.Holder)
+		return &d
+	}
+	st.held = &res
+	return nil
+}
+
+// gitFacts gathers the context's git line while the state transaction
+// runs: it does not depend on the state (session-start's recovery row
+// leaves git alone).
+func (st *start) gitFacts() <-chan string {
+	facts := make(chan string, 1)
+	modeOnly := &state.State{Config: state.Config{ConcurrencyMode: state.Exclusive}}
+	if st.concurrent {
+		modeOnly.Config.ConcurrencyMode = state.Concurrent
+	}
+	go func() { facts <- gitLine(st.c.tree(modeOnly).Top, st.c.root) }()
+	return facts
+}
+
+// count counts the session (unless it continues) in the cheapest way the
+// state allows, and makes the view the context is built from. It returns
+// the decision to stop with when the state cannot be used.
+func (st *start) count() (stop *hook.Decision) {
+	c := st.c
+	switch {
+	case st.continued:
+		// The same session goes on (after a compaction): nothing to count
+		// or record, so the hooks' summary of the file is all it needs.
+		sum, err := statecache.Load(c.root)
+		if err != nil {
+			d := unusable(c, err)
+			return &d
+		}
+		st.o.n = sum.SessionCount
+		if st.rt != nil && st.rt.Session > 0 {
+			st.o.n = st.rt.Session
+		}
+		st.o.overLimit = sum.Config.PastMaxSessions(st.o.n)
+		st.v, st.restored = summaryView(c, sum), sum.FromBackup
+		return nil
+	case st.countFast():
+		return nil
+	}
+	s, err := statecache.Update(c.root, func(s *state.State) error {
+		st.o = open(c, s, st.source, st.held)
+		return nil
+	})
+	if err != nil {
+		d := unusable(c, err)
+		return &d
+	}
+	progress.Append(c.root, st.o.entries...)
+	if s.Concurrent() != st.concurrent {
+		// peek read a corrupt file; the backup it was restored from says
+		// otherwise: settle the lock by the restored state.
+		if st.held, st.concurrent = settleLock(c, s.Concurrent(), st.held); st.held != nil && st.held.Outcome == lock.Busy {
+			d := lockedOut(c, st.source, st.held.Holder)
+			return &d
+		}
+	}
+	st.s, st.v, st.restored = s, viewOf(s), s.Restored || s.FromBackup
+	return nil
+}
+
+// countFast counts the session without parsing the tasks when the hooks'
+// summary says nothing else would change (countFast); tasks in progress
+// are then read alone, for recovery. It reports whether it did.
+func (st *start) countFast() bool {
+	c := st.c
+	sum, ok := countFast(c, st.concurrent)
+	if !ok {
+		return false
+	}
+	st.o.n = sum.SessionCount
+	st.o.entries = startEntries(c, st.o.n, st.source, st.held)
+	progress.Append(c.root, st.o.entries...)
+	st.v = summaryView(c, sum)
+	if len(sum.InProgress) > 0 {
+		ids := make([]string, len(sum.InProgress))
+		for i, cl := range sum.InProgress {
+			ids[i] = cl.ID
+		}
+		doc, _ := os.ReadFile(state.Path(c.root))
+		st.inProgress = &state.State{Config: sum.Config, SessionCount: sum.SessionCount, Tasks: state.ParseTasks(doc, ids)}
+		mine, expired, _ := c.worker().Interrupted(st.inProgress)
+		st.o.interrupted = len(mine)+len(expired) > 0
+	}
+	return true
+}
+
+// budget opens the session's account of the job's budget and notes a
+// budget already spent (the session must then not work).
+func (st *start) budget(transcript string) {
+	c := st.c
+	account := budget.Start(c.root, c.session, st.o.n, transcript, c.now)
+	if b := st.v.sum.Config.Budget; b.Any() && !st.o.overLimit {
+		st.o.overBudget = budget.Over(budget.Measure(b, budget.Total(c.root, account), nil))
+		if len(st.o.overBudget) > 0 {
+			progress.Append(c.root, progress.Entry{Time: c.now, Session: st.o.n, Type: progress.Stop,
+				Message: "budget " + budget.Join(st.o.overBudget) + "; no work started"})
+		}
+	}
+}
+
+// works reports whether the new session may work: not past max_sessions,
+// the budget not spent.
+func (st *start) works() bool { return !st.o.overLimit && len(st.o.overBudget) == 0 }
+
+// recover recovers the work dead sessions left in progress, when there is
+// any. It returns the decision to stop with when the state cannot be
+// written.
+func (st *start) recover() (stop *hook.Decision) {
+	if !st.o.interrupted {
+		return nil
+	}
+	from := st.s
+	if from == nil {
+		from = st.inProgress
+	}
+	after, err := st.o.recover(st.c, from)
+	if err != nil {
+		d := unusable(st.c, err)
+		return &d
+	}
+	if st.s != nil || after != from {
+		// Recovery wrote the state (or it was parsed whole): the view is
+		// of the state as it is now.
+		st.s, st.v = after, viewOf(after)
+	}
+	return nil
+}
+
+// saveRuntime writes the session's runtime file; a new session's story in
+// the log begins here.
+func (st *start) saveRuntime() {
+	c := st.c
+	if !st.continued || st.rt == nil {
+		st.rt = &Runtime{SessionID: c.session, Session: st.o.n, Source: st.source, Worker: c.workerID,
+			StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: logSize(c.root)}
+		if st.concurrent {
+			st.rt.Held = heldBy(st.v.sum, taskcycle.WorkerID())
+		}
+		pruneRuntimes(c.root, c.now)
+	}
+	st.rt.save(c.root)
 }
 
 // summaryView is the view of the tasks file from the hooks' summary of it,
