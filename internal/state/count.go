@@ -157,7 +157,7 @@ func locateTop(path, name string) (at int64, value []byte, size int64, ok bool) 
 	if doc == nil {
 		return 0, nil, 0, false
 	}
-	i, j, ok := topValue(doc, name)
+	i, j, ok := topValue(doc, name, false)
 	if !ok {
 		return 0, nil, 0, false
 	}
@@ -165,19 +165,21 @@ func locateTop(path, name string) (at int64, value []byte, size int64, ok bool) 
 }
 
 // topValue finds the value of the top-level member name of doc, a whole
-// JSON document or (when the member is not near its start) the end of
-// one. The harness writes the member either after the task list or, in
-// files made by other tools, before it, so it is looked for in both
-// places: the last occurrence of the key, accepted when the text after it
-// closes exactly the top-level object, else the first occurrence at the
-// top level counted from the document's start. It returns the value's
-// span.
-func topValue(doc []byte, name string) (start, end int, ok bool) {
+// JSON document. The harness writes the member after the task list; files
+// made by other tools have it before, so it is looked for in both places:
+// the key's last occurrence in the document's last 64 KiB, accepted when
+// the text after it closes exactly the top-level object, else the first
+// occurrence at the top level counted from the document's start (a scan
+// that stops there). valid says doc is known to be valid JSON (a state
+// the harness parsed): that scan needs it, and checking it again would
+// cost a pass over a large document. It returns the value's span.
+func topValue(doc []byte, name string, valid bool) (start, end int, ok bool) {
 	key := []byte(`"` + name + `"`)
-	if at := bytes.LastIndex(doc, key); at >= 0 && closesTop(doc[at:]) {
-		return valueSpan(doc, at+len(key))
+	tail := max(0, len(doc)-tailSize)
+	if at := bytes.LastIndex(doc[tail:], key); at >= 0 && closesTop(doc[tail+at:]) {
+		return valueSpan(doc, tail+at+len(key))
 	}
-	if !gjson.ValidBytes(doc) {
+	if !valid && !gjson.ValidBytes(doc) {
 		return 0, 0, false
 	}
 	if at := keyAtTop(doc, key); at >= 0 {
@@ -246,7 +248,7 @@ func valueSpan(doc []byte, i int) (start, end int, ok bool) {
 // spliceTop returns doc with the value of its top-level member name
 // replaced by value(old).
 func spliceTop(doc []byte, name string, value func(old []byte) ([]byte, bool)) ([]byte, bool) {
-	i, j, ok := topValue(doc, name)
+	i, j, ok := topValue(doc, name, false)
 	if !ok {
 		return nil, false
 	}

@@ -112,12 +112,14 @@ func FuzzTopValue(f *testing.F) {
 		}
 		for _, name := range []string{"session_count", "last_session"} {
 			want := gjson.GetBytes(raw, name)
-			i, j, ok := topValue(raw, name)
-			if !ok {
-				continue // the caller takes the full path
-			}
-			if !want.Exists() || string(raw[i:j]) != want.Raw {
-				t.Fatalf("%s: topValue found %q, gjson reads %q", name, raw[i:j], want.Raw)
+			for _, valid := range []bool{true, false} {
+				i, j, ok := topValue(raw, name, valid)
+				if !ok {
+					continue // the caller takes the full path
+				}
+				if !want.Exists() || string(raw[i:j]) != want.Raw {
+					t.Fatalf("%s: topValue found %q, gjson reads %q", name, raw[i:j], want.Raw)
+				}
 			}
 		}
 	})

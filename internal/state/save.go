@@ -241,7 +241,7 @@ func setTop(doc []byte, name string, v any) ([]byte, error) {
 		}
 	}
 	if text != nil {
-		if i, j, ok := topValue(doc, name); ok {
+		if i, j, ok := topValue(doc, name, true); ok {
 			edited := make([]byte, 0, len(doc)+len(text)-(j-i))
 			return append(append(append(edited, doc[:i]...), text...), doc[j:]...), nil
 		}
