@@ -166,31 +166,6 @@ func skimTask(p *parser, doc string, at int) (Task, int) {
 	return t, end
 }
 
-// plainByLength lists the plain fields of the schema by the length of
-// their names: a name is found by comparing it with the few of its length,
-// faster than a map lookup at some 200,000 members a 10,000-task state.
-var plainByLength = func() (by [32][]int) {
-	for name, i := range plainFields {
-		if len(name) < len(by) {
-			by[len(name)] = append(by[len(name)], i)
-		}
-	}
-	return by
-}()
-
-// plainField is plainFields[key].
-func plainField(key string) (int, bool) {
-	if len(key) >= len(plainByLength) {
-		return 0, false
-	}
-	for _, i := range plainByLength[len(key)] {
-		if taskSchema[i].name == key {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
 // readText sets the member from its JSON text v as read does, decoding the
 // common cases in place (a string without escapes, null, a whole number,
 // a list of such strings) and anything else through read.

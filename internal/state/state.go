@@ -487,7 +487,7 @@ func (p *parser) task(v gjson.Result, i int) Task {
 		case "checkpoints":
 			checkpoints, bit = val, 1<<28
 		default:
-			i, ok := plainFields[key]
+			i, ok := plainField(key)
 			if !ok {
 				return true
 			}
