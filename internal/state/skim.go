@@ -288,17 +288,9 @@ func members(doc string, i int, fn func(key string, at int) (end int)) int {
 		if i = fn(key, i); i < 0 {
 			return -1
 		}
-		i = skipSpace(doc, i)
-		if i >= len(doc) {
-			return -1
-		}
-		switch doc[i] {
-		case '}':
-			return i + 1
-		case ',':
-			i = skipSpace(doc, i+1)
-		default:
-			return -1
+		var more bool
+		if i, more = after(doc, i, '}'); !more {
+			return i
 		}
 	}
 	return -1
@@ -319,20 +311,28 @@ func elements(doc string, i int, fn func(at int) (end int)) int {
 		if i = fn(i); i < 0 {
 			return -1
 		}
-		i = skipSpace(doc, i)
-		if i >= len(doc) {
-			return -1
-		}
-		switch doc[i] {
-		case ']':
-			return i + 1
-		case ',':
-			i = skipSpace(doc, i+1)
-		default:
-			return -1
+		var more bool
+		if i, more = after(doc, i, ']'); !more {
+			return i
 		}
 	}
 	return -1
+}
+
+// after reads what follows a member or an element that ends at doc[i]: a
+// comma, and more follows (where it starts), or the container's closing
+// byte (where the container ends); -1 for anything else.
+func after(doc string, i int, closing byte) (next int, more bool) {
+	i = skipSpace(doc, i)
+	switch {
+	case i >= len(doc):
+		return -1, false
+	case doc[i] == closing:
+		return i + 1, false
+	case doc[i] == ',':
+		return skipSpace(doc, i+1), true
+	}
+	return -1, false
 }
 
 // structural marks the bytes skipValue stops at inside a container.

@@ -156,3 +156,29 @@ func TestLoadSkimsWhatTheHarnessWrote(t *testing.T) {
 	assert.ErrorContains(t, err, "attempts")
 	assert.Equal(t, before, skims, "parsed whole")
 }
+
+// FuzzSummaryFromSkim holds the skimmed summary to Of(Parse) on every text
+// Parse accepts: the next task and the claims read whole, the counts, the
+// dependency check. `go test -fuzz=FuzzSummaryFromSkim ./internal/statecache`
+// explores.
+func FuzzSummaryFromSkim(f *testing.F) {
+	for _, seed := range []string{
+		`{"tasks": [{"id": "a", "title": "A", "status": "pending", "validation": {"command": "make"}}], "session_count": 1}`,
+		`{"session_config": {"concurrency_mode": "concurrent"}, "tasks": [{"id": "a", "status": "in_progress", "claimed_by": "w", "allowed_paths": ["x/**"], "validation": {"command": "go test"}, "worktree": "/w"}, {"id": "b", "status": "pending", "depends_on": ["a"]}]}`,
+		`{"tasks": [{"id": "a", "status": "failed", "attempts": 3, "max_attempts": 3}, {"id": "b", "status": "pending", "depends_on": ["a"]}, {"id": "c", "status": "pending", "depends_on": ["d"]}, {"id": "d", "status": "pending", "depends_on": ["c"]}]}`,
+		`{"tasks": [{"id": "x", "status": "completed", "checkpoints": [{"step": 1, "total": 1, "description": "d", "timestamp": "t"}]}, {"id": "y", "status": "failed", "attempts": 1, "error_log": ["[TEST_FAIL] e"], "failed_at": "2026-01-01T00:00:00Z", "priority": "P0"}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		parsed, err := state.Parse(raw, state.FileName)
+		if err != nil {
+			return
+		}
+		got, err := fromSkim(append([]byte(nil), raw...))
+		if err != nil {
+			t.Fatalf("fromSkim refused what Parse reads: %v\n%q", err, raw)
+		}
+		assert.Equal(t, Of(parsed), got, "%q", raw)
+	})
+}
