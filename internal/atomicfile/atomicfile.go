@@ -67,15 +67,21 @@ func Patch(path string, size, at int64, old, nv []byte) bool {
 	return err == nil
 }
 
-// ReplaceJSON writes v as indented JSON to path with Replace (no fsync),
-// creating path's directory: for the small runtime files the hooks keep
-// beside the state (a session's bookkeeping, its use of the budget, the
-// last API error), which a crash may lose at no worse cost than a recount.
+// ReplaceSmall writes data and a final newline to path with Replace (no
+// fsync), creating path's directory: for the small runtime files the hooks
+// keep beside the state (a session's bookkeeping, its use of the budget,
+// the last API error), which a crash may lose at no worse cost than a
+// recount.
+func ReplaceSmall(path string, data []byte) error {
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	return Replace(path, append(data, '\n'), 0o644)
+}
+
+// ReplaceJSON is ReplaceSmall of v as indented JSON.
 func ReplaceJSON(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	return Replace(path, append(data, '\n'), 0o644)
+	return ReplaceSmall(path, data)
 }

@@ -17,7 +17,6 @@ package budget
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -28,6 +27,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/harness-agent/harness/internal/atomicfile"
+	"github.com/harness-agent/harness/internal/jsonobj"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/state"
 )
@@ -83,11 +83,65 @@ func readFile(path string) *Session {
 	if err != nil {
 		return nil
 	}
-	var s Session
-	if json.Unmarshal(data, &s) != nil {
+	s, ok := decode(data)
+	if !ok {
 		return nil
 	}
-	return &s
+	return s
+}
+
+// The usage file is written and read by hand (internal/jsonobj), in the
+// layout json.MarshalIndent gives the struct and its tags: the Stop hook
+// reads it at every turn end, and encoding/json's first use in a process
+// costs more than the rest of that hook.
+
+// encode is the usage file's text.
+func (s *Session) encode() []byte {
+	w := jsonobj.New(true)
+	w.Str("session_id", s.SessionID)
+	w.Int("session", int64(s.Session))
+	w.Str("started_at", s.StartedAt.Format(time.RFC3339Nano))
+	w.Str("last_seen", s.LastSeen.Format(time.RFC3339Nano))
+	w.Int("tokens", s.Tokens)
+	if s.PendingID != "" {
+		w.Str("pending_id", s.PendingID)
+	}
+	if s.Pending != 0 {
+		w.Int("pending", s.Pending)
+	}
+	if s.Transcript != "" {
+		w.Str("transcript", s.Transcript)
+	}
+	w.Int("offset", s.Offset)
+	if len(s.Warned) > 0 {
+		w.Strs("warned", s.Warned)
+	}
+	return w.Bytes()
+}
+
+// decode reads a usage file; ok is false when data is not one (not an
+// object, a time that does not parse).
+func decode(data []byte) (s *Session, ok bool) {
+	obj, ok := jsonobj.Read(data)
+	if !ok {
+		return nil, false
+	}
+	s = &Session{SessionID: obj.Get("session_id").Str, Session: int(obj.Get("session").Int()),
+		Tokens: obj.Get("tokens").Int(), PendingID: obj.Get("pending_id").Str, Pending: obj.Get("pending").Int(),
+		Transcript: obj.Get("transcript").Str, Offset: obj.Get("offset").Int(), Warned: jsonobj.Strs(obj.Get("warned"))}
+	for _, at := range []struct {
+		k string
+		t *time.Time
+	}{{"started_at", &s.StartedAt}, {"last_seen", &s.LastSeen}} {
+		if v := obj.Get(at.k); v.Exists() {
+			t, err := time.Parse(time.RFC3339Nano, v.Str)
+			if err != nil {
+				return nil, false
+			}
+			*at.t = t
+		}
+	}
+	return s, true
 }
 
 // Start opens the session's account when it has none: its clock starts now,
@@ -180,7 +234,9 @@ func (s *Session) add(line []byte) {
 	s.PendingID, s.Pending = id, n
 }
 
-func (s *Session) save(dir string) error { return atomicfile.ReplaceJSON(Path(dir, s.SessionID), s) }
+func (s *Session) save(dir string) error {
+	return atomicfile.ReplaceSmall(Path(dir, s.SessionID), s.encode())
+}
 
 // Warn records that limit was warned about; it reports false when it was
 // already.

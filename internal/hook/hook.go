@@ -18,6 +18,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/harness-agent/harness/internal/jsondepth"
+	"github.com/harness-agent/harness/internal/jsonobj"
 	"github.com/harness-agent/harness/internal/root"
 )
 
@@ -144,12 +145,15 @@ type Decision struct {
 }
 
 // Render writes d for event to stdout/stderr and returns the exit code.
+// The JSON is written by hand (internal/jsonobj), members in the order
+// encoding/json gives a map's keys, HTML left unescaped: a hook's output is
+// what the README shows, byte for byte, without encoding/json's cost at
+// the start of every hook.
 func Render(event string, d Decision, stdout, stderr io.Writer) int {
 	if d.Warning != "" {
 		fmt.Fprintln(stderr, d.Warning)
 	}
-	out := map[string]any{}
-	specific := map[string]any{}
+	var decision, permission string
 	switch d.Kind {
 	case Silent:
 		return 0
@@ -157,32 +161,42 @@ func Render(event string, d Decision, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, d.Reason)
 		return 2
 	case Deny:
-		specific["permissionDecision"] = "deny"
-		specific["permissionDecisionReason"] = d.Reason
+		permission = "deny"
 	case Block:
-		out["decision"] = "block"
-		out["reason"] = d.Reason
+		decision = "block"
 	}
+	context := ""
 	if d.Context != "" && event != Stop && event != SubagentStop && event != SessionEnd && event != TeammateIdle && event != PreCompact && event != StopFailure {
-		specific["additionalContext"] = d.Context
+		context = d.Context
 	}
-	if len(specific) > 0 {
-		specific["hookEventName"] = event
-		out["hookSpecificOutput"] = specific
+	specific := context != "" || permission != ""
+	if decision == "" && !specific && d.Warning == "" {
+		return 0
+	}
+	w := jsonobj.New(false)
+	w.SetEscapeHTML(false)
+	if decision != "" {
+		w.Str("decision", decision)
+	}
+	if specific {
+		w.Open("hookSpecificOutput")
+		if context != "" {
+			w.Str("additionalContext", context)
+		}
+		w.Str("hookEventName", event)
+		if permission != "" {
+			w.Str("permissionDecision", permission)
+			w.Str("permissionDecisionReason", d.Reason)
+		}
+		w.Close()
+	}
+	if decision != "" {
+		w.Str("reason", d.Reason)
 	}
 	if d.Warning != "" {
-		out["systemMessage"] = d.Warning
+		w.Str("systemMessage", d.Warning)
 	}
-	if len(out) == 0 {
-		return 0
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return 0
-	}
-	stdout.Write(buf.Bytes())
+	stdout.Write(append(w.Bytes(), '\n'))
 	return 0
 }
 

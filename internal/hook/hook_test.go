@@ -126,3 +126,56 @@ func TestSessionFromPayloadElseEnvironment(t *testing.T) {
 		})
 	}
 }
+
+// renderWithMaps is how Render spelled its JSON before it wrote it by hand:
+// maps through encoding/json, HTML left unescaped. Render must say the
+// same, byte for byte.
+func renderWithMaps(event string, d Decision) string {
+	out, specific := map[string]any{}, map[string]any{}
+	switch d.Kind {
+	case Silent, Refuse:
+		return ""
+	case Deny:
+		specific["permissionDecision"] = "deny"
+		specific["permissionDecisionReason"] = d.Reason
+	case Block:
+		out["decision"] = "block"
+		out["reason"] = d.Reason
+	}
+	if d.Context != "" && event != Stop && event != SubagentStop && event != SessionEnd && event != TeammateIdle && event != PreCompact && event != StopFailure {
+		specific["additionalContext"] = d.Context
+	}
+	if len(specific) > 0 {
+		specific["hookEventName"] = event
+		out["hookSpecificOutput"] = specific
+	}
+	if d.Warning != "" {
+		out["systemMessage"] = d.Warning
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(out)
+	return buf.String()
+}
+
+func TestRenderIsEncodingJSONs(t *testing.T) {
+	texts := []string{"", "plain", "a && b < c > d", "line\nbreak \"quoted\" \\ tab\t", "\u2028 é \xff"}
+	for _, event := range []string{SessionStart, PreToolUse, Stop, SubagentStop, TeammateIdle, SessionEnd, UserPromptSubmit, PostToolUse, PreCompact, StopFailure} {
+		for kind := Silent; kind <= Refuse; kind++ {
+			for _, reason := range texts[:2] {
+				for _, context := range texts {
+					for _, warning := range texts {
+						d := Decision{Kind: kind, Reason: reason + context, Context: context, Warning: warning}
+						var out, errb bytes.Buffer
+						Render(event, d, &out, &errb)
+						assert.Equal(t, renderWithMaps(event, d), out.String(), "%s %+v", event, d)
+					}
+				}
+			}
+		}
+	}
+}

@@ -16,13 +16,13 @@ package record
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/digest"
+	"github.com/harness-agent/harness/internal/jsonobj"
 )
 
 // File names inside a record directory.
@@ -74,10 +74,45 @@ func ReadMark(root string) (m Mark, ok bool) {
 		return Mark{}, false
 	}
 	data, err := os.ReadFile(filepath.Join(dir, markName))
-	if err != nil || json.Unmarshal(data, &m) != nil {
+	if err != nil {
 		return Mark{}, false
 	}
-	return m, true
+	return decodeMark(data)
+}
+
+// The mark is written and read by hand (internal/jsonobj), in the layout
+// json.Marshal gives the struct and its tags: every hook's integrity check
+// reads it, and encoding/json's first use in a process costs more than
+// the rest of such a hook.
+
+// encode is the mark file's text.
+func (m Mark) encode() []byte {
+	w := jsonobj.New(false)
+	w.Str("root", m.Root)
+	w.Int("size", m.Size)
+	w.Int("mtime_ns", m.ModNs)
+	w.Bool("active", m.Active)
+	if m.Init {
+		w.Bool("init", true)
+	}
+	if m.InitSize != 0 {
+		w.Int("init_size", m.InitSize)
+	}
+	if m.InitModNs != 0 {
+		w.Int("init_mtime_ns", m.InitModNs)
+	}
+	return w.Bytes()
+}
+
+// decodeMark reads a mark file; ok is false when data is not one.
+func decodeMark(data []byte) (m Mark, ok bool) {
+	obj, ok := jsonobj.Read(data)
+	if !ok {
+		return Mark{}, false
+	}
+	return Mark{Root: obj.Get("root").Str, Size: obj.Get("size").Int(), ModNs: obj.Get("mtime_ns").Int(),
+		Active: obj.Get("active").Bool(), Init: obj.Get("init").Bool(), InitSize: obj.Get("init_size").Int(),
+		InitModNs: obj.Get("init_mtime_ns").Int()}, true
 }
 
 // SaveTasks records data as the tasks file the harness has just written
@@ -221,13 +256,7 @@ func AppendLog(root string, b []byte) {
 	f.Close()
 }
 
-func writeMark(dir string, m Mark) error {
-	data, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	return replace(filepath.Join(dir, markName), data)
-}
+func writeMark(dir string, m Mark) error { return replace(filepath.Join(dir, markName), m.encode()) }
 
 // replace writes a file of the record. It does not fsync: the record only
 // matters when the live files, which the harness syncs, are later broken by

@@ -1,11 +1,12 @@
 package sessionhook
 
 import (
-	"encoding/json"
 	"os"
 	"strings"
 
+	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/jsonobj"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 )
@@ -34,21 +35,32 @@ func UserPromptSubmit(p hook.Payload) hook.Decision {
 		settleOff(p)
 		return hook.Decision{}
 	}
-	writeJSON(root.SessionFile(c.root, turnPrefix, c.session), Turn{
-		PromptID: p.Str("prompt_id"),
-		AskOnly:  askOnlyCommand(p.Str("prompt")),
-	})
+	t := Turn{PromptID: p.Str("prompt_id"), AskOnly: askOnlyCommand(p.Str("prompt"))}
+	atomicfile.ReplaceSmall(root.SessionFile(c.root, turnPrefix, c.session), t.encode())
 	return hook.Decision{}
+}
+
+// encode is the turn file's text (the layout json.MarshalIndent gives
+// the struct; see Runtime.encode for why by hand).
+func (t Turn) encode() []byte {
+	w := jsonobj.New(true)
+	w.Str("prompt_id", t.PromptID)
+	strOmit(w, "ask_only", t.AskOnly)
+	return w.Bytes()
 }
 
 // readTurn returns the recorded turn of session sessionID; ok is false
 // when there is none (the hook is not registered, or predates the session).
 func readTurn(dir, sessionID string) (t Turn, ok bool) {
 	data, err := os.ReadFile(root.SessionFile(dir, turnPrefix, sessionID))
-	if err != nil || json.Unmarshal(data, &t) != nil {
+	if err != nil {
 		return Turn{}, false
 	}
-	return t, true
+	obj, ok := jsonobj.Read(data)
+	if !ok {
+		return Turn{}, false
+	}
+	return Turn{PromptID: obj.Get("prompt_id").Str, AskOnly: obj.Get("ask_only").Str}, true
 }
 
 // askedOnly returns the /harness sub-command the current turn asked for when

@@ -1,13 +1,17 @@
 package sessionhook
 
 import (
-	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/harness-agent/harness/internal/atomicfile"
+	"github.com/harness-agent/harness/internal/jsonobj"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/statecache"
 )
@@ -105,20 +109,152 @@ func ReadRuntime(dir, sessionID string) *Runtime {
 	if err != nil {
 		return nil
 	}
-	var rt Runtime
-	if json.Unmarshal(data, &rt) != nil || rt.Session < 0 {
+	rt, ok := decodeRuntime(data)
+	if !ok || rt.Session < 0 {
 		return nil
 	}
-	return &rt
+	return rt
 }
 
 // save writes rt atomically (temporary file, rename).
 func (rt *Runtime) save(dir string) error {
-	return writeJSON(RuntimePath(dir, rt.SessionID), rt)
+	return atomicfile.ReplaceSmall(RuntimePath(dir, rt.SessionID), rt.encode())
 }
 
-// writeJSON writes v to path atomically (temporary file, rename).
-func writeJSON(path string, v any) error { return atomicfile.ReplaceJSON(path, v) }
+// The runtime file is written and read by hand (internal/jsonobj), in the
+// layout json.MarshalIndent gives the struct and its tags, without
+// encoding/json's cost at the start of every Stop.
+
+// encode is the runtime file's text.
+func (rt *Runtime) encode() []byte {
+	w := jsonobj.New(true)
+	w.Str("session_id", rt.SessionID)
+	w.Int("session", int64(rt.Session))
+	strOmit(w, "source", rt.Source)
+	strOmit(w, "worker", rt.Worker)
+	strOmit(w, "started_at", rt.StartedAt)
+	w.Int("log_offset", rt.LogOffset)
+	boolOmit(w, "excluded", rt.Excluded)
+	if len(rt.Held) > 0 {
+		w.Strs("held", rt.Held)
+	}
+	w.Open("stop_valve")
+	rt.Stop.write(w)
+	w.Close()
+	w.Open("stuck")
+	w.Int("turns", int64(rt.Stuck.Turns))
+	strOmit(w, "mark", rt.Stuck.Mark)
+	strOmit(w, "since", rt.Stuck.Since)
+	boolOmit(w, "warned", rt.Stuck.Warned)
+	w.Close()
+	if len(rt.Idle) > 0 {
+		w.Open("idle_valves")
+		for _, name := range slices.Sorted(maps.Keys(rt.Idle)) {
+			if v := rt.Idle[name]; v == nil {
+				w.Raw(name, []byte("null"))
+			} else {
+				w.Open(name)
+				v.write(w)
+				w.Close()
+			}
+		}
+		w.Close()
+	}
+	strOmit(w, "verified", rt.Verified)
+	boolOmit(w, "finished", rt.Finished)
+	strOmit(w, "ending", rt.Ending)
+	if rt.ReflectLimit != 0 {
+		w.Int("reflect_limit", int64(rt.ReflectLimit))
+	}
+	if rt.ReflectRounds != 0 {
+		w.Int("reflect_rounds", int64(rt.ReflectRounds))
+	}
+	boolOmit(w, "reflect_done", rt.ReflectDone)
+	return w.Bytes()
+}
+
+func (v *Valve) write(w *jsonobj.Writer) {
+	w.Int("blocks", int64(v.Blocks))
+	strOmit(w, "fingerprint", v.Fingerprint)
+}
+
+func readValve(v gjson.Result) Valve {
+	return Valve{Blocks: int(v.Get("blocks").Int()), Fingerprint: v.Get("fingerprint").Str}
+}
+
+// decodeRuntime reads a runtime file; ok is false when data is not one.
+func decodeRuntime(data []byte) (rt *Runtime, ok bool) {
+	obj, ok := jsonobj.Read(data)
+	if !ok {
+		return nil, false
+	}
+	rt = &Runtime{}
+	obj.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "session_id":
+			rt.SessionID = v.Str
+		case "session":
+			rt.Session = int(v.Int())
+		case "source":
+			rt.Source = v.Str
+		case "worker":
+			rt.Worker = v.Str
+		case "started_at":
+			rt.StartedAt = v.Str
+		case "log_offset":
+			rt.LogOffset = v.Int()
+		case "excluded":
+			rt.Excluded = v.Bool()
+		case "held":
+			rt.Held = jsonobj.Strs(v)
+		case "stop_valve":
+			rt.Stop = readValve(v)
+		case "stuck":
+			rt.Stuck = Stuck{Turns: int(v.Get("turns").Int()), Mark: v.Get("mark").Str, Since: v.Get("since").Str, Warned: v.Get("warned").Bool()}
+		case "idle_valves":
+			v.ForEach(func(name, iv gjson.Result) bool {
+				if rt.Idle == nil {
+					rt.Idle = map[string]*Valve{}
+				}
+				if iv.Type == gjson.Null {
+					rt.Idle[name.Str] = nil
+				} else {
+					valve := readValve(iv)
+					rt.Idle[name.Str] = &valve
+				}
+				return true
+			})
+		case "verified":
+			rt.Verified = v.Str
+		case "finished":
+			rt.Finished = v.Bool()
+		case "ending":
+			rt.Ending = v.Str
+		case "reflect_limit":
+			rt.ReflectLimit = int(v.Int())
+		case "reflect_rounds":
+			rt.ReflectRounds = int(v.Int())
+		case "reflect_done":
+			rt.ReflectDone = v.Bool()
+		}
+		return true
+	})
+	return rt, true
+}
+
+// strOmit and boolOmit write a member unless it is empty (a tag's
+// omitempty).
+func strOmit(w *jsonobj.Writer, k, v string) {
+	if v != "" {
+		w.Str(k, v)
+	}
+}
+
+func boolOmit(w *jsonobj.Writer, k string, v bool) {
+	if v {
+		w.Bool(k, v)
+	}
+}
 
 // removeRuntime deletes the runtime files of session sessionID.
 func removeRuntime(dir, sessionID string) {

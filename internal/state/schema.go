@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/harness-agent/harness/internal/jsonobj"
 )
 
 // The task schema: one table of the members of a task object, in the order
@@ -248,4 +250,57 @@ func HandEditBreaks(before, after *Task) string {
 // grows reports whether cur is old with entries appended.
 func grows[E comparable](old, cur []E) bool {
 	return len(cur) >= len(old) && slices.Equal(old, cur[:len(old)])
+}
+
+// WriteTask writes every member of t through w as the tasks file holds it
+// (the nested objects as objects), its values as they are in memory: ""
+// as "", an unset timeout as 0, the harness's extensions always.
+// ReadTask reads them back. The hooks' summary keeps the next task so
+// (internal/statecache), without encoding/json's cost at a hook's start.
+func WriteTask(w *jsonobj.Writer, t *Task) {
+	for i := range taskSchema {
+		f := &taskSchema[i]
+		switch f.name {
+		case "validation.command":
+			w.Open("validation")
+			w.Str("command", t.Command)
+			w.Int("timeout_seconds", int64(t.TimeoutSeconds))
+			w.Close()
+			continue
+		case "validation.timeout_seconds":
+			continue
+		case "on_failure.cleanup":
+			w.Open("on_failure")
+			w.Str("cleanup", t.Cleanup)
+			w.Close()
+			continue
+		}
+		switch f.kind {
+		case kindText, kindNullable:
+			w.Str(f.name, *f.text(t))
+		case kindCount:
+			w.Int(f.name, int64(*f.count(t)))
+		case kindList, kindPaths:
+			w.Strs(f.name, *f.list(t))
+		case kindSteps:
+			w.Objects(f.name, len(t.Checkpoints), t.Checkpoints == nil, func(j int) {
+				c := &t.Checkpoints[j]
+				w.Int("step", int64(c.Step))
+				w.Int("total", int64(c.Total))
+				w.Str("description", c.Description)
+				w.Str("timestamp", c.Timestamp)
+			})
+		}
+	}
+}
+
+// ReadTask reads a task WriteTask wrote, with every check the parser makes
+// of a task in the tasks file.
+func ReadTask(v gjson.Result) (Task, error) {
+	p := parser{path: FileName}
+	t := p.task(v, 0)
+	if p.err != nil {
+		return Task{}, p.err
+	}
+	return t, nil
 }

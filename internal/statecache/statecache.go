@@ -13,7 +13,6 @@
 package statecache
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,43 +29,44 @@ const RuntimeDir = root.RuntimeDir
 
 // Brief names a task.
 type Brief struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
+	ID    string
+	Title string
 }
 
 // Claim is a task in progress.
 type Claim struct {
 	Brief
-	ClaimedBy      string   `json:"claimed_by,omitempty"`
-	LeaseExpiresAt string   `json:"lease_expires_at,omitempty"`
-	AllowedPaths   []string `json:"allowed_paths,omitempty"`
-	Command        string   `json:"command,omitempty"`
-	Worktree       string   `json:"worktree,omitempty"`
+	ClaimedBy      string
+	LeaseExpiresAt string
+	AllowedPaths   []string
+	Command        string
+	Worktree       string
 }
 
-// Summary is what the hot-path hooks need of a state.
+// Summary is what the hot-path hooks need of a state. Its file is written
+// and read by codec.go.
 type Summary struct {
-	Key             string         `json:"key"`
-	Concurrent      bool           `json:"concurrent"`
-	AllowedCommands []string       `json:"allowed_commands,omitempty"`
-	Config          state.Config   `json:"config"`
-	SessionCount    int            `json:"session_count"`
-	Stats           schedule.Stats `json:"stats"`
-	Next            *Brief         `json:"next,omitempty"`
-	Eligible        int            `json:"eligible"`
-	Why             string         `json:"why,omitempty"`
-	InProgress      []Claim        `json:"in_progress,omitempty"`
-	Fingerprint     string         `json:"fingerprint"`
+	Key             string
+	Concurrent      bool
+	AllowedCommands []string
+	Config          state.Config
+	SessionCount    int
+	Stats           schedule.Stats
+	Next            *Brief
+	Eligible        int
+	Why             string
+	InProgress      []Claim
+	Fingerprint     string
 	// DepsClean is set when dependency validation has nothing to mark (no
 	// cycle, no task blocked by one that failed for good): a session start
 	// then need not parse the tasks to validate them.
-	DepsClean bool `json:"deps_clean,omitempty"`
+	DepsClean bool
 	// NextTask is the task Next names, whole, so that a hook can describe
 	// it (attempts, last error) without parsing the tasks file.
-	NextTask *state.Task `json:"next_task,omitempty"`
+	NextTask *state.Task
 	// FromBackup is set when the tasks file is corrupt and this summary was
 	// read from harness-tasks.json.bak (such a summary is never cached).
-	FromBackup bool `json:"-"`
+	FromBackup bool
 }
 
 // Path returns the cache file of the state root dir.
@@ -127,10 +127,7 @@ func Store(st *state.State) {
 // user tidying up) does not reach it: the next hook then finds the
 // summary there instead of reading the tasks file again.
 func (s *Summary) write(dir string) {
-	data, err := json.Marshal(s)
-	if err != nil {
-		return
-	}
+	data := s.encode()
 	os.MkdirAll(filepath.Join(dir, RuntimeDir), 0o755)
 	replace(Path(dir), data, 0o644)
 	if copy := recordPath(dir); copy != "" {
@@ -300,11 +297,11 @@ func readAt(path, key string) *Summary {
 	if err != nil {
 		return nil
 	}
-	var s Summary
-	if json.Unmarshal(data, &s) != nil || s.Key != key {
+	s := decode(data)
+	if s == nil || s.Key != key {
 		return nil
 	}
-	return &s
+	return s
 }
 
 // follow keys s to the tasks file as it now is and caches it: s says what

@@ -40,7 +40,7 @@ func TestCacheFollowsTheFile(t *testing.T) {
 	require.NoError(t, err)
 	data, err := os.ReadFile(Path(dir))
 	require.NoError(t, err)
-	assert.Contains(t, string(data), `"Completed":1`, "the writer refreshed the cache")
+	assert.Contains(t, string(data), `"completed":1`, "the writer refreshed the cache")
 	s, err = Load(dir)
 	require.NoError(t, err)
 	assert.Nil(t, s.Next)

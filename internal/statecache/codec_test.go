@@ -1,0 +1,54 @@
+package statecache
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/jsonobj/filled"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+func TestSummaryFileRoundTrips(t *testing.T) {
+	// Every field set, each to its own value: a field the codec forgets
+	// (one added to the Summary, the Config or a Claim later) fails here.
+	s := filled.Fill(&Summary{})
+	s.NextTask.Status = state.Pending
+	s.FromBackup = false // never written: such a summary is not cached
+	assert.Equal(t, s, decode(s.encode()))
+
+	// The lists and pointers left empty, as a summary of a state with no
+	// next task and no claims has them.
+	bare := &Summary{Key: "k", Config: state.Config{AllowedCommands: []string{}}, Why: "all done"}
+	assert.Equal(t, bare, decode(bare.encode()))
+}
+
+func TestSummaryFileOfAnotherLayoutIsStale(t *testing.T) {
+	t.Setenv("HARNESS_LOCK_DIR", t.TempDir())
+	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(state.Path(dir), []byte(`{"tasks":[{"id":"a","title":"A","status":"pending"}]}`), 0o644))
+	s, err := Load(dir)
+	require.NoError(t, err)
+
+	// The file as an earlier harness wrote it (encoding/json's layout of
+	// the same struct), and damaged ones: none is served from the cache.
+	old, err := json.Marshal(s)
+	require.NoError(t, err)
+	for name, data := range map[string][]byte{
+		"encoding/json layout": old,
+		"not JSON":             []byte(`{"key":`),
+		"bad next task":        []byte(`{"key":"` + s.Key + `","format":2,"next_task":{"id":"a","status":"done"}}`),
+	} {
+		t.Run(name, func(t *testing.T) {
+			require.NoError(t, os.WriteFile(Path(dir), data, 0o644))
+			assert.Nil(t, Cached(dir))
+			again, err := Load(dir)
+			require.NoError(t, err)
+			assert.Equal(t, s, again, "made again from the tasks file")
+		})
+	}
+}
