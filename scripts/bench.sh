@@ -420,14 +420,17 @@ for st in s10 s1k s10k; do
 	# counter restored), with tasks pending: a block.
 	measure stop "tasks pending: block" "$(label $st)" "$(limit $st);≤1.5x" "$(hookcmd stop "$st" stop)" \
 		"cp $work/$st-runtime.json $runtime"
-	# PreToolUse: every run starts a fresh doom-loop window (identical
-	# calls would otherwise be counted as a loop and denied).
+	# PreToolUse: every run finds the doom-loop ring of a session in
+	# progress, twenty other calls (identical calls would otherwise be
+	# counted as a loop), and appends to it as every call does.
+	ring=$dir/.harness-runtime/calls-bench-session
+	for i in $(seq 1000 1019); do printf '%016x\n' "$i"; done >"$work/$st-ring"
 	for call in read:Read bash:"Bash go test ./..."; do
 		measure pre-tool-use "${call#*:}" "$(label $st)" "≤3;≤1.5x" "$(hookcmd pre-tool-use "$st" "${call%%:*}")" \
-			"rm -f $dir/.harness-runtime/calls-*"
+			"cp $work/$st-ring $ring"
 	done
 	measure pre-tool-use "Edit harness-tasks.json (deny)" "$(label $st)" "" "$(hookcmd pre-tool-use "$st" edit)" \
-		"rm -f $dir/.harness-runtime/calls-*"
+		"cp $work/$st-ring $ring"
 	# SessionStart writes the state: every run starts from the pristine
 	# state (no lock, no .harness-runtime, the log at its generated size):
 	# the record says the harness wrote the file and holds the summary's
