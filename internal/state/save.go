@@ -160,7 +160,7 @@ func (s *State) readBack(edited []byte, touched []int) error {
 	if !gjson.ValidBytes(edited) {
 		return fmt.Errorf("the edit produced invalid JSON")
 	}
-	doc := gjson.ParseBytes(edited)
+	doc := gjson.Parse(shared(edited)) // edited becomes s.raw, never changed
 	p := parser{path: Path(s.Dir)}
 	// One pass over the top level, as Parse reads it (a Get per member
 	// would scan past the task list each time).

@@ -120,14 +120,16 @@ func validationBroken(id string, _, _ *Task) string {
 // special, not nested) by the length of their names: plainField finds a
 // name by comparing it with the few of its length, faster than a map at
 // some 200,000 members in a 10,000-task state. Built on first use, so a
-// hook that reads no task does not pay for it at start.
-var plainFields = sync.OnceValue(func() (by [32][]int) {
+// hook that reads no task does not pay for it at start, and handed out by
+// pointer (by value, its 768 bytes were copied at every member read).
+var plainFields = sync.OnceValue(func() *[32][]int {
+	var by [32][]int
 	for i, f := range taskSchema {
 		if !f.special && !strings.Contains(f.name, ".") && len(f.name) < len(by) {
 			by[len(f.name)] = append(by[len(f.name)], i)
 		}
 	}
-	return by
+	return &by
 })
 
 // plainField returns the schema index of the plain member key.

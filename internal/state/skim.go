@@ -27,7 +27,7 @@ func Skim(raw []byte) (*State, error) {
 	if len(raw) == 0 {
 		return nil, &Corrupt{Path: FileName}
 	}
-	doc := unsafe.String(&raw[0], len(raw))
+	doc := shared(raw)
 	i := skipSpace(doc, 0)
 	p := parser{path: FileName}
 	s := &State{raw: raw}
@@ -423,3 +423,7 @@ func skipSpace(doc string, i int) int {
 	}
 	return i
 }
+
+// shared is raw as a string without a copy: for text the caller hands
+// over and never changes (Parse, Skim, a write's read-back).
+func shared(raw []byte) string { return unsafe.String(unsafe.SliceData(raw), len(raw)) }

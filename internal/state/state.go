@@ -219,6 +219,11 @@ var ErrNotFound = failure.New(failure.Config, "no %s here", FileName).
 	WithHint("run `harness init` in the project root")
 
 // Parse parses the text of a tasks file. path is used in error messages.
+//
+// The state keeps raw as the base of its edits, and its strings share
+// raw's memory (a copy of a 7 MB file costs a fresh process as much as
+// reading it, in page faults): the caller hands raw over and never
+// changes it.
 func Parse(raw []byte, path string) (*State, error) {
 	if jsondepth.Exceeds(raw, jsondepth.Max) {
 		return nil, &Corrupt{Path: path, Reason: fmt.Sprintf("nests deeper than %d levels", jsondepth.Max)}
@@ -226,7 +231,7 @@ func Parse(raw []byte, path string) (*State, error) {
 	if !gjson.ValidBytes(raw) {
 		return nil, &Corrupt{Path: path}
 	}
-	doc := gjson.ParseBytes(raw)
+	doc := gjson.Parse(shared(raw))
 	if !doc.IsObject() {
 		return nil, configErr(path, "", "the document must be a JSON object")
 	}

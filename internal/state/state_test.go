@@ -280,6 +280,20 @@ func BenchmarkLoad(b *testing.B) {
 	}
 }
 
+func BenchmarkSkim(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		raw := bigState(n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for i := 0; i < b.N; i++ {
+				if _, err := Skim(raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 func BenchmarkUpdate(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
