@@ -465,10 +465,17 @@ for st in s10 s1k s10k; do
 	# file is skimmed.
 	measure session-start "startup, no summary anywhere" "$(label $st)" "$(startLimit $st)" "$(hookcmd session-start "$st" start)" \
 		"sh $work/reset-$st.sh && rm -f $work/records-$st/*/summary.json"
-	# After another writer touched the tasks file (a hand edit, a git
-	# checkout): its text must be checked whole before it is used.
-	measure session-start "startup, file changed by another writer" "$(label $st)" "" "$(hookcmd session-start "$st" start)" \
+	# After the tasks file was touched (a new modification time, the same
+	# text: an editor saving what it opened, a checkout of the same
+	# commit): its bytes are compared with the record's copy, and the
+	# summary made for them serves.
+	measure session-start "startup, file touched (same text)" "$(label $st)" "$(startLimit $st)" "$(hookcmd session-start "$st" start)" \
 		"sh $work/reset-$st.sh && touch $dir/harness-tasks.json"
+	# After another writer changed the tasks file (a hand edit, a git
+	# checkout of other text; here a space appended): its text must be
+	# checked whole before it is used.
+	measure session-start "startup, file changed by another writer" "$(label $st)" "" "$(hookcmd session-start "$st" start)" \
+		"sh $work/reset-$st.sh && printf ' ' >>$dir/harness-tasks.json"
 	# Between tasks: the previous session ended cleanly, so the hooks'
 	# cache holds the summary of the file and nothing is in progress: the
 	# count is the one change, made without parsing the tasks.

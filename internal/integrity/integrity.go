@@ -28,6 +28,7 @@ import (
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
 )
 
 // Adopt judges a change to the tasks file that the guard allowed before it
@@ -193,7 +194,9 @@ func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
 	}
 	got, readErr := os.ReadFile(live)
 	if readErr == nil && bytes.Equal(got, want) {
-		record.Touch(dir, fi) // same bytes, new time: nothing was changed
+		// Same bytes, new stat: nothing was changed. The record's mark
+		// and the hooks' summary follow the file.
+		statecache.Retouched(dir, m, fi)
 		return
 	}
 	what := "was deleted"

@@ -13,9 +13,11 @@
 package statecache
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
@@ -157,8 +159,10 @@ func recordPath(dir string) string {
 }
 
 // known returns the summary of the tasks file as it is now when it costs
-// no full parse: the cached one, or one made from a skim of a file the
-// harness wrote (skimmed). nil otherwise.
+// no full parse: the cached one, the one of the same text under a new stat
+// (sameText), or one made from a skim of a file the harness wrote
+// (skimmed). nil otherwise. Its callers (the in-place edits) hold the
+// transaction lock.
 func known(dir string) *Summary {
 	key, err := statKey(state.Path(dir))
 	if err != nil {
@@ -167,7 +171,78 @@ func known(dir string) *Summary {
 	if s := cachedAt(dir, key); s != nil {
 		return s
 	}
+	if s := sameText(dir, key); s != nil {
+		return s
+	}
 	return skimmed(dir, key)
+}
+
+// sameText returns the summary of the tasks file when its stat moved since
+// the harness wrote it but its text did not (a touch, an editor saving what
+// it opened, a checkout of the same text): its bytes are the record's copy
+// of the file the harness last wrote, for which the cached summary was
+// made. The record's mark and the summary then follow the file (Retouched).
+// nil otherwise: another hand changed the text, or there is no record or
+// no summary of that file. The caller holds the transaction lock, as
+// internal/integrity does for the same repair at the other hooks' start.
+func sameText(dir, key string) *Summary {
+	m, ok := record.ReadMark(dir)
+	if !ok || m.Root != dir {
+		return nil
+	}
+	fi, err := os.Stat(state.Path(dir))
+	if err != nil || keyOf(fi) != key || fi.Size() != m.Size {
+		return nil
+	}
+	if ofMark(dir, m) == nil {
+		return nil // checked before the file is read
+	}
+	live, err := os.ReadFile(state.Path(dir))
+	if err != nil {
+		return nil
+	}
+	kept, err := os.ReadFile(filepath.Join(record.Dir(dir), record.TasksCopy))
+	if err != nil || !bytes.Equal(live, kept) {
+		return nil
+	}
+	return Retouched(dir, m, fi)
+}
+
+// Retouched follows a tasks file whose text is the record's copy of the
+// file the harness last wrote (mark m) but whose stat moved (fi): the
+// record's mark takes the file's new stat, and the summary made for the
+// file of mark m is keyed to it. It returns that summary, nil when there is
+// none. The caller has compared the bytes (internal/integrity does at the
+// other hooks' start; sameText at a session start).
+func Retouched(dir string, m record.Mark, fi os.FileInfo) *Summary {
+	record.Touch(dir, fi)
+	s := ofMark(dir, m)
+	if s == nil {
+		return nil
+	}
+	s.Key = keyOf(fi)
+	s.write(dir)
+	return s
+}
+
+// ofMark returns the cached summary when it was made for the tasks file
+// the record's mark m describes (same size and modification time; the
+// inode may differ), nil otherwise.
+func ofMark(dir string, m record.Mark) *Summary {
+	stat := fmt.Sprintf("%d:%d", m.Size, m.ModNs)
+	for _, path := range []string{Path(dir), recordPath(dir)} {
+		if path == "" {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		if s := decode(data); s != nil && (s.Key == stat || strings.HasSuffix(s.Key, ":"+stat)) {
+			return s
+		}
+	}
+	return nil
 }
 
 // skimmed makes and caches the summary of the tasks file without a full

@@ -4,10 +4,12 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -181,4 +183,67 @@ func FuzzSummaryFromSkim(f *testing.F) {
 		}
 		assert.Equal(t, Of(parsed), got, "%q", raw)
 	})
+}
+
+// TestSameTextUnderANewStat: a tasks file whose stat moved but whose bytes
+// are the ones the harness last wrote (a touch, a checkout of the same
+// text) is counted in place from the summary made for those bytes, with no
+// skim and no parse; the record's mark and the summary follow its new
+// stat. Bytes of the same length changed by another hand are not.
+func TestSameTextUnderANewStat(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(state.Path(dir), []byte(`{"tasks":[{"id":"a","title":"A","status":"pending"}]}`), 0o644))
+	_, err := Update(dir, func(st *state.State) error { st.SessionCount = 1; return nil })
+	require.NoError(t, err)
+	later := time.Now().Add(time.Hour)
+	require.NoError(t, os.Chtimes(state.Path(dir), later, later))
+	require.Nil(t, Cached(dir), "the summary's key is the old stat")
+
+	before := skims
+	sum, ok, err := CountSession(dir, func(*Summary) bool { return true })
+	require.NoError(t, err)
+	require.True(t, ok, "counted in place")
+	assert.Equal(t, 2, sum.SessionCount)
+	assert.Equal(t, before, skims, "not skimmed")
+	assert.Equal(t, sum, Cached(dir), "the summary follows the file")
+	m, ok := record.ReadMark(dir)
+	require.True(t, ok)
+	fi, err := os.Stat(state.Path(dir))
+	require.NoError(t, err)
+	assert.Equal(t, fi.ModTime().UnixNano(), m.ModNs, "the mark follows the file")
+
+	// Another hand's text, of the same length, under a new stat: not the
+	// harness's bytes, so the in-place count refuses it (the caller reads
+	// the file whole and checks it).
+	raw, err := os.ReadFile(state.Path(dir))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(state.Path(dir), []byte(strings.Replace(string(raw), `"A"`, `"B"`, 1)), 0o644))
+	require.NoError(t, os.Chtimes(state.Path(dir), later.Add(time.Hour), later.Add(time.Hour)))
+	_, ok, err = CountSession(dir, func(*Summary) bool { return true })
+	require.NoError(t, err)
+	assert.False(t, ok, "left to the full read")
+}
+
+// TestRetouchedKeysTheSummaryOfTheMark: the integrity check's repair of a
+// touched tasks file (same bytes) keys the summary to the file, so the
+// hooks that follow read it from the cache.
+func TestRetouchedKeysTheSummaryOfTheMark(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(state.Path(dir), []byte(`{"tasks":[{"id":"a","title":"A","status":"pending"}]}`), 0o644))
+	_, err := Update(dir, func(st *state.State) error { st.SessionCount = 1; return nil })
+	require.NoError(t, err)
+	m, ok := record.ReadMark(dir)
+	require.True(t, ok)
+	later := time.Now().Add(time.Hour)
+	require.NoError(t, os.Chtimes(state.Path(dir), later, later))
+	fi, err := os.Stat(state.Path(dir))
+	require.NoError(t, err)
+
+	s := Retouched(dir, m, fi)
+	require.NotNil(t, s)
+	assert.Equal(t, s, Cached(dir))
+	// A mark the summary was not made for gives none (the mark is still
+	// followed).
+	m.ModNs++
+	assert.Nil(t, Retouched(dir, m, fi))
 }
