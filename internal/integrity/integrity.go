@@ -188,15 +188,19 @@ func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
 	if statErr == nil && fi.Size() == m.Size && fi.ModTime().UnixNano() == m.ModNs {
 		return
 	}
+	if statErr == nil && fi.Size() == m.Size && record.SameTasks(dir) {
+		// Same bytes, new stat: nothing was changed. The record's mark
+		// and the hooks' summary follow the file.
+		statecache.Retouched(dir, m, fi)
+		return
+	}
 	want, err := os.ReadFile(filepath.Join(record.Dir(dir), record.TasksCopy))
 	if err != nil {
 		return
 	}
 	got, readErr := os.ReadFile(live)
 	if readErr == nil && bytes.Equal(got, want) {
-		// Same bytes, new stat: nothing was changed. The record's mark
-		// and the hooks' summary follow the file.
-		statecache.Retouched(dir, m, fi)
+		statecache.Retouched(dir, m, fi) // the same bytes, of another size than the mark says
 		return
 	}
 	what := "was deleted"

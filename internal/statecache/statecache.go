@@ -13,7 +13,6 @@
 package statecache
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -197,12 +196,7 @@ func sameText(dir, key string) *Summary {
 	if ofMark(dir, m) == nil {
 		return nil // checked before the file is read
 	}
-	live, err := os.ReadFile(state.Path(dir))
-	if err != nil {
-		return nil
-	}
-	kept, err := os.ReadFile(filepath.Join(record.Dir(dir), record.TasksCopy))
-	if err != nil || !bytes.Equal(live, kept) {
+	if !record.SameTasks(dir) {
 		return nil
 	}
 	return Retouched(dir, m, fi)
