@@ -20,9 +20,8 @@ import (
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/shortlived"
 	"github.com/harness-agent/harness/internal/state"
-	// Every state write by a verb refreshes the hooks' cached summary, so the
-	// next Stop or PreToolUse need not parse the state again.
 )
 
 // Exit codes.
@@ -79,6 +78,7 @@ func (c *command) usage() string { return strings.TrimSpace("harness " + c.name 
 
 // Main runs the harness command with args (without the program name).
 func Main(args []string) int {
+	shortlived.Tune()
 	cwd, _ := os.Getwd()
 	e := &Env{Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Cwd: cwd}
 	return e.Run(args)

@@ -20,6 +20,7 @@ import (
 	"github.com/harness-agent/harness/internal/jsondepth"
 	"github.com/harness-agent/harness/internal/jsonobj"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/shortlived"
 )
 
 // Events, as Claude Code names them in hook_event_name and hookEventName.
@@ -205,6 +206,7 @@ func Render(event string, d Decision, stdout, stderr io.Writer) int {
 // so a harness bug can never print garbage into Claude Code.
 func Main(event string, fn func(Payload) Decision) int {
 	start := time.Now()
+	shortlived.Tune()
 	p := Read(os.Stdin)
 	d := decide(fn, p)
 	code := Render(event, d, os.Stdout, os.Stderr)
