@@ -22,9 +22,9 @@ func (s *Summary) encode() []byte {
 	w.Str("key", s.Key)
 	w.Int("format", format)
 	w.Bool("concurrent", s.Concurrent)
-	if len(s.AllowedCommands) > 0 {
-		w.Strs("allowed_commands", s.AllowedCommands)
-	}
+	// nil (no policy) and empty (no program allowed) are not the same
+	// policy: both are kept, as the tasks file says them.
+	w.Strs("allowed_commands", s.AllowedCommands)
 	w.Open("config")
 	writeConfig(w, &s.Config)
 	w.Close()

@@ -26,6 +26,26 @@ func TestSummaryFileRoundTrips(t *testing.T) {
 	assert.Equal(t, bare, decode(bare.encode()))
 }
 
+// An empty allowed_commands is a policy that allows no program, not the
+// absence of one: the cached summary says what a fresh one says (the
+// layout before format 2 dropped the empty list, so a cached summary
+// turned the policy off).
+func TestSummaryKeepsAnEmptyCommandPolicy(t *testing.T) {
+	for _, doc := range []string{
+		`{"session_config": {"allowed_commands": []}, "tasks": [{"id": "a", "status": "pending"}]}`,
+		`{"session_config": {"allowed_commands": null}, "tasks": [{"id": "a", "status": "pending"}]}`,
+		`{"session_config": {"allowed_commands": ["go"]}, "tasks": [{"id": "a", "status": "pending"}]}`,
+	} {
+		st, err := state.Parse([]byte(doc), state.FileName)
+		require.NoError(t, err)
+		fresh := Of(st)
+		cached := decode(fresh.encode())
+		require.NotNil(t, cached)
+		assert.Equal(t, fresh.AllowedCommands, cached.AllowedCommands, doc)
+		assert.Equal(t, fresh.AllowedCommands == nil, cached.AllowedCommands == nil, doc)
+	}
+}
+
 func TestSummaryFileOfAnotherLayoutIsStale(t *testing.T) {
 	t.Setenv("HARNESS_LOCK_DIR", t.TempDir())
 	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
