@@ -353,6 +353,7 @@ state() {
 	echo "{$common,\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Read\",\"tool_input\":{\"file_path\":\"$dir/README.md\"},\"tool_use_id\":\"toolu_1\"}" >"$work/$name-read.json"
 	echo "{$common,\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"go test ./...\",\"description\":\"Run the tests\"},\"tool_use_id\":\"toolu_2\"}" >"$work/$name-bash.json"
 	echo "{$common,\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$dir/harness-tasks.json\",\"old_string\":\"\\\"status\\\": \\\"pending\\\"\",\"new_string\":\"\\\"status\\\": \\\"completed\\\"\",\"replace_all\":false},\"tool_use_id\":\"toolu_3\"}" >"$work/$name-edit.json"
+	echo "{$common,\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"go test ./...\",\"description\":\"Run the tests\"},\"tool_response\":{\"stdout\":\"ok\",\"stderr\":\"\",\"interrupted\":false},\"tool_use_id\":\"toolu_2\"}" >"$work/$name-post.json"
 	# reset: the state as generated, no session, no lock, no runtime files.
 	cat >"$work/reset-$name.sh" <<EOF
 cp -p "$work/pristine-$name/harness-tasks.json" "$dir/harness-tasks.json"
@@ -455,6 +456,9 @@ for st in s10 s1k s10k; do
 	done
 	measure pre-tool-use "Edit harness-tasks.json (deny)" "$(label $st)" "" "$(hookcmd pre-tool-use "$st" edit)" \
 		"cp $work/$st-ring $ring"
+	# PostToolUse: after every tool call, the integrity check of the
+	# harness files (nothing changed here). No target of its own; reported.
+	measure post-tool-use "Bash go test ./... (after it ran)" "$(label $st)" "" "$(hookcmd post-tool-use "$st" post)"
 	# SessionStart writes the state: every run starts from the pristine
 	# state (no lock, no .harness-runtime, the log at its generated size):
 	# the record says the harness wrote the file and holds the summary's

@@ -180,7 +180,8 @@ func known(dir string) *Summary {
 // the harness wrote it but its text did not (a touch, an editor saving what
 // it opened, a checkout of the same text): its bytes are the record's copy
 // of the file the harness last wrote, for which the cached summary was
-// made. The record's mark and the summary then follow the file (Retouched).
+// made. The record's mark then follows the file, and the caller's write
+// the summary (as Retouched does both for the integrity check).
 // nil otherwise: another hand changed the text, or there is no record or
 // no summary of that file. The caller holds the transaction lock, as
 // internal/integrity does for the same repair at the other hooks' start.
@@ -199,7 +200,10 @@ func sameText(dir, key string) *Summary {
 	if !record.SameTasks(dir) {
 		return nil
 	}
-	return Retouched(dir, m, fi)
+	// The caller's write keys and stores the summary (follow): only the
+	// mark is written here.
+	record.Touch(dir, fi)
+	return ofMark(dir, m)
 }
 
 // Retouched follows a tasks file whose text is the record's copy of the
