@@ -256,3 +256,43 @@ func Strs(v gjson.Result) []string {
 	})
 	return out
 }
+
+// sector is the unit a storage device writes whole.
+const sector = 512
+
+// InPlace reports whether the JSON text now may be written over was in
+// place: the two are of one length and differ in one run of bytes that
+// lies inside one 512-byte sector and holds no JSON structure in either
+// text (no quote, bracket, brace, colon, comma or backslash). Such a write
+// leaves whatever a crash or a reader catches half-way valid JSON of the
+// same shape: the changed members read as one value or the other, or, for
+// a moment, as a mix of their digits or letters. When it reports false
+// (the same text included), the caller replaces the file whole.
+func InPlace(was, now []byte) bool {
+	if len(was) != len(now) {
+		return false
+	}
+	i := 0
+	for i < len(was) && was[i] == now[i] {
+		i++
+	}
+	if i == len(was) {
+		return false
+	}
+	j := len(was)
+	for was[j-1] == now[j-1] {
+		j--
+	}
+	return i/sector == (j-1)/sector && !structural(was[i:j]) && !structural(now[i:j])
+}
+
+// structural reports whether b holds a byte that shapes JSON text.
+func structural(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case '"', '[', ']', '{', '}', ':', ',', '\\':
+			return true
+		}
+	}
+	return false
+}

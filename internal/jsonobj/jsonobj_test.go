@@ -120,3 +120,41 @@ func TestStrs(t *testing.T) {
 	assert.Nil(t, Strs(obj.Get("text")))
 	assert.Nil(t, Strs(obj.Get("missing")))
 }
+
+func TestInPlace(t *testing.T) {
+	long := strings.Repeat(" ", 600)
+	for _, tc := range []struct {
+		name, was, now string
+		ok             bool
+	}{
+		{"a digit", `{"blocks": 1, "f": "x"}`, `{"blocks": 2, "f": "x"}`, true},
+		{"letters in a string", `{"f": "abc=10"}`, `{"f": "abc=11"}`, true},
+		{"a run of digits", `{"a": 19}`, `{"a": 20}`, true},
+		{"past the first sector", `{"p": "` + long + `", "a": 1}`, `{"p": "` + long + `", "a": 2}`, true},
+		{"the same text", `{"a": 1}`, `{"a": 1}`, false},
+		{"another length", `{"a": 9}`, `{"a": 10}`, false},
+		{"a run across a comma", `{"a": 1, "b": 2}`, `{"a": 2, "b": 3}`, false},
+		{"a quote", `{"a": "x", "b": 1}`, `{"a": "xx""b": 1}`, false},
+		{"a backslash", `{"a": "xy"}`, `{"a": "x\"}`, false},
+		{"a run across sectors", `{"a": 1` + long + `2}`, `{"a": 3` + long + `4}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ok := InPlace([]byte(tc.was), []byte(tc.now))
+			require.Equal(t, tc.ok, ok)
+			if !ok {
+				return
+			}
+			// Any mix of the two texts is JSON of the same shape.
+			for _, keep := range []int{0, 1} {
+				mix := []byte(tc.was)
+				for k := range mix {
+					if k%2 == keep {
+						mix[k] = tc.now[k]
+					}
+				}
+				_, valid := Read(mix)
+				assert.True(t, valid, "%s", mix)
+			}
+		})
+	}
+}

@@ -238,3 +238,45 @@ func TestLinesFromCapsTheRead(t *testing.T) {
 	assert.LessOrEqual(t, len(lines)*1024, maxSessionRead)
 	assert.Equal(t, strings.TrimSuffix(line, "\n"), lines[0], "a line cut in half is dropped")
 }
+
+// TestRuntimeSavesACountInPlace: Stop's usual save, one count moved by one,
+// is written over the file (the same file, no rename); a change of shape
+// replaces the file; either reads back as saved.
+func TestRuntimeSavesACountInPlace(t *testing.T) {
+	dir := t.TempDir()
+	path := RuntimePath(dir, "s1")
+	rt := &Runtime{SessionID: "s1", Session: 1, LogOffset: 10, Stop: Valve{Blocks: 1, Fingerprint: "completed=1"}}
+	require.NoError(t, rt.save(dir))
+	first, err := os.Stat(path)
+	require.NoError(t, err)
+
+	rt = ReadRuntime(dir, "s1")
+	require.NotNil(t, rt)
+	rt.Stop.Blocks = 2
+	require.NoError(t, rt.save(dir))
+	inPlace, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.True(t, os.SameFile(first, inPlace), "written in place")
+	assert.Equal(t, rt, ReadRuntime(dir, "s1"))
+
+	rt.Stop.Blocks = 3 // the same Runtime saved again: from the text it wrote
+	require.NoError(t, rt.save(dir))
+	again, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.True(t, os.SameFile(first, again), "written in place")
+	assert.Equal(t, 3, ReadRuntime(dir, "s1").Stop.Blocks)
+
+	rt.Held = []string{"task-001"} // a new member: the file is replaced
+	require.NoError(t, rt.save(dir))
+	replaced, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.False(t, os.SameFile(first, replaced), "replaced")
+	assert.Equal(t, rt, ReadRuntime(dir, "s1"))
+
+	// A file changed by another writer since it was read is not patched.
+	stale := ReadRuntime(dir, "s1")
+	require.NoError(t, os.WriteFile(path, []byte(`{"session_id": "s1", "session": 7}`+"\n"), 0o644))
+	stale.Stop.Blocks = 4
+	require.NoError(t, stale.save(dir))
+	assert.Equal(t, stale, ReadRuntime(dir, "s1"))
+}
