@@ -440,9 +440,13 @@ for st in s10 s1k s10k; do
 	sh "$work/reset-$st.sh"
 	sh -c "$(hookcmd session-start "$st" start)"
 	[ -f "$runtime" ] || say "WARN session-start wrote no runtime file ($runtime)"
+	# One turn ended already (its stop blocked): the valve and the stuck
+	# count hold their first marks, as through most of a session.
+	sh -c "$(hookcmd stop "$st" stop)"
 	cp "$runtime" "$work/$st-runtime.json" 2>/dev/null || : >"$work/$st-runtime.json"
-	# Stop: every run is the first stop attempt of the turn (the valve's
-	# counter restored), with tasks pending: a block.
+	# Stop: every run is the next turn end, without progress (the
+	# session's runtime file restored: the valve never opens), with tasks
+	# pending: a block.
 	measure stop "tasks pending: block" "$(label $st)" "$(limit $st);≤1.5x" "$(hookcmd stop "$st" stop)" \
 		"cp $work/$st-runtime.json $runtime"
 	# PreToolUse: every run finds the doom-loop ring of a session in

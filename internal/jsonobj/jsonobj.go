@@ -261,38 +261,41 @@ func Strs(v gjson.Result) []string {
 const sector = 512
 
 // InPlace reports whether the JSON text now may be written over was in
-// place: the two are of one length and differ in one run of bytes that
-// lies inside one 512-byte sector and holds no JSON structure in either
-// text (no quote, bracket, brace, colon, comma or backslash). Such a write
-// leaves whatever a crash or a reader catches half-way valid JSON of the
-// same shape: the changed members read as one value or the other, or, for
-// a moment, as a mix of their digits or letters. When it reports false
-// (the same text included), the caller replaces the file whole.
+// place: the two are of one length, every byte that differs is one that
+// holds no JSON structure in either text (no quote, bracket, brace, colon,
+// comma, backslash or white space: they sit at the same places in both,
+// so every token begins and ends where it did), and the first
+// and last of them lie inside one 512-byte sector. Such a write leaves
+// whatever a crash or a reader catches half-way valid JSON of the same
+// shape: each changed member reads as one value or the other, or, for a
+// moment, as a mix of their digits or letters. When it reports false (the
+// same text included), the caller replaces the file whole.
 func InPlace(was, now []byte) bool {
 	if len(was) != len(now) {
 		return false
 	}
-	i := 0
-	for i < len(was) && was[i] == now[i] {
-		i++
+	first, last := -1, -1
+	for i := range was {
+		if was[i] == now[i] {
+			continue
+		}
+		if structural(was[i]) || structural(now[i]) {
+			return false
+		}
+		if first < 0 {
+			first = i
+		}
+		last = i
 	}
-	if i == len(was) {
-		return false
-	}
-	j := len(was)
-	for was[j-1] == now[j-1] {
-		j--
-	}
-	return i/sector == (j-1)/sector && !structural(was[i:j]) && !structural(now[i:j])
+	return first >= 0 && first/sector == last/sector
 }
 
-// structural reports whether b holds a byte that shapes JSON text.
-func structural(b []byte) bool {
-	for _, c := range b {
-		switch c {
-		case '"', '[', ']', '{', '}', ':', ',', '\\':
-			return true
-		}
+// structural reports whether c shapes JSON text: a quote, bracket, brace,
+// colon, comma, backslash or white space (which ends a number).
+func structural(c byte) bool {
+	switch c {
+	case '"', '[', ']', '{', '}', ':', ',', '\\', ' ', '\t', '\n', '\r':
+		return true
 	}
 	return false
 }
