@@ -124,9 +124,8 @@ func ReadRuntime(dir, sessionID string) *Runtime {
 // save writes rt atomically. Stop saves it at every turn end, usually
 // with its counts moved by one: such a change (jsonobj.InPlace: same
 // length, one sector, no JSON structure in the changed bytes) is written
-// over the
-// file as save last left it or ReadRuntime found it, which costs a few
-// microseconds where a new file renamed over the old costs about a
+// over the file as save last left it or ReadRuntime found it, which costs
+// a few microseconds where a new file renamed over the old costs about a
 // hundred on ext4; any other change replaces the file whole (temporary
 // file, rename).
 func (rt *Runtime) save(dir string) error {
