@@ -344,16 +344,16 @@ func isProgram(p shellscan.Program, base string) bool {
 // commandPolicy enforces session_config.allowed_commands when it is set.
 func (c *call) commandPolicy(rep shellscan.Report) (hook.Decision, bool) {
 	sum, err := c.summary()
-	if err != nil || sum.AllowedCommands == nil {
+	if err != nil || sum.Config.AllowedCommands == nil {
 		return hook.Decision{}, false
 	}
-	allowed := strings.Join(sum.AllowedCommands, ", ")
+	allowed := strings.Join(sum.Config.AllowedCommands, ", ")
 	if rep.ParseError != nil || rep.Incomplete {
 		return deny(ruleCommands, "the command cannot be fully parsed, so its programs cannot be checked against session_config.allowed_commands.",
 			"use plain commands from the allowed list: "+allowed+"."), true
 	}
 	ok := map[string]bool{}
-	for _, a := range sum.AllowedCommands {
+	for _, a := range sum.Config.AllowedCommands {
 		ok[a] = true
 	}
 	for _, p := range rep.Programs {

@@ -22,9 +22,6 @@ func (s *Summary) encode() []byte {
 	w.Str("key", s.Key)
 	w.Int("format", format)
 	w.Bool("concurrent", s.Concurrent)
-	// nil (no policy) and empty (no program allowed) are not the same
-	// policy: both are kept, as the tasks file says them.
-	w.Strs("allowed_commands", s.AllowedCommands)
 	w.Open("config")
 	writeConfig(w, &s.Config)
 	w.Close()
@@ -71,8 +68,6 @@ func decode(data []byte) *Summary {
 			s.Key = v.Str
 		case "concurrent":
 			s.Concurrent = v.Bool()
-		case "allowed_commands":
-			s.AllowedCommands = jsonobj.Strs(v)
 		case "config":
 			s.Config = readConfig(v)
 		case "session_count":
@@ -117,6 +112,8 @@ func writeConfig(w *jsonobj.Writer, c *state.Config) {
 	w.Int("max_sessions", int64(c.MaxSessions))
 	w.Bool("verify_on_stop", c.VerifyOnStop)
 	w.Int("max_reflect_iterations", int64(c.MaxReflectIterations))
+	// nil (no policy) and empty (no program allowed) are not the same
+	// policy: both are kept, as the tasks file says them.
 	w.Strs("allowed_commands", c.AllowedCommands)
 	w.Open("budget")
 	w.Int("job_minutes", int64(c.Budget.JobMinutes))

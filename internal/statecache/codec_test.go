@@ -28,8 +28,8 @@ func TestSummaryFileRoundTrips(t *testing.T) {
 
 // An empty allowed_commands is a policy that allows no program, not the
 // absence of one: the cached summary says what a fresh one says (the
-// layout before format 2 dropped the empty list, so a cached summary
-// turned the policy off).
+// summary once held the list twice and dropped an empty one from the copy
+// the guard read, so a cached summary turned the policy off).
 func TestSummaryKeepsAnEmptyCommandPolicy(t *testing.T) {
 	for _, doc := range []string{
 		`{"session_config": {"allowed_commands": []}, "tasks": [{"id": "a", "status": "pending"}]}`,
@@ -41,8 +41,8 @@ func TestSummaryKeepsAnEmptyCommandPolicy(t *testing.T) {
 		fresh := Of(st)
 		cached := decode(fresh.encode())
 		require.NotNil(t, cached)
-		assert.Equal(t, fresh.AllowedCommands, cached.AllowedCommands, doc)
-		assert.Equal(t, fresh.AllowedCommands == nil, cached.AllowedCommands == nil, doc)
+		assert.Equal(t, fresh.Config.AllowedCommands, cached.Config.AllowedCommands, doc)
+		assert.Equal(t, fresh.Config.AllowedCommands == nil, cached.Config.AllowedCommands == nil, doc)
 	}
 }
 

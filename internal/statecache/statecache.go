@@ -47,17 +47,16 @@ type Claim struct {
 // Summary is what the hot-path hooks need of a state. Its file is written
 // and read by codec.go.
 type Summary struct {
-	Key             string
-	Concurrent      bool
-	AllowedCommands []string
-	Config          state.Config
-	SessionCount    int
-	Stats           schedule.Stats
-	Next            *Brief
-	Eligible        int
-	Why             string
-	InProgress      []Claim
-	Fingerprint     string
+	Key          string
+	Concurrent   bool
+	Config       state.Config
+	SessionCount int
+	Stats        schedule.Stats
+	Next         *Brief
+	Eligible     int
+	Why          string
+	InProgress   []Claim
+	Fingerprint  string
 	// DepsClean is set when dependency validation has nothing to mark (no
 	// cycle, no task blocked by one that failed for good): a session start
 	// then need not parse the tasks to validate them.
@@ -304,7 +303,7 @@ func fromSkim(raw []byte) (*Summary, error) {
 // Of computes the summary of a parsed state.
 func Of(st *state.State) *Summary {
 	s := &Summary{
-		Concurrent: st.Concurrent(), AllowedCommands: st.Config.AllowedCommands, Config: st.Config,
+		Concurrent: st.Concurrent(), Config: st.Config,
 		SessionCount: st.SessionCount, Stats: schedule.Count(st.Tasks),
 	}
 	cands := schedule.Candidates(st.Tasks)
