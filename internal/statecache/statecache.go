@@ -193,24 +193,22 @@ func sameText(dir, key string) *Summary {
 	if err != nil || keyOf(fi) != key || fi.Size() != m.Size {
 		return nil
 	}
-	if ofMark(dir, m) == nil {
-		return nil // checked before the file is read
-	}
-	if !record.SameTasks(dir) {
+	s := ofMark(dir, m) // before the file is read: no summary, no use
+	if s == nil || !record.SameTasks(dir) {
 		return nil
 	}
 	// The caller's write keys and stores the summary (follow): only the
 	// mark is written here.
 	record.Touch(dir, fi)
-	return ofMark(dir, m)
+	return s
 }
 
 // Retouched follows a tasks file whose text is the record's copy of the
 // file the harness last wrote (mark m) but whose stat moved (fi): the
 // record's mark takes the file's new stat, and the summary made for the
 // file of mark m is keyed to it. It returns that summary, nil when there is
-// none. The caller has compared the bytes (internal/integrity does at the
-// other hooks' start; sameText at a session start).
+// none. The caller has compared the bytes (record.SameTasks), as
+// internal/integrity does at the other hooks' start.
 func Retouched(dir string, m record.Mark, fi os.FileInfo) *Summary {
 	record.Touch(dir, fi)
 	s := ofMark(dir, m)
@@ -227,19 +225,7 @@ func Retouched(dir string, m record.Mark, fi os.FileInfo) *Summary {
 // inode may differ), nil otherwise.
 func ofMark(dir string, m record.Mark) *Summary {
 	stat := fmt.Sprintf("%d:%d", m.Size, m.ModNs)
-	for _, path := range []string{Path(dir), recordPath(dir)} {
-		if path == "" {
-			continue
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		if s := decode(data); s != nil && (s.Key == stat || strings.HasSuffix(s.Key, ":"+stat)) {
-			return s
-		}
-	}
-	return nil
+	return cached(dir, func(key string) bool { return key == stat || strings.HasSuffix(key, ":"+stat) })
 }
 
 // skimmed makes and caches the summary of the tasks file without a full
@@ -345,14 +331,20 @@ func Cached(dir string) *Summary {
 // cachedAt returns the cached summary when it was made for the version of
 // the tasks file that key identifies, nil otherwise.
 func cachedAt(dir, key string) *Summary {
-	if s := readAt(Path(dir), key); s != nil {
+	return cached(dir, func(made string) bool { return made == key })
+}
+
+// cached returns the cached summary whose key fits, from the runtime
+// copy or else the record's, nil when neither does.
+func cached(dir string, fits func(key string) bool) *Summary {
+	if s := readAt(Path(dir), fits); s != nil {
 		return s
 	}
 	copy := recordPath(dir)
 	if copy == "" {
 		return nil
 	}
-	s := readAt(copy, key)
+	s := readAt(copy, fits)
 	if s != nil {
 		// .harness-runtime was removed: the record's copy puts it back.
 		if data, err := os.ReadFile(copy); err == nil && os.MkdirAll(filepath.Join(dir, RuntimeDir), 0o755) == nil {
@@ -362,15 +354,15 @@ func cachedAt(dir, key string) *Summary {
 	return s
 }
 
-// readAt reads the summary cached at path when it was made for the
-// version of the tasks file key identifies, nil otherwise.
-func readAt(path, key string) *Summary {
+// readAt reads the summary cached at path when its key fits, nil
+// otherwise.
+func readAt(path string, fits func(key string) bool) *Summary {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
 	s := decode(data)
-	if s == nil || s.Key != key {
+	if s == nil || !fits(s.Key) {
 		return nil
 	}
 	return s
