@@ -188,7 +188,7 @@ func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
 	if statErr == nil && fi.Size() == m.Size && fi.ModTime().UnixNano() == m.ModNs {
 		return
 	}
-	if statErr == nil && fi.Size() == m.Size && record.SameTasks(dir) {
+	if statErr == nil && record.SameTasks(dir) {
 		// Same bytes, new stat: nothing was changed. The record's mark
 		// and the hooks' summary follow the file.
 		statecache.Retouched(dir, m, fi)
@@ -199,10 +199,6 @@ func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
 		return
 	}
 	got, readErr := os.ReadFile(live)
-	if readErr == nil && bytes.Equal(got, want) {
-		statecache.Retouched(dir, m, fi) // the same bytes, of another size than the mark says
-		return
-	}
 	what := "was deleted"
 	if readErr == nil {
 		what = "was changed"
