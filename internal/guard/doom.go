@@ -40,7 +40,7 @@ func (c *call) doomLoop() (hook.Decision, bool) {
 	ring := readRing(path)
 	fp := fingerprint(c.tool, c.p.Get("tool_input"))
 	var add []string
-	if isEdit(c.tool) && !contains(ring[max(len(ring)-loopWindow, 0):], fp) {
+	if isEdit(c.tool) && !contains(ring, fp) {
 		add = append(add, resetMark)
 	}
 	add = append(add, fp)
@@ -180,8 +180,8 @@ const (
 	ringCompactAt = 32 << 10
 )
 
-// readRing returns the last lines of the ring at path (at least the last
-// loopWindow), nil when there is none.
+// readRing returns the window of the ring at path (its last loopWindow
+// lines), nil when there is none.
 func readRing(path string) []string {
 	f, err := os.Open(path)
 	if err != nil {
@@ -202,7 +202,8 @@ func readRing(path string) []string {
 			buf = buf[i+1:]
 		}
 	}
-	return strings.Fields(string(buf))
+	ring := strings.Fields(string(buf))
+	return ring[max(len(ring)-loopWindow, 0):]
 }
 
 // saveRing appends the lines add to the ring at path; ring is the window
