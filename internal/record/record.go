@@ -294,13 +294,12 @@ func sameBytes(a, b string) bool {
 		if n != m || !bytes.Equal(x[:n], y[:m]) {
 			return false
 		}
-		endA := errA == io.EOF || errA == io.ErrUnexpectedEOF
-		endB := errB == io.EOF || errB == io.ErrUnexpectedEOF
-		switch {
-		case endA && endB:
-			return true
-		case endA != endB, errA != nil && !endA, errB != nil && !endB:
-			return false
+		if errA != nil || errB != nil {
+			// Both ended here (a short piece or none), or a read failed.
+			return ended(errA) && ended(errB)
 		}
 	}
 }
+
+// ended reports whether err is io.ReadFull's word for the end of a file.
+func ended(err error) bool { return err == io.EOF || err == io.ErrUnexpectedEOF }
