@@ -206,10 +206,15 @@ func (c *capture) Write(p []byte) (int, error) {
 }
 
 // tail returns the last TailBytes, starting at a line boundary when cut.
+// The output was cut when it is longer than what is returned; the ring
+// alone can be exactly TailBytes long after Write trimmed it, cut
+// mid-line.
 func (c *capture) tail() string {
 	t := c.ring
 	if len(t) > TailBytes {
 		t = t[len(t)-TailBytes:]
+	}
+	if int64(len(t)) < c.total {
 		if i := strings.IndexByte(string(t), '\n'); i >= 0 && i+1 < len(t) {
 			t = t[i+1:]
 		}

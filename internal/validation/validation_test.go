@@ -4,6 +4,7 @@ package validation
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -147,4 +148,23 @@ func TestEnvSeconds(t *testing.T) {
 		t.Setenv("HARNESS_TEST_LIMIT", v)
 		assert.Equal(t, want, EnvSeconds("HARNESS_TEST_LIMIT", 7*time.Second), "%q", v)
 	}
+}
+
+// TestTailStartsAtALineAfterTrimming: Write trims the ring to exactly
+// TailBytes, which may begin mid-line; with nothing written after, the
+// tail must still start at a line (this failed about one run in twenty
+// of TestOutputIsBounded, by how the pipe cut the output).
+func TestTailStartsAtALineAfterTrimming(t *testing.T) {
+	var out strings.Builder
+	for i := 0; out.Len() <= 2*TailBytes; i++ {
+		fmt.Fprintf(&out, "line %d\n", i)
+	}
+	text := out.String()
+	require.NotEqual(t, byte('\n'), text[len(text)-TailBytes-1], "the kept bytes begin mid-line")
+	var c capture
+	c.Write([]byte(text))
+	require.Len(t, c.ring, TailBytes, "trimmed by Write")
+	tail := c.tail()
+	assert.True(t, strings.HasPrefix(tail, "line "), "%q", tail[:20])
+	assert.True(t, strings.HasSuffix(text, tail))
 }
