@@ -79,8 +79,13 @@ func runPause(e *Env, c *command, args []string) int {
 		fmt.Fprintf(e.Stdout, "harness: already paused (since %s); `harness resume` continues\n", pausedSince(path))
 		return ExitOK
 	}
+	at := e.Now().UTC().Format("2006-01-02T15:04:05Z")
+	// The record first: the hooks decide on it, and a pause file it does
+	// not hold is put back as a forgery.
+	record.SetPaused(dir, at)
 	os.MkdirAll(filepath.Dir(path), 0o755)
-	if err := os.WriteFile(path, []byte(e.Now().UTC().Format("2006-01-02T15:04:05Z")+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(at+"\n"), 0o644); err != nil {
+		record.SetPaused(dir, "")
 		return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", path, err))
 	}
 	progress.Append(dir, progress.Entry{Time: e.Now(), Session: progress.LastSession(dir), Type: progress.Init, Message: "Run paused by the user"})
@@ -113,8 +118,9 @@ func runResume(e *Env, c *command, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	if root.Paused(dir) {
-		if err := os.Remove(filepath.Join(dir, root.PausedFile)); err != nil {
+	if m, _ := record.ReadMark(dir); root.Paused(dir) || m.Paused != "" {
+		record.SetPaused(dir, "")
+		if err := os.Remove(filepath.Join(dir, root.PausedFile)); err != nil && !os.IsNotExist(err) {
 			return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot end the pause: %v", err))
 		}
 		progress.Append(dir, progress.Entry{Time: e.Now(), Session: progress.LastSession(dir), Type: progress.Init, Message: "Run resumed by the user"})
@@ -215,6 +221,7 @@ func runCancel(e *Env, c *command, args []string) int {
 	// may put the marker back.
 	record.SetActive(dir, false)
 	os.Remove(filepath.Join(dir, root.ActiveMarker))
+	record.SetPaused(dir, "")
 	os.Remove(filepath.Join(dir, root.PausedFile))
 	os.RemoveAll(lock.SessionPath(dir))
 	msg := "Run cancelled by the user"

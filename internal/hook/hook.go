@@ -19,6 +19,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/jsondepth"
 	"github.com/harness-agent/harness/internal/jsonobj"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/shortlived"
 )
@@ -207,6 +208,7 @@ func Render(event string, d Decision, stdout, stderr io.Writer) int {
 func Main(event string, fn func(Payload) Decision) int {
 	start := time.Now()
 	shortlived.Tune()
+	record.Trust()
 	p := Read(os.Stdin)
 	d := decide(fn, p)
 	code := Render(event, d, os.Stdout, os.Stderr)

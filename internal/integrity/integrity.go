@@ -47,6 +47,9 @@ type Repair struct {
 type Result struct {
 	Repairs []Repair
 	Adopted bool // a hand edit of the tasks file was adopted
+	// SwitchedOff: the marker was removed outside the live session (a
+	// person, between sessions), and the record now has the harness off.
+	SwitchedOff bool
 }
 
 // Files names the files put back and what happened to them, in one line.
@@ -106,8 +109,13 @@ func Check(dir, by string, adopt Adopt) Result {
 	var res Result
 	res.tasks(dir, m, by, adopt)
 	res.marker(dir, m)
+	res.pause(dir, m)
 	res.initScript(dir, m)
 	res.log(dir)
+	if res.SwitchedOff {
+		progress.Append(dir, progress.Entry{Session: progress.LastSession(dir), Type: progress.Init,
+			Message: "Harness switched off: .harness-active was removed outside a running session"})
+	}
 	if res.Tampered() {
 		var entries []progress.Entry
 		n := progress.LastSession(dir)
@@ -128,15 +136,21 @@ func Check(dir, by string, adopt Adopt) Result {
 // harness's own lines.
 func clean(dir string, m record.Mark) bool {
 	fi, err := os.Stat(state.Path(dir))
-	if err != nil || fi.Size() != m.Size || fi.ModTime().UnixNano() != m.ModNs {
+	if err != nil || record.StampOf(fi) != m.Tasks() {
 		return false
 	}
 	if m.Active && !root.Active(dir) {
 		return false
 	}
+	if record.Trusted() && m.Active && hookSession() != "" && !m.SawMarker(hookSession()) {
+		return false // this session's first look at the marker: record it
+	}
+	if root.Paused(dir) != (m.Paused != "") {
+		return false
+	}
 	if m.Init {
 		fi, err := os.Stat(filepath.Join(dir, record.InitCopy))
-		if err != nil || fi.Size() != m.InitSize || fi.ModTime().UnixNano() != m.InitModNs {
+		if err != nil || record.StampOf(fi) != m.InitStamp() {
 			return false
 		}
 	}
@@ -185,7 +199,7 @@ func logWhole(dir string) bool {
 func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
 	live := state.Path(dir)
 	fi, statErr := os.Stat(live)
-	if statErr == nil && fi.Size() == m.Size && fi.ModTime().UnixNano() == m.ModNs {
+	if statErr == nil && record.StampOf(fi) == m.Tasks() {
 		return
 	}
 	if statErr == nil && record.SameTasks(dir) {
@@ -219,8 +233,29 @@ func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
 	r.Repairs = append(r.Repairs, Repair{File: state.FileName, What: what, Kept: kept})
 }
 
+// marker follows the protocol: without .harness-active the harness does
+// nothing, and a person switches it off by removing the marker between
+// sessions. A removal is put back only when it is a live session's own
+// doing: a hook of this session saw the marker in place before (the
+// record's Sessions). Only a hook, trusted code the agent cannot run in
+// its stead, decides that a removal was a person's; a verb leaves a
+// missing marker it cannot attribute to the next hook.
 func (r *Result) marker(dir string, m record.Mark) {
-	if !m.Active || root.Active(dir) {
+	if !m.Active {
+		return
+	}
+	sid := hookSession()
+	if root.Active(dir) {
+		if sid != "" && record.Trusted() {
+			record.SetSession(dir, sid)
+		}
+		return
+	}
+	if sid == "" || !m.SawMarker(sid) {
+		if record.Trusted() {
+			record.SetActive(dir, false)
+			r.SwitchedOff = true
+		}
 		return
 	}
 	if os.WriteFile(filepath.Join(dir, root.ActiveMarker), nil, 0o644) == nil {
@@ -235,13 +270,34 @@ func (r *Result) marker(dir string, m record.Mark) {
 // SessionStart runs it outside every guard, so a change made during a
 // session would run unseen at the next one. The user changes it between
 // sessions (the next session start records it).
+// pause holds the runtime directory's pause file to the record: a pause
+// only a person makes (`harness pause`, which records it), so a pause file
+// the record does not know is removed, and a recorded pause whose file was
+// removed (`git clean -fdx`) is put back.
+func (r *Result) pause(dir string, m record.Mark) {
+	path := filepath.Join(dir, root.PausedFile)
+	switch paused := root.Paused(dir); {
+	case paused && m.Paused == "":
+		data, _ := os.ReadFile(path)
+		kept := keep(dir, "paused", data, true)
+		if os.Remove(path) == nil {
+			r.Repairs = append(r.Repairs, Repair{File: root.PausedFile, What: "was written outside `harness pause` (a pause is a person's decision)", Kept: kept})
+		}
+	case !paused && m.Paused != "":
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if os.WriteFile(path, []byte(m.Paused+"\n"), 0o644) == nil {
+			r.Repairs = append(r.Repairs, Repair{File: root.PausedFile, What: "was removed while the run is paused (`harness resume` ends a pause)"})
+		}
+	}
+}
+
 func (r *Result) initScript(dir string, m record.Mark) {
 	if !m.Init {
 		return
 	}
 	live := filepath.Join(dir, record.InitCopy)
 	fi, statErr := os.Stat(live)
-	if statErr == nil && fi.Size() == m.InitSize && fi.ModTime().UnixNano() == m.InitModNs {
+	if statErr == nil && record.StampOf(fi) == m.InitStamp() {
 		return
 	}
 	want, err := os.ReadFile(filepath.Join(record.Dir(dir), record.InitCopy))
@@ -354,6 +410,10 @@ func Settle(dir string) Result {
 		return ""
 	})
 }
+
+// hookSession is the Claude Code session this process runs in, "" outside
+// one.
+func hookSession() string { return os.Getenv("CLAUDE_CODE_SESSION_ID") }
 
 // InSession reports whether the process runs inside a Claude Code session
 // (an agent's Bash tool, or a hook): Claude Code sets CLAUDE_CODE_SESSION_ID

@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/digest"
@@ -34,6 +35,19 @@ const (
 	InitCopy  = "harness-init.sh" // the script as a session started with it
 	markName  = "mark.json"
 )
+
+// trusted is set in the hooks' processes: see Trust.
+var trusted bool
+
+// Trust marks this process as a hook: code Claude Code starts on its
+// events, which the agent's tools do not run in its stead. Only a hook
+// records what the hooks alone may decide (which session last saw the
+// marker, that a missing marker was a person's switching the harness
+// off); internal/hook calls it first thing.
+func Trust() { trusted = true }
+
+// Trusted reports whether this process is a hook (Trust).
+func Trusted() bool { return trusted }
 
 // Dir returns the record directory of the state root root (an absolute,
 // symlink-free path, as root.Find returns it). "" when no state directory
@@ -57,15 +71,59 @@ func Dir(root string) string {
 
 // Mark is what the record knows of the live files.
 type Mark struct {
-	Root   string `json:"root"`
-	Size   int64  `json:"size"`     // of harness-tasks.json right after the harness wrote it
-	ModNs  int64  `json:"mtime_ns"` // its modification time then
-	Active bool   `json:"active"`   // whether the harness left .harness-active in place
-	// The mark of harness-init.sh as a session started with it (or `harness
-	// init` wrote it); Init is false when there was none.
-	Init      bool  `json:"init,omitempty"`
-	InitSize  int64 `json:"init_size,omitempty"`
-	InitModNs int64 `json:"init_mtime_ns,omitempty"`
+	Root string `json:"root"`
+	// The stamp of harness-tasks.json right after the harness wrote it:
+	// size, modification time, inode and status-change time. No
+	// unprivileged process can set a status-change time back, so a
+	// same-size rewrite with its modification time put back still moves
+	// the stamp (and the file is then compared with the record's copy).
+	Size    int64 `json:"size"`
+	ModNs   int64 `json:"mtime_ns"`
+	Ino     int64 `json:"ino,omitempty"`
+	CtimeNs int64 `json:"ctime_ns,omitempty"`
+	Active  bool  `json:"active"` // whether the harness left .harness-active in place
+	// The stamp of harness-init.sh as a session started with it (or
+	// `harness init` wrote it); Init is false when there was none.
+	Init        bool  `json:"init,omitempty"`
+	InitSize    int64 `json:"init_size,omitempty"`
+	InitModNs   int64 `json:"init_mtime_ns,omitempty"`
+	InitIno     int64 `json:"init_ino,omitempty"`
+	InitCtimeNs int64 `json:"init_ctime_ns,omitempty"`
+	// Sessions are the Claude Code sessions (the latest few) whose hooks
+	// saw the marker in place: a marker that disappears while one of them
+	// runs was removed by it and is put back; one gone at the hook of a
+	// session not among them was removed by a person between sessions,
+	// which switches the harness off. Several sessions may work at once
+	// (concurrent mode), hence a list.
+	Sessions []string `json:"sessions,omitempty"`
+	// Paused is when a person paused the run (`harness pause`), "" when it
+	// is not paused: the hooks decide on this, not on the runtime
+	// directory's pause file, which only mirrors it.
+	Paused string `json:"paused,omitempty"`
+}
+
+// Stamp is what a stat says of a file, as the mark keeps it.
+type Stamp struct{ Size, ModNs, Ino, CtimeNs int64 }
+
+// StampOf is fi's stamp. The inode and status-change time are zero where
+// the platform has none (Windows).
+func StampOf(fi os.FileInfo) Stamp {
+	ino, ctime := sysStamp(fi)
+	return Stamp{Size: fi.Size(), ModNs: fi.ModTime().UnixNano(), Ino: ino, CtimeNs: ctime}
+}
+
+// Tasks is the stamp the tasks file had when the harness last wrote it.
+func (m Mark) Tasks() Stamp { return Stamp{m.Size, m.ModNs, m.Ino, m.CtimeNs} }
+
+// InitStamp is the stamp harness-init.sh had when it was recorded.
+func (m Mark) InitStamp() Stamp { return Stamp{m.InitSize, m.InitModNs, m.InitIno, m.InitCtimeNs} }
+
+func (m *Mark) setTasks(s Stamp) {
+	m.Size, m.ModNs, m.Ino, m.CtimeNs = s.Size, s.ModNs, s.Ino, s.CtimeNs
+}
+
+func (m *Mark) setInit(s Stamp) {
+	m.InitSize, m.InitModNs, m.InitIno, m.InitCtimeNs = s.Size, s.ModNs, s.Ino, s.CtimeNs
 }
 
 // ReadMark returns the record's mark for root; ok is false when there is
@@ -93,6 +151,12 @@ func (m Mark) encode() []byte {
 	w.Str("root", m.Root)
 	w.Int("size", m.Size)
 	w.Int("mtime_ns", m.ModNs)
+	if m.Ino != 0 {
+		w.Int("ino", m.Ino)
+	}
+	if m.CtimeNs != 0 {
+		w.Int("ctime_ns", m.CtimeNs)
+	}
 	w.Bool("active", m.Active)
 	if m.Init {
 		w.Bool("init", true)
@@ -102,6 +166,18 @@ func (m Mark) encode() []byte {
 	}
 	if m.InitModNs != 0 {
 		w.Int("init_mtime_ns", m.InitModNs)
+	}
+	if m.InitIno != 0 {
+		w.Int("init_ino", m.InitIno)
+	}
+	if m.InitCtimeNs != 0 {
+		w.Int("init_ctime_ns", m.InitCtimeNs)
+	}
+	if len(m.Sessions) > 0 {
+		w.Strs("sessions", m.Sessions)
+	}
+	if m.Paused != "" {
+		w.Str("paused", m.Paused)
 	}
 	return w.Bytes()
 }
@@ -113,8 +189,11 @@ func decodeMark(data []byte) (m Mark, ok bool) {
 		return Mark{}, false
 	}
 	return Mark{Root: obj.Get("root").Str, Size: obj.Get("size").Int(), ModNs: obj.Get("mtime_ns").Int(),
+		Ino: obj.Get("ino").Int(), CtimeNs: obj.Get("ctime_ns").Int(),
 		Active: obj.Get("active").Bool(), Init: obj.Get("init").Bool(), InitSize: obj.Get("init_size").Int(),
-		InitModNs: obj.Get("init_mtime_ns").Int()}, true
+		InitModNs: obj.Get("init_mtime_ns").Int(), InitIno: obj.Get("init_ino").Int(),
+		InitCtimeNs: obj.Get("init_ctime_ns").Int(), Sessions: jsonobj.Strs(obj.Get("sessions")),
+		Paused: obj.Get("paused").Str}, true
 }
 
 // SaveTasks records data as the tasks file the harness has just written
@@ -141,7 +220,16 @@ func SaveTasks(root string, data []byte, active bool) error {
 	if err := replace(filepath.Join(dir, TasksCopy), data); err != nil {
 		return err
 	}
-	return writeMark(dir, Mark{Root: root, Size: fi.Size(), ModNs: fi.ModTime().UnixNano(), Active: active})
+	// What the mark says of the other files (harness-init.sh, the
+	// marker's session, the pause) is kept: a save of the tasks file
+	// changes none of them.
+	m, ok := ReadMark(root)
+	if !ok || m.Root != root {
+		m = Mark{Root: root}
+	}
+	m.setTasks(StampOf(fi))
+	m.Active = active
+	return writeMark(dir, m)
 }
 
 // PatchTasks records the patch of the tasks file the harness has just made
@@ -152,7 +240,7 @@ func SaveTasks(root string, data []byte, active bool) error {
 // whether it did; when not, the caller records the file whole (SaveTasks).
 func PatchTasks(root string, before os.FileInfo, at int64, old, nv []byte, active bool) bool {
 	m, ok := ReadMark(root)
-	if !ok || m.Size != before.Size() || m.ModNs != before.ModTime().UnixNano() {
+	if !ok || m.Tasks() != StampOf(before) {
 		return false
 	}
 	dir := Dir(root)
@@ -163,7 +251,8 @@ func PatchTasks(root string, before os.FileInfo, at int64, old, nv []byte, activ
 	if err != nil {
 		return false
 	}
-	m.Size, m.ModNs, m.Active = fi.Size(), fi.ModTime().UnixNano(), active
+	m.setTasks(StampOf(fi))
+	m.Active = active
 	return writeMark(dir, m) == nil
 }
 
@@ -181,18 +270,20 @@ func SaveInit(root string) {
 	data, rerr := os.ReadFile(path)
 	if err != nil || rerr != nil || !fi.Mode().IsRegular() {
 		if m.Init {
-			m.Init, m.InitSize, m.InitModNs = false, 0, 0
+			m.Init = false
+			m.setInit(Stamp{})
 			writeMark(dir, m)
 		}
 		return
 	}
-	if m.Init && m.InitSize == fi.Size() && m.InitModNs == fi.ModTime().UnixNano() {
+	if m.Init && m.InitStamp() == StampOf(fi) {
 		return
 	}
 	if replace(filepath.Join(dir, InitCopy), data) != nil {
 		return
 	}
-	m.Init, m.InitSize, m.InitModNs = true, fi.Size(), fi.ModTime().UnixNano()
+	m.Init = true
+	m.setInit(StampOf(fi))
 	writeMark(dir, m)
 }
 
@@ -203,8 +294,43 @@ func TouchInit(root string, fi os.FileInfo) {
 	if !ok {
 		return
 	}
-	m.InitSize, m.InitModNs = fi.Size(), fi.ModTime().UnixNano()
+	m.setInit(StampOf(fi))
 	writeMark(Dir(root), m)
+}
+
+// maxSessions bounds the sessions the mark remembers.
+const maxSessions = 8
+
+// SawMarker reports whether a hook of session saw the marker in place.
+func (m Mark) SawMarker(session string) bool { return slices.Contains(m.Sessions, session) }
+
+// SetSession records session as one whose hook saw the marker in place.
+// Only a hook calls it: the hooks are the one judge of whether a missing
+// marker was a live session's doing.
+func SetSession(root, session string) {
+	m, ok := ReadMark(root)
+	if !ok || m.SawMarker(session) {
+		return
+	}
+	m.Sessions = append(m.Sessions, session)
+	if len(m.Sessions) > maxSessions {
+		m.Sessions = m.Sessions[len(m.Sessions)-maxSessions:]
+	}
+	writeMark(Dir(root), m)
+}
+
+// SetPaused records a person's pause (at, a timestamp) or its end ("").
+// It reports whether the record holds it (false without a record).
+func SetPaused(root, at string) bool {
+	m, ok := ReadMark(root)
+	if !ok {
+		return false
+	}
+	if m.Paused == at {
+		return true
+	}
+	m.Paused = at
+	return writeMark(Dir(root), m) == nil
 }
 
 // SetActive records whether the hooks are on, when root has a record.
@@ -224,7 +350,7 @@ func Touch(root string, fi os.FileInfo) {
 	if !ok {
 		return
 	}
-	m.Size, m.ModNs = fi.Size(), fi.ModTime().UnixNano()
+	m.setTasks(StampOf(fi))
 	writeMark(Dir(root), m)
 }
 

@@ -240,7 +240,7 @@ func skimmed(dir, key string) *Summary {
 	if !ok || m.Root != dir {
 		return nil
 	}
-	if fi, err := os.Stat(state.Path(dir)); err != nil || keyOf(fi) != key || fi.Size() != m.Size || fi.ModTime().UnixNano() != m.ModNs {
+	if fi, err := os.Stat(state.Path(dir)); err != nil || keyOf(fi) != key || record.StampOf(fi) != m.Tasks() {
 		return nil
 	}
 	raw, err := os.ReadFile(state.Path(dir))
