@@ -95,6 +95,9 @@ func (e *Env) Run(args []string) int {
 			if c, ok := lookup(args[1]); ok {
 				return c.run(e, c, []string{"--help"})
 			}
+			if args[1] != "help" {
+				return e.unknownVerb(args[1])
+			}
 		}
 		e.usage(e.Stdout)
 		if len(args) == 0 {
@@ -107,12 +110,7 @@ func (e *Env) Run(args []string) int {
 	}
 	c, ok := lookup(args[0])
 	if !ok {
-		if near := closest(args[0]); near != "" {
-			fmt.Fprintf(e.Stderr, "ERROR [%s] unknown command %q; did you mean %q?\nhint: harness %s …, or `harness help` for the list of commands\n", failure.Usage, args[0], near, near)
-			return ExitError
-		}
-		fmt.Fprintf(e.Stderr, "ERROR [%s] unknown command %q\nhint: run `harness help` for the list of commands\n", failure.Usage, args[0])
-		return ExitError
+		return e.unknownVerb(args[0])
 	}
 	return c.run(e, c, args[1:])
 }
@@ -143,26 +141,7 @@ func (e *Env) usage(w io.Writer) {
 func (e *Env) flags(c *command) *flag.FlagSet {
 	fs := flag.NewFlagSet("harness "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {
-		fmt.Fprintf(e.Stdout, "usage: %s\n\n%s\n", c.usage(), c.summary)
-		// Flags are shown as they are written everywhere else: --name.
-		var opts strings.Builder
-		fs.VisitAll(func(f *flag.Flag) {
-			kind, usage := flag.UnquoteUsage(f)
-			fmt.Fprintf(&opts, "  --%s", f.Name)
-			if kind != "" {
-				fmt.Fprintf(&opts, " %s", kind)
-			}
-			fmt.Fprintf(&opts, "\n    \t%s", usage)
-			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
-				fmt.Fprintf(&opts, " (default %s)", f.DefValue)
-			}
-			opts.WriteString("\n")
-		})
-		if opts.Len() > 0 {
-			fmt.Fprintf(e.Stdout, "\noptions:\n%s", opts.String())
-		}
-	}
+	fs.Usage = func() { e.printHelp(c, fs) }
 	return fs
 }
 
@@ -184,7 +163,7 @@ func (e *Env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 				usage()
 				return nil, errHelp
 			}
-			return nil, failure.Wrap(failure.Usage, err, "%v", err).WithHint("run `%s --help`", fs.Name())
+			return nil, flagErr(fs, err)
 		}
 		if fs.NArg() == 0 {
 			return pos, nil

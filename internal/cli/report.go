@@ -71,6 +71,11 @@ func runReport(e *Env, c *command, args []string) int {
 		return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot write the report: %v", err))
 	}
 	fmt.Fprintln(e.Stdout, "report written to "+path)
+	if *out == "" {
+		// The default name starts with a dot, which `ls` and file
+		// browsers hide: the path above is the one to open.
+		fmt.Fprintln(e.Stdout, "open it in a browser (the name starts with a dot, so `ls` and file browsers hide it)")
+	}
 	return ExitOK
 }
 

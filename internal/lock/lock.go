@@ -281,13 +281,18 @@ func Alive(pid int) bool {
 	return alive(pid)
 }
 
+// TxPath is the file root's transaction lock takes. It outlives every
+// transaction (removing it while another process waits on it would let
+// two in at once); uninstalling the harness says where they are.
+func TxPath(root string) string { return filepath.Join(Dir(), "harness-"+Hash(root)+".tx") }
+
 // TxTimeout bounds how long a transaction waits for another one to finish.
 var TxTimeout = 30 * time.Second
 
 // Tx takes root's transaction lock, waiting up to TxTimeout, and returns the
 // function that releases it.
 func Tx(root string) (unlock func(), err error) {
-	path := filepath.Join(Dir(), "harness-"+Hash(root)+".tx")
+	path := TxPath(root)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if os.IsNotExist(err) {
 		// The lock directory itself is gone (a HARNESS_LOCK_DIR inside a

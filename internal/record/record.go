@@ -53,20 +53,52 @@ func Trusted() bool { return trusted }
 // symlink-free path, as root.Find returns it). "" when no state directory
 // can be named (no HOME).
 func Dir(root string) string {
-	base := os.Getenv("HARNESS_RECORD_DIR")
+	base := Base()
 	if base == "" {
-		state := os.Getenv("XDG_STATE_HOME")
-		if state == "" {
-			home, err := os.UserHomeDir()
-			if err != nil || home == "" {
-				return ""
-			}
-			state = filepath.Join(home, ".local", "state")
-		}
-		base = filepath.Join(state, "harness", "records")
+		return ""
 	}
 	sum := digest.SHA256([]byte(root))
 	return filepath.Join(base, hex.EncodeToString(sum[:8]))
+}
+
+// Base is the directory holding every project's record; "" when no state
+// directory can be named (no HOME).
+func Base() string {
+	if base := os.Getenv("HARNESS_RECORD_DIR"); base != "" {
+		return base
+	}
+	state := os.Getenv("XDG_STATE_HOME")
+	if state == "" {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return ""
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(state, "harness", "records")
+}
+
+// All lists the records kept (a directory of Base each) with the state
+// root each one is of, "" when its mark cannot be read: what uninstalling
+// the harness leaves behind.
+func All() (dirs, roots []string) {
+	base := Base()
+	if base == "" {
+		return nil, nil
+	}
+	entries, _ := os.ReadDir(base)
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(base, e.Name())
+		m := Mark{}
+		if data, err := os.ReadFile(filepath.Join(dir, markName)); err == nil {
+			m, _ = decodeMark(data)
+		}
+		dirs, roots = append(dirs, dir), append(roots, m.Root)
+	}
+	return dirs, roots
 }
 
 // Mark is what the record knows of the live files.

@@ -298,5 +298,5 @@ func unreadable(c *call, err error) hook.Decision {
 		return hook.Decision{Kind: hook.Allow, Warning: "WARN: harness state cannot be read and the stop was blocked once already: allowing it. " + fe.Error()}
 	}
 	return hook.Decision{Kind: hook.Block, Reason: "HARNESS: the state cannot be read, so the harness cannot tell whether work remains.\n" + text +
-		"\nRecover it before stopping: restore harness-tasks.json from git or by hand (a valid harness-tasks.json.bak is restored automatically). Never write a fresh file over the job's state; if it cannot be restored, stop and tell the user."}
+		"\nRecover it before stopping: the hint above says how, and it is the user's to run (a write of harness-tasks.json is refused to you; a valid harness-tasks.json.bak is restored automatically). Never write a fresh file over the job's state; if it cannot be restored, stop and tell the user."}
 }

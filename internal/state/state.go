@@ -743,7 +743,28 @@ var ErrUnrecoverable = errors.New("harness-tasks.json corrupted and unrecoverabl
 // Unrecoverable is the error for a corrupt tasks file without a valid backup.
 func Unrecoverable(dir string) *failure.Error {
 	return failure.Wrap(failure.EnvSetup, ErrUnrecoverable, "%s", ErrUnrecoverable).
-		WithHint("%s is not valid JSON and %s is missing or invalid; restore it from git or by hand (task metadata cannot be rebuilt from the log)", Path(dir), BackupName)
+		WithHint("%s is not valid JSON and %s is missing or invalid; %s", Path(dir), BackupName, restoreHint(dir))
+}
+
+// restoreHint says how to get the tasks file back when neither it nor its
+// backup can be read. git rarely has it (harness init keeps it out), but
+// the record keeps a copy of the last one the harness wrote, outside the
+// project: when that copy reads, the hint is the command that puts it
+// back, the corrupt file kept aside.
+func restoreHint(dir string) string {
+	live := Path(dir)
+	aside := failure.ShellArg(live + ".corrupt")
+	if rec := record.Dir(dir); rec != "" {
+		copied := filepath.Join(rec, record.TasksCopy)
+		if raw, err := os.ReadFile(copied); err == nil {
+			if _, err := Parse(raw, copied); err == nil {
+				return fmt.Sprintf("the harness keeps a copy of the last one it wrote (hand edits since are not in it); put it back with: mv %s %s && cp %s %s",
+					failure.ShellArg(live), aside, failure.ShellArg(copied), failure.ShellArg(live))
+			}
+		}
+	}
+	return fmt.Sprintf("no copy of it is kept (harness init keeps it out of git): if you committed it, restore it from git; otherwise move it aside (mv %s %s), run `harness init` and add the tasks again with `harness add` (their metadata cannot be rebuilt from the log)",
+		failure.ShellArg(live), aside)
 }
 
 // IsUnrecoverable reports whether err is Unrecoverable's.
