@@ -132,6 +132,10 @@ type Mark struct {
 	// is not paused: the hooks decide on this, not on the runtime
 	// directory's pause file, which only mirrors it.
 	Paused string `json:"paused,omitempty"`
+	// Unverified are tasks a change the record adopted completed, whose
+	// validation the trusted side has not yet seen pass: the verification
+	// gate runs them at the next turn end, whatever the log says.
+	Unverified []string `json:"unverified,omitempty"`
 }
 
 // Stamp is what a stat says of a file, as the mark keeps it.
@@ -211,6 +215,9 @@ func (m Mark) encode() []byte {
 	if m.Paused != "" {
 		w.Str("paused", m.Paused)
 	}
+	if len(m.Unverified) > 0 {
+		w.Strs("unverified", m.Unverified)
+	}
 	return w.Bytes()
 }
 
@@ -225,7 +232,7 @@ func decodeMark(data []byte) (m Mark, ok bool) {
 		Active: obj.Get("active").Bool(), Init: obj.Get("init").Bool(), InitSize: obj.Get("init_size").Int(),
 		InitModNs: obj.Get("init_mtime_ns").Int(), InitIno: obj.Get("init_ino").Int(),
 		InitCtimeNs: obj.Get("init_ctime_ns").Int(), Sessions: jsonobj.Strs(obj.Get("sessions")),
-		Paused: obj.Get("paused").Str}, true
+		Paused: obj.Get("paused").Str, Unverified: jsonobj.Strs(obj.Get("unverified"))}, true
 }
 
 // SaveTasks records data as the tasks file the harness has just written
@@ -363,6 +370,41 @@ func SetPaused(root, at string) bool {
 	}
 	m.Paused = at
 	return writeMark(Dir(root), m) == nil
+}
+
+// AddUnverified records ids as completed without the trusted side having
+// seen their validation pass (see Mark.Unverified).
+func AddUnverified(root string, ids ...string) {
+	m, ok := ReadMark(root)
+	if !ok || len(ids) == 0 {
+		return
+	}
+	for _, id := range ids {
+		if !slices.Contains(m.Unverified, id) {
+			m.Unverified = append(m.Unverified, id)
+		}
+	}
+	writeMark(Dir(root), m)
+}
+
+// Verified takes ids off the record's unverified tasks: the verification
+// gate ran their validation to an outcome.
+func Verified(root string, ids ...string) {
+	m, ok := ReadMark(root)
+	if !ok || len(m.Unverified) == 0 {
+		return
+	}
+	kept := m.Unverified[:0:0]
+	for _, id := range m.Unverified {
+		if !slices.Contains(ids, id) {
+			kept = append(kept, id)
+		}
+	}
+	if len(kept) == len(m.Unverified) {
+		return
+	}
+	m.Unverified = kept
+	writeMark(Dir(root), m)
 }
 
 // SetActive records whether the hooks are on, when root has a record.

@@ -3,11 +3,13 @@ package sessionhook
 import (
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
 )
 
 // maxSessionRead bounds how much of the log one session's story may take:
@@ -29,6 +31,25 @@ const leaseClaim = " claimed (lease_expires_at="
 type sessionLog struct {
 	completed []string // ids with a Completed line, first completion first, once each
 	outcomes  int      // Completed lines plus task ERROR lines: tasks executed
+	// unverified counts the completed ids the record holds as not yet
+	// verified (record.Mark.Unverified): completions the record adopted
+	// without a validation the trusted side saw. The log, which the agent
+	// can write, does not decide whether they are checked.
+	unverified int
+}
+
+// addUnverified adds the record's unverified completions to the session's.
+func (l *sessionLog) addUnverified(dir string) {
+	m, ok := record.ReadMark(dir)
+	if !ok {
+		return
+	}
+	for _, id := range m.Unverified {
+		l.unverified++
+		if !slices.Contains(l.completed, id) {
+			l.completed = append(l.completed, id)
+		}
+	}
 }
 
 // owner says whose task outcomes a session's log lines are.

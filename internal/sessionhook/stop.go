@@ -80,6 +80,7 @@ func stopActive(c *call, rt *Runtime, sum *statecache.Summary) hook.Decision {
 		n = rt.Session
 	}
 	story := readSessionLog(c.root, rt, c.owner(sum, rt, n))
+	story.addUnverified(c.root)
 	if rt == nil {
 		rt = &Runtime{SessionID: c.session, Session: n, Worker: c.workerID, LogOffset: -1}
 	}
@@ -163,7 +164,7 @@ func limitReached(sum *statecache.Summary, story sessionLog, n int) string {
 // gateDue reports whether the verification gate has anything to do: it is
 // on, this session completed tasks, and it has not passed on this state yet.
 func gateDue(sum *statecache.Summary, rt *Runtime, story sessionLog) bool {
-	return sum.Config.VerifyOnStop && rt.Verified != sum.Fingerprint && len(story.completed) > 0
+	return sum.Config.VerifyOnStop && len(story.completed) > 0 && (rt.Verified != sum.Fingerprint || story.unverified > 0)
 }
 
 // gate runs the verification gate when it is due, and remembers that it
