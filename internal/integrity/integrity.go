@@ -87,7 +87,15 @@ func (r Result) Message() string {
 // the TAMPER lines; adopt, when not nil, may accept a change to the tasks
 // file. A project without a record has nothing to compare and is left
 // alone.
-func Check(dir, by string, adopt Adopt) Result {
+func Check(dir, by string, adopt Adopt) Result { return check(dir, by, adopt, false) }
+
+// Fence is Check right after a command the harness ran itself (a
+// validation, a cleanup, harness-init.sh, the verification gate): when the
+// marker was in place before the command (markerBefore), its removal is
+// the command's doing and is put back, whoever runs the harness.
+func Fence(dir, by string, markerBefore bool) Result { return check(dir, by, nil, markerBefore) }
+
+func check(dir, by string, adopt Adopt, fenced bool) Result {
 	m, ok := record.ReadMark(dir)
 	if !ok || m.Root != dir {
 		return Result{}
@@ -108,7 +116,7 @@ func Check(dir, by string, adopt Adopt) Result {
 	}
 	var res Result
 	res.tasks(dir, m, by, adopt)
-	res.marker(dir, m)
+	res.marker(dir, m, fenced)
 	res.pause(dir, m)
 	res.initScript(dir, m)
 	res.log(dir)
@@ -240,7 +248,7 @@ func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
 // record's Sessions). Only a hook, trusted code the agent cannot run in
 // its stead, decides that a removal was a person's; a verb leaves a
 // missing marker it cannot attribute to the next hook.
-func (r *Result) marker(dir string, m record.Mark) {
+func (r *Result) marker(dir string, m record.Mark, fenced bool) {
 	if !m.Active {
 		return
 	}
@@ -251,7 +259,7 @@ func (r *Result) marker(dir string, m record.Mark) {
 		}
 		return
 	}
-	if sid == "" || !m.SawMarker(sid) {
+	if !fenced && (sid == "" || !m.SawMarker(sid)) {
 		if record.Trusted() {
 			record.SetActive(dir, false)
 			r.SwitchedOff = true

@@ -514,12 +514,13 @@ func healthCheck(dir string, n int, at time.Time) string {
 		command = "./harness-init.sh" // its own interpreter
 	}
 	integrity.Check(dir, "a writer outside the harness", nil)
+	on := root.Active(dir)
 	r := check(dir, command, validation.EnvSeconds("HARNESS_INIT_TIMEOUT", 60*time.Second))
 	line := "env: harness-init.sh " + verdict(r)
 	e := progress.Entry{Time: at, Session: n, Type: progress.Init, Message: "Environment health check: PASS"}
 	// The script is fenced like a validation: what it did to the harness
 	// files is put back, and the check counts as failed.
-	if fence := integrity.Check(dir, root.InitScript, nil); fence.Tampered() {
+	if fence := integrity.Fence(dir, root.InitScript, on); fence.Tampered() {
 		what := "harness-init.sh changed harness files, which were put back: " + fence.Files()
 		e = progress.Entry{Time: at, Session: n, Type: progress.Error, Category: failure.Tamper,
 			Message: "Environment health check: " + what}

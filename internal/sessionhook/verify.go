@@ -13,6 +13,7 @@ import (
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 	"github.com/harness-agent/harness/internal/validation"
@@ -49,6 +50,7 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 		record.Verified(c.root, ids...)
 		return hook.Decision{}, false
 	}
+	on := root.Active(c.root)
 	runChecks(c.tree(s).Dir, checks, gateBudget())
 	// What ran to an outcome is verified (passed, or reopened below), as
 	// is what needs no check (no longer completed); what the budget cut
@@ -68,7 +70,7 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 	for _, ch := range checks {
 		commands = append(commands, "`"+clip(ch.command, 60)+"`")
 	}
-	fence := integrity.Check(c.root, "the verification gate ("+strings.Join(commands, ", ")+")", nil)
+	fence := integrity.Fence(c.root, "the verification gate ("+strings.Join(commands, ", ")+")", on)
 	category, note := failure.TestFail, regressionNote
 	if fence.Tampered() {
 		category, note = failure.Tamper, "the validation commands the verification gate ran changed harness files, which were put back: "+fence.Files()

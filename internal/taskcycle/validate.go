@@ -11,6 +11,7 @@ import (
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/scope"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -69,11 +70,12 @@ func (w *Worker) Validate(ctx context.Context, id string) (*Outcome, error) {
 		return nil, err
 	}
 	integrity.Settle(w.Root)
+	on := root.Active(w.Root)
 	r := validation.Run(ctx, tree.Dir, t.Command, t.Timeout())
 	// The command is the project's, not the harness's: whatever it did to
 	// the harness files is put back before anything is recorded, and an
 	// attempt whose check rewrote the state it is judged by has failed.
-	if fence := integrity.Check(w.Root, fmt.Sprintf("the validation of %s (`%s`)", id, t.Command), nil); fence.Tampered() {
+	if fence := integrity.Fence(w.Root, fmt.Sprintf("the validation of %s (`%s`)", id, t.Command), on); fence.Tampered() {
 		o, err := w.fail(ctx, *t, tree, failure.Tamper, "the validation command changed harness files, which were put back: "+fence.Files(), true)
 		if o != nil {
 			o.Check = &r
@@ -245,9 +247,10 @@ func (w *Worker) fail(ctx context.Context, t state.Task, tree Tree, category, me
 	}
 	if o.Task.Cleanup != "" {
 		integrity.Settle(w.Root)
+		on := root.Active(w.Root)
 		r := validation.Run(ctx, tree.Dir, o.Task.Cleanup, w.CleanupTimeout)
 		f.Cleanup = &r
-		if fence := integrity.Check(w.Root, fmt.Sprintf("on_failure.cleanup of %s (`%s`)", t.ID, o.Task.Cleanup), nil); fence.Tampered() {
+		if fence := integrity.Fence(w.Root, fmt.Sprintf("on_failure.cleanup of %s (`%s`)", t.ID, o.Task.Cleanup), on); fence.Tampered() {
 			f.CleanupFence = &fence
 		}
 		if r.Outcome != validation.Pass {
