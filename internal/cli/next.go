@@ -40,17 +40,14 @@ func runNext(e *Env, c *command, args []string) int {
 		return e.fail(err)
 	}
 	choice := schedule.Choose(s.Tasks)
-	why := string(schedule.Explain(s.Tasks))
-	if len(choice.Skipped) > 0 && choice.Next == nil {
-		why = "every eligible task has " + noCheck
-	}
+	why := choice.Why(s.Tasks)
 	if *asJSON {
 		out := map[string]any{"next": nil}
 		if t := choice.Next; t != nil {
 			out["next"] = map[string]any{"id": t.ID, "title": t.Title, "status": t.Status, "priority": t.Priority,
 				"attempts": t.Attempts, "max_attempts": t.MaxAttempts, "validation": t.Command}
 		} else {
-			out["why"] = why
+			out["why"] = string(why)
 		}
 		if len(choice.Skipped) > 0 {
 			var skipped []skippedJSON

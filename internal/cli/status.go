@@ -83,7 +83,8 @@ type skippedJSON struct {
 	Fix string `json:"fix"`
 }
 
-// noCheck is why claim passes over a task without a validation command.
+// noCheck is why claim passes over a task without a validation command
+// (schedule.Choose).
 const noCheck = "no validation command, so it can never be completed"
 
 // checkFix is the command that gives task id a validation command.
@@ -181,14 +182,11 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		for _, c := range cycles {
 			out.Cycles = append(out.Cycles, c)
 		}
-		switch {
-		case next != nil:
+		if next != nil {
 			nt := taskJSON(next)
 			out.Next = &nt
-		case len(choice.Skipped) > 0:
-			out.Why = "every eligible task has " + noCheck
-		default:
-			out.Why = string(schedule.Explain(s.Tasks))
+		} else {
+			out.Why = string(choice.Why(s.Tasks))
 		}
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
@@ -206,13 +204,10 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	}
 	fmt.Fprintf(w, "harness %s — %s\n", dir, active)
 	fmt.Fprintf(w, "tasks: %s\n", st.Counts())
-	switch {
-	case next != nil:
+	if next != nil {
 		fmt.Fprintf(w, "next:  %s: %s\n", next.ID, next.Title)
-	case len(choice.Skipped) > 0:
-		fmt.Fprintf(w, "next:  none (every eligible task has %s)\n", noCheck)
-	default:
-		fmt.Fprintf(w, "next:  none (%s)\n", schedule.Explain(s.Tasks))
+	} else {
+		fmt.Fprintf(w, "next:  none (%s)\n", choice.Why(s.Tasks))
 	}
 	for _, t := range choice.Skipped {
 		fmt.Fprintf(w, "skipped: %s has %s: %s\n", t.ID, noCheck, checkFix(t.ID))

@@ -31,3 +31,12 @@ func Choose(tasks []state.Task) Choice {
 	}
 	return c
 }
+
+// Why says why Next is nil: Explain's answer, or NoCheck when eligible
+// tasks were passed over.
+func (c Choice) Why(tasks []state.Task) Why {
+	if len(c.Skipped) > 0 {
+		return NoCheck
+	}
+	return Explain(tasks)
+}

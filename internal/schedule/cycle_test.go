@@ -193,6 +193,11 @@ func TestChoose(t *testing.T) {
 			}
 			assert.Equal(t, tt.next, next)
 			assert.Equal(t, tt.skipped, ids(c.Skipped))
+			if next == "" && len(tt.skipped) > 0 {
+				assert.Equal(t, NoCheck, c.Why(tt.tasks))
+			} else if next == "" {
+				assert.Equal(t, Explain(tt.tasks), c.Why(tt.tasks))
+			}
 		})
 	}
 }

@@ -381,6 +381,8 @@ const (
 	Empty   Why = "no tasks yet"
 	Blocked Why = "every remaining task failed permanently or is blocked by one"
 	Waiting Why = "the remaining tasks wait on work in progress"
+	// NoCheck is Choose's: claim takes no task without a validation command.
+	NoCheck Why = "every eligible task has no validation command, so it can never be completed"
 )
 
 // Explain says why Candidates found nothing.
