@@ -38,7 +38,7 @@ func runRetry(e *Env, c *command, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	var reopened []string
+	var reopened, reopenable []string
 	_, err = statecache.Update(dir, func(s *state.State) error {
 		for _, id := range ids {
 			if err := failedForGood(s.Task(id), id); err != nil {
@@ -64,12 +64,15 @@ func runRetry(e *Env, c *command, args []string) int {
 			log = append(log, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Retry, TaskID: id,
 				Message: fmt.Sprintf("reopened by a person: attempts reset (%s)", was)})
 		}
+		// Tasks failed [DEPENDENCY] because of these may be free now too.
+		reopenable = schedule.Reopenable(s.Tasks)
 		return progress.Append(dir, log...)
 	})
 	if err != nil {
 		return e.fail(err)
 	}
 	fmt.Fprintf(e.Stdout, "reopened %s: pending, attempts reset; their error_log is kept\n", strings.Join(reopened, ", "))
+	printReopenable(e, reopenable)
 	return ExitOK
 }
 
