@@ -7,6 +7,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -73,6 +74,11 @@ func runRetry(e *Env, c *command, args []string) int {
 	}
 	fmt.Fprintf(e.Stdout, "reopened %s: pending, attempts reset; their error_log is kept\n", strings.Join(reopened, ", "))
 	printReopenable(e, reopenable)
+	if !root.Active(dir) {
+		// A job whose last tasks failed for good was switched off when its
+		// session found no work left.
+		fmt.Fprintln(e.Stdout, "The hooks are off (no .harness-active): `harness init` switches them on again.")
+	}
 	return ExitOK
 }
 
