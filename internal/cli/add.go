@@ -82,6 +82,10 @@ func runAdd(e *Env, c *command, args []string) int {
 			}
 		}
 		s.AddTask(t)
+		// Tasks written by hand may name an id before it exists.
+		if err := checkDependsOn(s, t.ID); err != nil {
+			return err
+		}
 		// INIT is a session-level type: the protocol gives it no [task-id].
 		return progress.Append(dir, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init,
 			Message: fmt.Sprintf("Task added: %s (id=%s priority=%s depends_on=%s)", t.Title, t.ID, t.Priority, strings.Join(t.DependsOn, ","))})

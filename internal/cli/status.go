@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/budget"
+	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
@@ -67,7 +68,27 @@ type statusJSON struct {
 	// session_config sets any (see `harness budget`).
 	Budget []budgetLineJSON `json:"budget,omitempty"`
 	Paused bool             `json:"paused,omitempty"`
+	// Skipped are eligible tasks claim passes over (no validation
+	// command), with the command that fixes each.
+	Skipped []skippedJSON `json:"skipped,omitempty"`
+	// Cycles are the dependency cycles in the plan, as task ids, the first
+	// repeated at the end: no task on one ever starts.
+	Cycles [][]string `json:"cycles,omitempty"`
 }
+
+// skippedJSON is an eligible task `status --json` says claim passes over.
+type skippedJSON struct {
+	ID  string `json:"id"`
+	Why string `json:"why"`
+	Fix string `json:"fix"`
+}
+
+// noCheck is why claim passes over a task without a validation command
+// (schedule.Choose).
+const noCheck = "no validation command, so it can never be completed"
+
+// checkFix is the command that gives task id a validation command.
+func checkFix(id string) string { return "harness edit " + failure.ShellArg(id) + " --validate CMD" }
 
 func runStatus(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
@@ -132,9 +153,16 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		}
 		return false
 	}
-	var next *state.Task
-	if cands := schedule.Candidates(s.Tasks); len(cands) > 0 {
-		next = cands[0]
+	choice := schedule.Choose(s.Tasks)
+	next := choice.Next
+	cycles := schedule.Cycles(s.Tasks)
+	taskJSON := func(t *state.Task) statusTask {
+		return statusTask{ID: t.ID, Title: t.Title, Status: t.Status, Priority: t.Priority,
+			Attempts: t.Attempts, MaxAttempts: t.MaxAttempts, Blocked: blocked(t), ClaimedBy: t.ClaimedBy,
+			DependsOn: orEmpty(t.DependsOn), Validation: statusValidation{t.Command, int(t.Timeout().Seconds())},
+			Cleanup: t.Cleanup, AllowedPaths: t.AllowedPaths, StartedAtCommit: t.StartedAtCommit, ClaimedAt: t.ClaimedAt,
+			LeaseExpiresAt: t.LeaseExpiresAt, CompletedAt: t.CompletedAt, FailedAt: t.FailedAt,
+			ErrorLog: orEmpty(t.ErrorLog), Checkpoints: append([]state.Checkpoint{}, t.Checkpoints...)}
 	}
 	if asJSON {
 		out := statusJSON{Root: dir, Active: isActive(dir), SessionCount: s.SessionCount, LastSession: s.LastSession,
@@ -146,20 +174,19 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			out.Budget = append(out.Budget, budgetLineJSON{l.Name, l.Limit, l.Used, l.Percent(), l.Over()})
 		}
 		for i := range s.Tasks {
-			t := &s.Tasks[i]
-			st := statusTask{ID: t.ID, Title: t.Title, Status: t.Status, Priority: t.Priority,
-				Attempts: t.Attempts, MaxAttempts: t.MaxAttempts, Blocked: blocked(t), ClaimedBy: t.ClaimedBy,
-				DependsOn: orEmpty(t.DependsOn), Validation: statusValidation{t.Command, int(t.Timeout().Seconds())},
-				Cleanup: t.Cleanup, AllowedPaths: t.AllowedPaths, StartedAtCommit: t.StartedAtCommit, ClaimedAt: t.ClaimedAt,
-				LeaseExpiresAt: t.LeaseExpiresAt, CompletedAt: t.CompletedAt, FailedAt: t.FailedAt,
-				ErrorLog: orEmpty(t.ErrorLog), Checkpoints: append([]state.Checkpoint{}, t.Checkpoints...)}
-			out.Tasks = append(out.Tasks, st)
+			out.Tasks = append(out.Tasks, taskJSON(&s.Tasks[i]))
+		}
+		for _, t := range choice.Skipped {
+			out.Skipped = append(out.Skipped, skippedJSON{ID: t.ID, Why: noCheck, Fix: checkFix(t.ID)})
+		}
+		for _, c := range cycles {
+			out.Cycles = append(out.Cycles, c)
 		}
 		if next != nil {
-			out.Next = &statusTask{ID: next.ID, Title: next.Title, Status: next.Status, Priority: next.Priority,
-				Attempts: next.Attempts, MaxAttempts: next.MaxAttempts}
+			nt := taskJSON(next)
+			out.Next = &nt
 		} else {
-			out.Why = string(schedule.Explain(s.Tasks))
+			out.Why = string(choice.Why(s.Tasks))
 		}
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
@@ -180,7 +207,13 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	if next != nil {
 		fmt.Fprintf(w, "next:  %s: %s\n", next.ID, next.Title)
 	} else {
-		fmt.Fprintf(w, "next:  none (%s)\n", schedule.Explain(s.Tasks))
+		fmt.Fprintf(w, "next:  none (%s)\n", choice.Why(s.Tasks))
+	}
+	for _, t := range choice.Skipped {
+		fmt.Fprintf(w, "skipped: %s has %s: %s\n", t.ID, noCheck, checkFix(t.ID))
+	}
+	for _, c := range cycles {
+		fmt.Fprintf(w, "cycle: %s (no task on it can ever start: leave out one link with `harness edit %s --depends-on …`)\n", c, failure.ShellArg(c[0]))
 	}
 	if len(s.Tasks) > 0 {
 		fmt.Fprintln(w)

@@ -46,6 +46,8 @@ const (
 	// APIError records a turn that ended on an API error (rate limit,
 	// overload, …).
 	APIError = "API_ERROR"
+	// Retry records a task failed for good that a person reopened.
+	Retry = "RETRY"
 )
 
 // Entry is one log line.

@@ -199,21 +199,28 @@ func (g *graph) cycleMessage(comp, size []int, example map[int][]int, i int) str
 // count left out, then the last.
 const maxChainIDs = 6
 
-// chain renders a cycle "a -> b -> a", shortened to its first ids, the
-// number left out and its end when it is long.
+// chain renders a cycle "a -> b -> a", the protocol's form, shortened like
+// Cycle.String.
 func (g *graph) chain(cycle []int) string {
-	ids := make([]string, 0, min(len(cycle), maxChainIDs+2))
-	if len(cycle) <= maxChainIDs+2 {
-		for _, v := range cycle {
-			ids = append(ids, g.tasks[v].ID)
-		}
-		return strings.Join(ids, " -> ")
+	return strings.Join(shorten(g.ids(cycle)), " -> ")
+}
+
+// ids are the ids of the tasks at indexes.
+func (g *graph) ids(indexes []int) []string {
+	out := make([]string, len(indexes))
+	for k, v := range indexes {
+		out[k] = g.tasks[v].ID
 	}
-	for _, v := range cycle[:maxChainIDs] {
-		ids = append(ids, g.tasks[v].ID)
+	return out
+}
+
+// shorten keeps a long cycle's first ids, the number left out and its end.
+func shorten(ids []string) []string {
+	if len(ids) <= maxChainIDs+2 {
+		return ids
 	}
-	ids = append(ids, fmt.Sprintf("… (%d more)", len(cycle)-maxChainIDs-1), g.tasks[cycle[len(cycle)-1]].ID)
-	return strings.Join(ids, " -> ")
+	out := append([]string{}, ids[:maxChainIDs]...)
+	return append(out, fmt.Sprintf("… (%d more)", len(ids)-maxChainIDs-1), ids[len(ids)-1])
 }
 
 // shortestCycle returns the shortest dependency chain from task start back
@@ -374,6 +381,8 @@ const (
 	Empty   Why = "no tasks yet"
 	Blocked Why = "every remaining task failed permanently or is blocked by one"
 	Waiting Why = "the remaining tasks wait on work in progress"
+	// NoCheck is Choose's: claim takes no task without a validation command.
+	NoCheck Why = "every eligible task has no validation command, so it can never be completed"
 )
 
 // Explain says why Candidates found nothing.

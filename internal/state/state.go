@@ -698,14 +698,13 @@ func (t *Task) PermanentlyFailed() bool {
 	return t.Attempts >= t.MaxAttempts || t.HasDependencyError()
 }
 
-// HasDependencyError reports whether t's error log holds a [DEPENDENCY] entry.
+// HasDependencyError reports whether t's last error_log entry is a
+// [DEPENDENCY] one. Nothing is appended after such an entry while the task
+// stays failed; a task reopened by `harness retry` keeps its old entries,
+// and a [DEPENDENCY] among them no longer says why it fails now.
 func (t *Task) HasDependencyError() bool {
-	for _, e := range t.ErrorLog {
-		if strings.HasPrefix(e, "["+failure.Dependency+"]") {
-			return true
-		}
-	}
-	return false
+	n := len(t.ErrorLog)
+	return n > 0 && strings.HasPrefix(t.ErrorLog[n-1], "["+failure.Dependency+"]")
 }
 
 // Load reads and parses the tasks file in dir without taking any lock. When
