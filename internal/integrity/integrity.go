@@ -119,6 +119,12 @@ func check(dir, by string, adopt Adopt, fenced bool) Result {
 	res.marker(dir, m, fenced)
 	res.pause(dir, m)
 	res.initScript(dir, m)
+	if wholeLogDue(m) {
+		if !record.SameLogPrefix(dir) {
+			res.repairLog(dir)
+		}
+		record.SetLogSession(dir, hookSession())
+	}
 	res.log(dir)
 	if res.SwitchedOff {
 		progress.Append(dir, progress.Entry{Session: progress.LastSession(dir), Type: progress.Init,
@@ -155,6 +161,9 @@ func clean(dir string, m record.Mark) bool {
 	}
 	if root.Paused(dir) != (m.Paused != "") {
 		return false
+	}
+	if wholeLogDue(m) {
+		return false // this session's one comparison of the whole log
 	}
 	if m.Init {
 		fi, err := os.Stat(filepath.Join(dir, record.InitCopy))
@@ -332,10 +341,25 @@ func (r *Result) initScript(dir string, m record.Mark) {
 	r.Repairs = append(r.Repairs, Repair{File: record.InitCopy, What: what, Kept: kept})
 }
 
+// wholeLogDue reports whether this hook is its session's first to check:
+// it then compares the log's whole text with the mirror, where every hook
+// compares the recent part (logWhole), so a same-length rewrite of an old
+// line is found within a session.
+func wholeLogDue(m record.Mark) bool {
+	return record.Trusted() && hookSession() != "" && m.LogSession != hookSession()
+}
+
 func (r *Result) log(dir string) {
 	if logWhole(dir) {
 		return
 	}
+	r.repairLog(dir)
+}
+
+// repairLog puts the log back as the mirror holds it (lines appended
+// after the harness's last one are lost with a rewrite before them: the
+// changed copy is kept).
+func (r *Result) repairLog(dir string) {
 	mirror, err := os.ReadFile(filepath.Join(record.Dir(dir), record.LogMirror))
 	if err != nil {
 		return

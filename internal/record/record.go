@@ -136,6 +136,9 @@ type Mark struct {
 	// validation the trusted side has not yet seen pass: the verification
 	// gate runs them at the next turn end, whatever the log says.
 	Unverified []string `json:"unverified,omitempty"`
+	// LogSession is the session whose hook last compared the whole log
+	// with the record's mirror (every hook compares its recent part).
+	LogSession string `json:"log_session,omitempty"`
 }
 
 // Stamp is what a stat says of a file, as the mark keeps it.
@@ -218,6 +221,9 @@ func (m Mark) encode() []byte {
 	if len(m.Unverified) > 0 {
 		w.Strs("unverified", m.Unverified)
 	}
+	if m.LogSession != "" {
+		w.Str("log_session", m.LogSession)
+	}
 	return w.Bytes()
 }
 
@@ -232,7 +238,8 @@ func decodeMark(data []byte) (m Mark, ok bool) {
 		Active: obj.Get("active").Bool(), Init: obj.Get("init").Bool(), InitSize: obj.Get("init_size").Int(),
 		InitModNs: obj.Get("init_mtime_ns").Int(), InitIno: obj.Get("init_ino").Int(),
 		InitCtimeNs: obj.Get("init_ctime_ns").Int(), Sessions: jsonobj.Strs(obj.Get("sessions")),
-		Paused: obj.Get("paused").Str, Unverified: jsonobj.Strs(obj.Get("unverified"))}, true
+		Paused: obj.Get("paused").Str, Unverified: jsonobj.Strs(obj.Get("unverified")),
+		LogSession: obj.Get("log_session").Str}, true
 }
 
 // SaveTasks records data as the tasks file the harness has just written
@@ -405,6 +412,53 @@ func Verified(root string, ids ...string) {
 	}
 	m.Unverified = kept
 	writeMark(Dir(root), m)
+}
+
+// SetLogSession records that a hook of session compared the whole log.
+func SetLogSession(root, session string) {
+	m, ok := ReadMark(root)
+	if !ok || m.LogSession == session {
+		return
+	}
+	m.LogSession = session
+	writeMark(Dir(root), m)
+}
+
+// SameLogPrefix reports whether root's progress log begins with the
+// record's mirror of it, byte for byte: the whole text the harness wrote,
+// read side by side in pieces. True when there is no mirror to compare.
+func SameLogPrefix(root string) bool {
+	dir := Dir(root)
+	if dir == "" {
+		return true
+	}
+	fm, err := os.Open(filepath.Join(dir, LogMirror))
+	if err != nil {
+		return true
+	}
+	defer fm.Close()
+	mi, err := fm.Stat()
+	if err != nil {
+		return true
+	}
+	fl, err := os.Open(filepath.Join(root, LogMirror))
+	if err != nil {
+		return false
+	}
+	defer fl.Close()
+	const piece = 256 << 10
+	x, y := make([]byte, piece), make([]byte, piece)
+	for left := mi.Size(); left > 0; {
+		n := int(min(left, piece))
+		if _, err := io.ReadFull(fm, x[:n]); err != nil {
+			return true // the mirror cannot be read: nothing to compare
+		}
+		if _, err := io.ReadFull(fl, y[:n]); err != nil || !bytes.Equal(x[:n], y[:n]) {
+			return false
+		}
+		left -= int64(n)
+	}
+	return true
 }
 
 // SetActive records whether the hooks are on, when root has a record.
