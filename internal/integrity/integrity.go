@@ -116,6 +116,7 @@ func check(dir, by string, adopt Adopt, fenced bool) Result {
 	}
 	var res Result
 	res.tasks(dir, m, by, adopt)
+	res.backup(dir)
 	res.marker(dir, m, fenced)
 	res.pause(dir, m)
 	res.initScript(dir, m)
@@ -154,6 +155,9 @@ func clean(dir string, m record.Mark) bool {
 		return false
 	}
 	if m.Active && !root.Active(dir) {
+		return false
+	}
+	if bi, err := os.Stat(state.BackupPath(dir)); err != nil || bi.Size() != m.Size {
 		return false
 	}
 	if record.Trusted() && m.Active && hookSession() != "" && !m.SawMarker(hookSession()) {
@@ -248,6 +252,28 @@ func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
 		return
 	}
 	r.Repairs = append(r.Repairs, Repair{File: state.FileName, What: what, Kept: kept})
+}
+
+// backup puts harness-tasks.json.bak back from the record when it is gone
+// or no longer the size of the file the harness last wrote (a backup is
+// always a copy of it): the restore of a corrupt tasks file reads it.
+// Runs after tasks, which rewrites it with the file it puts back.
+func (r *Result) backup(dir string) {
+	m, ok := record.ReadMark(dir) // as tasks left it
+	if !ok {
+		return
+	}
+	if bi, err := os.Stat(state.BackupPath(dir)); err == nil && bi.Size() == m.Size {
+		return
+	}
+	want, err := os.ReadFile(filepath.Join(record.Dir(dir), record.TasksCopy))
+	if err != nil || int64(len(want)) != m.Size {
+		return
+	}
+	if atomicfile.Replace(state.BackupPath(dir), want, 0o644) == nil && !r.Adopted {
+		// (An adopted change is the harness's now: its backup follows.)
+		r.Repairs = append(r.Repairs, Repair{File: state.BackupName, What: "was removed or changed"})
+	}
 }
 
 // marker follows the protocol: without .harness-active the harness does

@@ -877,6 +877,11 @@ func Create(dir string, now time.Time) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
+	// Every write leaves its backup, the first one too: the check after
+	// each tool call holds the backup to the record.
+	if err := backup(dir, []byte(doc), fileMode(Path(dir))); err != nil {
+		return err
+	}
 	record.SaveTasks(dir, []byte(doc), root.Active(dir))
 	return nil
 }
