@@ -422,6 +422,37 @@ func keep(dir, name string, data []byte, exists bool) string {
 	return rel
 }
 
+// Legal adopts a change of the tasks file that the protocol's verbs could
+// have made (state.JudgeTransition) and refuses anything else, saying why.
+// A completion in it is kept only where the record cannot be written (the
+// sandbox: no verb could record it), and then left to the hooks. The harness command's own check uses it: a verb
+// whose record write Claude Code's sandbox refused is built on by the
+// next verb of the same command line, not undone. The hooks judge the
+// same change with the task's validation run (internal/guard).
+func Legal(dir string) Adopt {
+	return func(before, after []byte) string {
+		b, err := state.Parse(before, state.Path(dir))
+		if err != nil {
+			return "the harness's own copy cannot be read: " + err.Error()
+		}
+		a, err := state.Parse(after, state.Path(dir))
+		if err != nil {
+			return "it breaks the state: " + err.Error()
+		}
+		tr := state.JudgeTransition(b, a)
+		if tr.Broken != "" {
+			return tr.Broken
+		}
+		if len(tr.Completed) > 0 && record.Writable(dir) {
+			// Where the harness's verbs write the record, a completion it
+			// does not hold was not theirs.
+			return tr.Completed[0] + " was completed outside `harness validate`"
+		}
+		record.AddUnverified(dir, tr.Completed...)
+		return ""
+	}
+}
+
 // Root returns the state root for cwd, as root.Find does, and also when the
 // tasks file is gone (`git clean -fdx`, `rm`) but the record knows a
 // project there or above whose hooks were on.

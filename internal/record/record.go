@@ -519,6 +519,33 @@ func writeMark(dir string, m Mark) error { return replace(filepath.Join(dir, mar
 // something else.
 func replace(path string, data []byte) error { return atomicfile.Replace(path, data, 0o600) }
 
+// Writable reports whether this process can write root's record (Claude
+// Code's sandbox keeps it read-only to the agent's commands).
+func Writable(root string) bool {
+	dir := Dir(root)
+	if dir == "" {
+		return false
+	}
+	f, err := os.CreateTemp(dir, ".probe-*")
+	if err != nil {
+		return false
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return true
+}
+
+// TasksText is the record's copy of the tasks file of root: the text the
+// harness last wrote. ok is false without one.
+func TasksText(root string) (data []byte, ok bool) {
+	dir := Dir(root)
+	if dir == "" {
+		return nil, false
+	}
+	data, err := os.ReadFile(filepath.Join(dir, TasksCopy))
+	return data, err == nil
+}
+
 // SameTasks reports whether the tasks file in root holds the bytes of the
 // record's copy: the text the harness last wrote, under whatever stat.
 func SameTasks(root string) bool {

@@ -790,6 +790,41 @@ func Update(dir string, fn func(*State) error) (*State, error) {
 	return UpdateThen(dir, fn, nil)
 }
 
+// buildsOnRecord refuses to let a verb the agent runs build on a change of
+// the tasks file that the record does not hold and the protocol's verbs
+// could not have made (JudgeTransition), nor a completion where the verbs
+// write the record: its save would otherwise make that change the
+// harness's own. It is judged here, under the transaction lock, on the very
+// text the verb read, so no writer can slip in between the check and the
+// read. A legal change (an earlier verb of the same command whose record
+// write the sandbox refused) is built on, and the hook after the call
+// judges it all. Hooks (trusted)
+// have checked before, and a person's verbs build on the file as they left
+// it.
+func buildsOnRecord(s *State) error {
+	if record.Trusted() || os.Getenv("CLAUDE_CODE_SESSION_ID") == "" {
+		return nil
+	}
+	recorded, ok := record.TasksText(s.Dir)
+	if !ok || string(recorded) == string(s.raw) {
+		return nil
+	}
+	before, err := Parse(recorded, Path(s.Dir))
+	if err != nil {
+		return nil
+	}
+	tr := JudgeTransition(before, s)
+	if tr.Broken != "" {
+		return failure.New(failure.Tamper, "%s holds a change the harness did not make (%s): the harness does not build on it", FileName, tr.Broken).
+			WithHint("change the state only with the harness verbs; the check after this tool call puts the file back")
+	}
+	if len(tr.Completed) > 0 && record.Writable(s.Dir) {
+		return failure.New(failure.Tamper, "%s holds a completion of %s the harness did not make: the harness does not build on it", FileName, tr.Completed[0]).
+			WithHint("a task completes only by `harness validate %s`; the check after this tool call puts the file back", tr.Completed[0])
+	}
+	return nil
+}
+
 // UpdateThen is Update, and when it wrote the file, calls written with the
 // state as written while the transaction lock is still held: what written
 // derives from the file (the hooks' cache, keyed by the file's identity)
@@ -805,6 +840,9 @@ func UpdateThen(dir string, fn func(*State) error, written func(*State)) (*State
 	s, err := loadLocked(dir)
 	if err != nil {
 		return nil, err
+	}
+	if err := buildsOnRecord(s); err != nil {
+		return s, err
 	}
 	s.snapshot()
 	if err := fn(s); err != nil {
