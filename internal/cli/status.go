@@ -68,6 +68,8 @@ type statusJSON struct {
 	// session_config sets any (see `harness budget`).
 	Budget []budgetLineJSON `json:"budget,omitempty"`
 	Paused bool             `json:"paused,omitempty"`
+	// Trust holds what status says of the harness's own files (trustNotes).
+	Trust []string `json:"trust"`
 	// Skipped are eligible tasks claim passes over (no validation
 	// command), with the command that fixes each.
 	Skipped []skippedJSON `json:"skipped,omitempty"`
@@ -169,7 +171,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			Recent: orEmpty(recent), FromBackup: s.FromBackup, Tasks: []statusTask{},
 			Counts: map[string]int{"total": st.Total, "pending": st.Pending, "in_progress": st.InProgress,
 				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked},
-			Paused: root.Paused(dir)}
+			Paused: root.Paused(dir), Trust: orEmpty(trustNotes(dir))}
 		for _, l := range budgetUse(dir, s) {
 			out.Budget = append(out.Budget, budgetLineJSON{l.Name, l.Limit, l.Used, l.Percent(), l.Over()})
 		}
@@ -203,6 +205,9 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		active = "inactive (no .harness-active)"
 	}
 	fmt.Fprintf(w, "harness %s — %s\n", dir, active)
+	for _, note := range trustNotes(dir) {
+		fmt.Fprintln(w, note)
+	}
 	fmt.Fprintf(w, "tasks: %s\n", st.Counts())
 	if next != nil {
 		fmt.Fprintf(w, "next:  %s: %s\n", next.ID, next.Title)
