@@ -29,8 +29,8 @@ func trustNotes(dir string) []string {
 	}
 	if n := len(tampers); n > 0 {
 		latest := tampers[n-1]
-		if i := strings.Index(latest, "] "+progress.Tamper+" "); i >= 0 {
-			latest = latest[i+2:]
+		if _, rest, ok := strings.Cut(latest, "] "+progress.Tamper+" "); ok {
+			latest = rest
 		}
 		notes = append(notes, fmt.Sprintf("tamper: %d change(s) of the harness's files put back in the last %d log lines; latest: %s", n, trustTail, clipLine(latest, 200)))
 	}
