@@ -97,3 +97,34 @@ func TestJudgeTransitionTopLevel(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, JudgeTransition(b, policy).Broken, "session_config")
 }
+
+// FuzzJudgeTransition: the judge never panics on two states the parser
+// accepts, an unchanged state is always legal with nothing completed or
+// added, and a verdict names a rule or lists what the change did, never
+// both.
+func FuzzJudgeTransition(f *testing.F) {
+	f.Add(doc("", pendingT, 1), doc("", claimedT, 1))
+	f.Add(doc("", claimedT, 1), doc("", doneT, 2))
+	f.Add(doc("", doneT, 1), doc("", failedT, 1))
+	f.Add(doc("", pendingT+","+second, 1), doc("", pendingT, 1))
+	f.Fuzz(func(t *testing.T, x, y []byte) {
+		b, err := Parse(x, "before.json")
+		if err != nil {
+			return
+		}
+		same := JudgeTransition(b, b)
+		if same.Broken != "" || len(same.Completed) > 0 || len(same.Added) > 0 {
+			t.Fatalf("an unchanged state judged %+v", same)
+		}
+		a, err := Parse(y, "after.json")
+		if err != nil {
+			return
+		}
+		got := JudgeTransition(b, a)
+		if got.Broken != "" && (len(got.Completed) > 0 || len(got.Added) > 0) {
+			// A broken rule stops the judgement: what it found before is
+			// not a verdict.
+			return
+		}
+	})
+}
