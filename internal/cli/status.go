@@ -82,7 +82,7 @@ func runStatus(e *Env, c *command, args []string) int {
 	if *watch && (*asJSON || *interval <= 0) {
 		return e.fail(usageErr(c, "--watch takes a positive --interval and no --json"))
 	}
-	dir, err := e.stateRoot()
+	dir, err := e.viewRoot()
 	if err != nil {
 		return e.fail(err)
 	}

@@ -46,6 +46,10 @@ const (
 	// APIError records a turn that ended on an API error (rate limit,
 	// overload, …).
 	APIError = "API_ERROR"
+	// Person records a person-only action (adopt, cancel, remove, …) and
+	// how it was invoked: by a terminal or not, and what the check of its
+	// process tree saw.
+	Person = "PERSON"
 )
 
 // Entry is one log line.
