@@ -56,7 +56,7 @@ func Params() testscript.Params {
 				"GIT_CONFIG_NOSYSTEM": "1",
 				"GIT_AUTHOR_NAME":     "test", "GIT_AUTHOR_EMAIL": "test@example.com",
 				"GIT_COMMITTER_NAME": "test", "GIT_COMMITTER_EMAIL": "test@example.com",
-				"TZ": "UTC",
+				"TZ":        "UTC",
 				boundaryVar: strconv.Itoa(os.Getpid()),
 			} {
 				env.Setenv(k, v)
