@@ -67,6 +67,9 @@ type statusJSON struct {
 	// session_config sets any (see `harness budget`).
 	Budget []budgetLineJSON `json:"budget,omitempty"`
 	Paused bool             `json:"paused,omitempty"`
+	// Unattended is the last PERSON line of an action taken without a
+	// terminal while a session held the lock (see suspectPerson).
+	Unattended string `json:"unattended_person_action,omitempty"`
 }
 
 func runStatus(e *Env, c *command, args []string) int {
@@ -141,7 +144,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			Recent: orEmpty(recent), FromBackup: s.FromBackup, Tasks: []statusTask{},
 			Counts: map[string]int{"total": st.Total, "pending": st.Pending, "in_progress": st.InProgress,
 				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked},
-			Paused: root.Paused(dir)}
+			Paused: root.Paused(dir), Unattended: suspectPerson(dir)}
 		for _, l := range budgetUse(dir, s) {
 			out.Budget = append(out.Budget, budgetLineJSON{l.Name, l.Limit, l.Used, l.Percent(), l.Over()})
 		}
@@ -203,6 +206,9 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	}
 	if use := budgetUse(dir, s); len(use) > 0 {
 		fmt.Fprintf(w, "budget: %s\n", budget.Join(use))
+	}
+	if l := suspectPerson(dir); l != "" {
+		fmt.Fprintf(w, "a person's decision was taken without a terminal while a session held the lock (yours? a script of yours?):\n  %s\n", l)
 	}
 	if len(recent) > 0 {
 		fmt.Fprintln(w, "recent log:")

@@ -194,10 +194,10 @@ func TestDevNullIsNoTerminal(t *testing.T) {
 // This process's own environment is read first: a session variable there
 // is a session, whatever the ancestors.
 func TestDetectOwnEnvironment(t *testing.T) {
+	t.Setenv("CLAUDECODE", "")
+	t.Setenv("CLAUDE_PID", "")
 	t.Setenv("CLAUDE_CODE_SESSION_ID", "s-1")
 	assert.Equal(t, "its environment has CLAUDE_CODE_SESSION_ID", Detect(Options{Stop: os.Getppid()}).Session)
 	t.Setenv("CLAUDE_CODE_SESSION_ID", "")
-	t.Setenv("CLAUDECODE", "")
-	t.Setenv("CLAUDE_PID", "")
 	assert.Empty(t, Detect(Options{Stop: os.Getppid()}).Session, "the walk stops at the test's parent")
 }
