@@ -54,6 +54,9 @@ func TestScenarioNPM(t *testing.T) {
 		cmd := exec.Command(harness, args...)
 		cmd.Dir = p.Dir
 		cmd.Env = append(baseEnv(), "HOME="+p.Home, "PATH="+pathWithout("harness"))
+		if personVerbs[args[0]] {
+			cmd = asPerson(cmd)
+		}
 		b, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("harness %s (npm): %v\n%s", strings.Join(args, " "), err, b)

@@ -165,7 +165,7 @@ func runInstallScript(t *testing.T, p *project) {
 	cmd.Dir = root
 	cmd.Env = append(baseEnv(), "HOME="+p.Home)
 	cmd.Env = append(cmd.Env, goCaches(t)...)
-	out, err := cmd.CombinedOutput()
+	out, err := asPerson(cmd).CombinedOutput()
 	if err != nil {
 		t.Fatalf("install.sh: %v\n%s", err, out)
 	}
@@ -231,6 +231,9 @@ func (p *project) harnessIn(dir string, args ...string) (string, int) {
 	cmd := exec.Command(filepath.Join(p.Bin, "harness"), args...)
 	cmd.Dir = dir
 	cmd.Env = append(harnessEnv(p.Bin, p.LockDir, ""), "HOME="+p.Home)
+	if len(args) > 0 && personVerbs[args[0]] {
+		cmd = asPerson(cmd)
+	}
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	switch {
