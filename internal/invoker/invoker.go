@@ -177,6 +177,9 @@ func Walk(tree Tree, ppid int, o Options) Invoker {
 			return inv // the top of the tree
 		}
 		if o.Stop != 0 && pid == o.Stop {
+			if depth == 0 {
+				inv.Parent, _ = tree.Proc(pid) // named in the log, not judged
+			}
 			return inv
 		}
 		if depth == MaxDepth {

@@ -90,6 +90,8 @@ func TestWalk(t *testing.T) {
 			{pid: 700, ppid: 400, comm: "programs.test", args: []string{"programs.test"}, env: []string{}},
 			{pid: 800, ppid: 700, comm: "sh", args: []string{"sh"}, env: []string{"CLAUDE_CODE_SESSION_ID=s"}}}, ppid: 800, opts: Options{Stop: 700},
 			session: "ancestor 800 sh has CLAUDE_CODE_SESSION_ID"},
+		{name: "the boundary as the parent: named, not judged", procs: []proc{initProc,
+			{pid: 700, ppid: 1, comm: "claude", args: []string{"claude"}, env: []string{"CLAUDE_CODE_SESSION_ID=s"}}}, ppid: 700, opts: Options{Stop: 700}},
 		{name: "reparented to init", procs: []proc{initProc}, ppid: 1},
 		{name: "an ancestor that vanished", procs: []proc{initProc, {pid: 90, ppid: 89, comm: "sh", args: []string{"sh"}, env: []string{}}}, ppid: 90,
 			limit: "ancestor 89 could not be read"},
@@ -97,6 +99,9 @@ func TestWalk(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Walk(fakeProc(tc.procs...), tc.ppid, tc.opts)
+			if tc.ppid == tc.opts.Stop {
+				assert.Empty(t, got.Session, "the boundary itself is not judged")
+			}
 			if tc.session == "" {
 				assert.Empty(t, got.Session)
 			} else {
