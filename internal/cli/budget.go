@@ -73,13 +73,11 @@ func runBudget(e *Env, c *command, args []string) int {
 		}
 		changes[l.Name] = n
 	}
+	root := e.viewRoot
 	if len(changes) > 0 {
 		if err := e.personOnly("budget"); err != nil {
 			return e.fail(err)
 		}
-	}
-	root := e.viewRoot
-	if len(changes) > 0 {
 		root = e.stateRoot
 	}
 	dir, err := root()

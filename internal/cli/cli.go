@@ -260,7 +260,7 @@ func (e *Env) stateRoot() (string, error) {
 }
 
 // viewRoot finds the state root for a verb that only reads (status, graph,
-// report, snapshots): it cannot make a change the harness's own, so a
+// report, budget without flags): it cannot make a change the harness's own, so a
 // person sees the file as they left it (a hand edit they may then adopt).
 // Inside a session the check runs, as at every hook.
 func (e *Env) viewRoot() (string, error) {
