@@ -206,3 +206,11 @@ func TestDetectOwnEnvironment(t *testing.T) {
 	t.Setenv("CLAUDE_CODE_SESSION_ID", "")
 	assert.Empty(t, Detect(Options{Stop: os.Getppid()}).Session, "the walk stops at the test's parent")
 }
+
+// Detect runs once per person-only verb (never in a hook): a walk of this
+// process's real ancestry, a handful of small /proc reads per ancestor.
+func BenchmarkDetect(b *testing.B) {
+	for b.Loop() {
+		Detect(Options{})
+	}
+}
