@@ -142,6 +142,7 @@ func Detect(o Options) Invoker {
 	inv.Terminal, inv.TTY = terminal(os.Stdin)
 	if v := carries(os.Environ()); v != "" {
 		inv.Session = "its environment has " + v
+		return inv // no need to look further (an agent's usual case)
 	}
 	tree, limit := system()
 	if tree == nil {
@@ -155,14 +156,9 @@ func Detect(o Options) Invoker {
 	}()
 	select {
 	case w := <-done:
-		if inv.Session == "" {
-			inv.Session = w.Session
-		}
-		inv.Parent, inv.Limit = w.Parent, w.Limit
+		inv.Session, inv.Parent, inv.Limit = w.Session, w.Parent, w.Limit
 	case <-time.After(Timeout):
-		if inv.Session == "" {
-			inv.Session = fmt.Sprintf("its process tree could not be read within %s", Timeout)
-		}
+		inv.Session = fmt.Sprintf("its process tree could not be read within %s", Timeout)
 	}
 	return inv
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,7 +18,15 @@ func TestWalkRealProc(t *testing.T) {
 	sh.Env = append(os.Environ(), "CLAUDE_CODE_SESSION_ID=real-proc")
 	require.NoError(t, sh.Start())
 	defer func() { sh.Process.Kill(); sh.Wait() }()
-	got := Walk(ProcFS{FS: os.DirFS("/proc")}, sh.Process.Pid, Options{Stop: os.Getpid()})
+	// On a loaded machine the new process's environment may show in /proc
+	// a moment after Start returns: look again for up to a second.
+	var got Invoker
+	for range 50 {
+		if got = Walk(ProcFS{FS: os.DirFS("/proc")}, sh.Process.Pid, Options{Stop: os.Getpid()}); got.Session != "" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	assert.Equal(t, sh.Process.Pid, got.Parent.PID)
 	assert.Equal(t, "sh", got.Parent.Comm)
 	assert.Equal(t, os.Getpid(), got.Parent.PPID)
