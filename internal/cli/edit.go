@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
-	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
@@ -85,13 +84,17 @@ func runEdit(e *Env, c *command, args []string) int {
 			return failure.New(failure.Usage, "%s is in progress by %s: it cannot be changed under them", id, t.ClaimedBy).
 				WithHint("wait until %s validates or fails it, or ask the user", t.ClaimedBy)
 		}
-		if integrity.InSession() {
-			for name := range set {
-				if agentEditable[name] || name == "validate" && strings.TrimSpace(t.Command) == "" {
-					continue
-				}
-				return failure.New(failure.Usage, "--%s of %s is the user's decision: it defines what done means, so it is not changed from inside a Claude Code session", name, id).
-					WithHint("ask the user to run `harness edit %s --%s …` in their terminal", failure.ShellArg(id), name)
+		var personal []string // the flags that are a person's decision
+		for name := range set {
+			if !agentEditable[name] && (name != "validate" || strings.TrimSpace(t.Command) != "") {
+				personal = append(personal, "--"+name)
+			}
+		}
+		sort.Strings(personal)
+		if len(personal) > 0 {
+			if who := e.invoker(); who.InSession() {
+				return failure.New(failure.Usage, "%s of %s is the user's decision: it defines what done means, so it is not changed from inside a Claude Code session (%s)", personal[0], id, who.Session).
+					WithHint("ask the user to run `harness edit %s %s …` in their terminal", failure.ShellArg(id), personal[0])
 			}
 		}
 		note := func(field string) { changed = append(changed, field) }
@@ -141,8 +144,15 @@ func runEdit(e *Env, c *command, args []string) int {
 		}
 		sort.Strings(changed)
 		reopenable = schedule.Reopenable(s.Tasks)
-		return progress.Append(dir, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init,
+		var entries []progress.Entry
+		if len(personal) > 0 {
+			p := e.personLine(dir, "edit "+id+" "+strings.Join(personal, " "), "")
+			p.Session = s.SessionCount
+			entries = append(entries, p)
+		}
+		entries = append(entries, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init,
 			Message: fmt.Sprintf("Task edited: %s (%s)", id, strings.Join(changed, ", "))})
+		return progress.Append(dir, entries...)
 	})
 	if err != nil {
 		return e.fail(err)

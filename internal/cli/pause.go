@@ -11,7 +11,6 @@ import (
 
 	"github.com/harness-agent/harness/internal/apierror"
 	"github.com/harness-agent/harness/internal/failure"
-	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
@@ -42,17 +41,6 @@ var cancelVerb = &command{
 	run:     runCancel,
 }
 
-// personOnly refuses verb inside a Claude Code session: pausing, resuming
-// and cancelling the run are the user's decisions, and an agent that could
-// cancel could cancel its way out of the work.
-func personOnly(verb string) error {
-	if !integrity.InSession() {
-		return nil
-	}
-	return failure.New(failure.Usage, "harness %s is the user's decision and is refused inside a Claude Code session", verb).
-		WithHint("if you are stuck, say so and stop: the Stop hook lets a stuck session end; the user decides with `harness %s` in their terminal", verb)
-}
-
 // simpleVerb parses a verb that takes no arguments and finds the state root.
 func (e *Env) simpleVerb(c *command, args []string) (string, error) {
 	fs := e.flags(c)
@@ -63,7 +51,7 @@ func (e *Env) simpleVerb(c *command, args []string) (string, error) {
 	if len(pos) > 0 {
 		return "", usageErr(c, "unexpected argument %q", pos[0])
 	}
-	if err := personOnly(c.name); err != nil {
+	if err := e.personOnly(c.name); err != nil {
 		return "", err
 	}
 	return e.stateRoot()
@@ -111,7 +99,7 @@ func runResume(e *Env, c *command, args []string) int {
 	if len(pos) > 0 && !*wait {
 		return e.fail(usageErr(c, "unexpected argument %q (arguments for claude follow --wait --)", pos[0]))
 	}
-	if err := personOnly("resume"); err != nil {
+	if err := e.personOnly("resume"); err != nil {
 		return e.fail(err)
 	}
 	dir, err := e.stateRoot()

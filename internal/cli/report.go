@@ -42,7 +42,7 @@ func runReport(e *Env, c *command, args []string) int {
 	if *serve && *out != "" {
 		return e.fail(usageErr(c, "--serve and --out do not go together"))
 	}
-	dir, err := e.stateRoot()
+	dir, err := e.viewRoot()
 	if err != nil {
 		return e.fail(err)
 	}

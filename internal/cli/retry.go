@@ -32,7 +32,7 @@ func runRetry(e *Env, c *command, args []string) int {
 	if len(ids) == 0 {
 		return e.fail(usageErr(c, "expected at least one task ID"))
 	}
-	if err := personOnly(c.name); err != nil {
+	if err := e.personOnly(c.name); err != nil {
 		return e.fail(err)
 	}
 	dir, err := e.stateRoot()

@@ -76,6 +76,9 @@ type statusJSON struct {
 	// Cycles are the dependency cycles in the plan, as task ids, the first
 	// repeated at the end: no task on one ever starts.
 	Cycles [][]string `json:"cycles,omitempty"`
+	// Unattended is the last PERSON line of an action taken without a
+	// terminal while a session held the lock (see suspectPerson).
+	Unattended string `json:"unattended_person_action,omitempty"`
 }
 
 // skippedJSON is an eligible task `status --json` says claim passes over.
@@ -105,7 +108,7 @@ func runStatus(e *Env, c *command, args []string) int {
 	if *watch && (*asJSON || *interval <= 0) {
 		return e.fail(usageErr(c, "--watch takes a positive --interval and no --json"))
 	}
-	dir, err := e.stateRoot()
+	dir, err := e.viewRoot()
 	if err != nil {
 		return e.fail(err)
 	}
@@ -171,7 +174,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			Recent: orEmpty(recent), FromBackup: s.FromBackup, Tasks: []statusTask{},
 			Counts: map[string]int{"total": st.Total, "pending": st.Pending, "in_progress": st.InProgress,
 				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked},
-			Paused: root.Paused(dir), Trust: orEmpty(trustNotes(dir))}
+			Paused: root.Paused(dir), Trust: orEmpty(trustNotes(dir)), Unattended: suspectPerson(dir)}
 		for _, l := range budgetUse(dir, s) {
 			out.Budget = append(out.Budget, budgetLineJSON{l.Name, l.Limit, l.Used, l.Percent(), l.Over()})
 		}
@@ -241,6 +244,9 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	}
 	if use := budgetUse(dir, s); len(use) > 0 {
 		fmt.Fprintf(w, "budget: %s\n", budget.Join(use))
+	}
+	if l := suspectPerson(dir); l != "" {
+		fmt.Fprintf(w, "a person's decision was taken without a terminal while a session held the lock (yours? a script of yours?):\n  %s\n", l)
 	}
 	if len(recent) > 0 {
 		fmt.Fprintln(w, "recent log:")

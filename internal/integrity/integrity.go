@@ -485,26 +485,12 @@ func Root(cwd string) string {
 // Settle brings the record in line with the files before the harness runs
 // a command whose changes it will then check (a validation, a cleanup):
 // what is there now was made before the command, so the command is not
-// blamed for it. Inside a Claude Code session a change made outside the
-// harness is put back, as at every hook; a person's own run (no session)
-// adopts the tasks file as they left it, as their next verb's write would.
+// blamed for it. A change made outside the harness is put back, whoever
+// runs the harness: a person keeps a hand edit with `harness adopt`.
 func Settle(dir string) Result {
-	if InSession() {
-		return Check(dir, "a writer outside the harness", nil)
-	}
-	return Check(dir, "a person", func(_, after []byte) string {
-		if _, err := state.Parse(after, state.Path(dir)); err != nil {
-			return err.Error()
-		}
-		return ""
-	})
+	return Check(dir, "a writer outside the harness", nil)
 }
 
 // hookSession is the Claude Code session this process runs in, "" outside
 // one.
 func hookSession() string { return os.Getenv("CLAUDE_CODE_SESSION_ID") }
-
-// InSession reports whether the process runs inside a Claude Code session
-// (an agent's Bash tool, or a hook): Claude Code sets CLAUDE_CODE_SESSION_ID
-// for both.
-func InSession() bool { return os.Getenv("CLAUDE_CODE_SESSION_ID") != "" }

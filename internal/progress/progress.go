@@ -48,6 +48,10 @@ const (
 	APIError = "API_ERROR"
 	// Retry records a task failed for good that a person reopened.
 	Retry = "RETRY"
+	// Person records a person-only action (adopt, cancel, remove, …) and
+	// how it was invoked: by a terminal or not, and what the check of its
+	// process tree saw.
+	Person = "PERSON"
 )
 
 // Entry is one log line.
