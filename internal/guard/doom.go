@@ -14,6 +14,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/statecache"
 )
 
@@ -183,7 +184,7 @@ const (
 // readRing returns the window of the ring at path (its last loopWindow
 // lines), nil when there is none.
 func readRing(path string) []string {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return nil
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 )
@@ -153,7 +154,7 @@ const logTail = 4 << 10
 // the last logTail bytes the harness wrote, byte for byte the same (a
 // rewrite of earlier lines is not).
 func logWhole(dir string) bool {
-	mf, err := os.Open(filepath.Join(record.Dir(dir), record.LogMirror))
+	mf, err := safefile.Open(filepath.Join(record.Dir(dir), record.LogMirror))
 	if err != nil {
 		return true // no mirror: nothing to compare
 	}
@@ -162,7 +163,7 @@ func logWhole(dir string) bool {
 	if err != nil {
 		return true
 	}
-	lf, err := os.Open(progress.Path(dir))
+	lf, err := safefile.Open(progress.Path(dir))
 	if err != nil {
 		return false
 	}
@@ -194,11 +195,11 @@ func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
 		statecache.Retouched(dir, m, fi)
 		return
 	}
-	want, err := os.ReadFile(filepath.Join(record.Dir(dir), record.TasksCopy))
+	want, err := safefile.ReadFile(filepath.Join(record.Dir(dir), record.TasksCopy), state.MaxFileSize)
 	if err != nil {
 		return
 	}
-	got, readErr := os.ReadFile(live)
+	got, readErr := safefile.ReadFile(live, state.MaxFileSize)
 	what := "was deleted"
 	if readErr == nil {
 		what = "was changed"
@@ -244,11 +245,11 @@ func (r *Result) initScript(dir string, m record.Mark) {
 	if statErr == nil && fi.Size() == m.InitSize && fi.ModTime().UnixNano() == m.InitModNs {
 		return
 	}
-	want, err := os.ReadFile(filepath.Join(record.Dir(dir), record.InitCopy))
+	want, err := safefile.ReadFile(filepath.Join(record.Dir(dir), record.InitCopy), record.MaxInit)
 	if err != nil {
 		return
 	}
-	got, readErr := os.ReadFile(live)
+	got, readErr := safefile.ReadFile(live, record.MaxInit)
 	if readErr == nil && bytes.Equal(got, want) {
 		record.TouchInit(dir, fi)
 		return
@@ -272,11 +273,11 @@ func (r *Result) log(dir string) {
 	if logWhole(dir) {
 		return
 	}
-	mirror, err := os.ReadFile(filepath.Join(record.Dir(dir), record.LogMirror))
+	mirror, err := safefile.ReadFile(filepath.Join(record.Dir(dir), record.LogMirror), record.MaxLog)
 	if err != nil {
 		return
 	}
-	got, readErr := os.ReadFile(progress.Path(dir))
+	got, readErr := safefile.ReadFile(progress.Path(dir), record.MaxLog)
 	what := "was deleted"
 	if readErr == nil {
 		what = "was truncated"

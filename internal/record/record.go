@@ -25,6 +25,7 @@ import (
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/digest"
 	"github.com/harness-agent/harness/internal/jsonobj"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // File names inside a record directory.
@@ -33,6 +34,15 @@ const (
 	LogMirror = "harness-progress.txt"
 	InitCopy  = "harness-init.sh" // the script as a session started with it
 	markName  = "mark.json"
+)
+
+// Limits on what is read whole of the files the record keeps copies of:
+// the project's files are the agent's to replace, and a huge one (a sparse
+// file) is not read into a hook. A log or a script past them is not one
+// the harness can keep.
+const (
+	MaxLog  = 256 << 20 // the progress log
+	MaxInit = 16 << 20  // harness-init.sh
 )
 
 // Dir returns the record directory of the state root root (an absolute,
@@ -75,7 +85,7 @@ func ReadMark(root string) (m Mark, ok bool) {
 	if dir == "" {
 		return Mark{}, false
 	}
-	data, err := os.ReadFile(filepath.Join(dir, markName))
+	data, err := safefile.ReadFile(filepath.Join(dir, markName), safefile.Small)
 	if err != nil {
 		return Mark{}, false
 	}
@@ -134,7 +144,7 @@ func SaveTasks(root string, data []byte, active bool) error {
 		return err
 	}
 	if _, err := os.Stat(filepath.Join(dir, LogMirror)); os.IsNotExist(err) {
-		if log, err := os.ReadFile(filepath.Join(root, LogMirror)); err == nil {
+		if log, err := safefile.ReadFile(filepath.Join(root, LogMirror), MaxLog); err == nil {
 			replace(filepath.Join(dir, LogMirror), log)
 		}
 	}
@@ -178,7 +188,7 @@ func SaveInit(root string) {
 	dir := Dir(root)
 	path := filepath.Join(root, InitCopy)
 	fi, err := os.Lstat(path)
-	data, rerr := os.ReadFile(path)
+	data, rerr := safefile.ReadFile(path, MaxInit)
 	if err != nil || rerr != nil || !fi.Mode().IsRegular() {
 		if m.Init {
 			m.Init, m.InitSize, m.InitModNs = false, 0, 0
@@ -245,7 +255,7 @@ func AppendLog(root string, b []byte) {
 	}
 	live := filepath.Join(root, LogMirror)
 	if li, err := os.Stat(live); err == nil && li.Size() != mi.Size()+int64(len(b)) {
-		if log, err := os.ReadFile(live); err == nil && len(log) >= len(b) {
+		if log, err := safefile.ReadFile(live, MaxLog); err == nil && len(log) >= len(b) {
 			replace(mirror, log)
 			return
 		}
@@ -276,12 +286,12 @@ func SameTasks(root string) bool {
 // read side by side in pieces: two whole copies of a 7 MB file cost a
 // fresh process more in page faults than the comparison.
 func sameBytes(a, b string) bool {
-	fa, err := os.Open(a)
+	fa, err := safefile.Open(a)
 	if err != nil {
 		return false
 	}
 	defer fa.Close()
-	fb, err := os.Open(b)
+	fb, err := safefile.Open(b)
 	if err != nil {
 		return false
 	}

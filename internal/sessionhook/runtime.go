@@ -13,6 +13,7 @@ import (
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/jsonobj"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/statecache"
 )
 
@@ -109,7 +110,7 @@ func RuntimePath(dir, sessionID string) string {
 // ReadRuntime returns the runtime of session sessionID, or nil when it has
 // none (or an unreadable one).
 func ReadRuntime(dir, sessionID string) *Runtime {
-	data, err := os.ReadFile(RuntimePath(dir, sessionID))
+	data, err := safefile.ReadFile(RuntimePath(dir, sessionID), safefile.Small)
 	if err != nil {
 		return nil
 	}

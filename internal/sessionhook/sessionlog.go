@@ -2,12 +2,12 @@ package sessionhook
 
 import (
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // maxSessionRead bounds how much of the log one session's story may take:
@@ -158,7 +158,7 @@ func isCategory(s string) bool {
 // linesFrom returns the log's complete lines after byte offset, at most
 // maxSessionRead bytes of them.
 func linesFrom(dir string, offset int64) []string {
-	f, err := os.Open(progress.Path(dir))
+	f, err := safefile.Open(progress.Path(dir))
 	if err != nil {
 		return nil
 	}
