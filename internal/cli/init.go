@@ -176,7 +176,7 @@ func excludeFromGit(dir string) bool {
 		return false
 	}
 	os.MkdirAll(filepath.Dir(path), 0o755)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := safefile.Append(path, 0o644)
 	if err != nil {
 		return false
 	}

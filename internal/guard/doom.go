@@ -2,9 +2,11 @@ package guard
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -211,10 +213,10 @@ func readRing(path string) []string {
 // with them, which replaces the file once it has grown to ringCompactAt.
 func saveRing(path string, add, ring []string) {
 	data := []byte(strings.Join(add, "\n") + "\n")
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if os.IsNotExist(err) {
+	f, err := safefile.Append(path, 0o644)
+	if errors.Is(err, fs.ErrNotExist) {
 		os.MkdirAll(filepath.Dir(path), 0o755)
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		f, err = safefile.Append(path, 0o644)
 	}
 	if err != nil {
 		return

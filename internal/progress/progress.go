@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -104,7 +103,7 @@ func Append(dir string, entries ...Entry) error {
 		buf.WriteString(e.String())
 		buf.WriteByte('\n')
 	}
-	f, err := os.OpenFile(Path(dir), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := safefile.Append(Path(dir), 0o644)
 	if err != nil {
 		return err
 	}

@@ -260,7 +260,7 @@ func AppendLog(root string, b []byte) {
 			return
 		}
 	}
-	f, err := os.OpenFile(mirror, os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := safefile.Append(mirror, 0o600)
 	if err != nil {
 		return
 	}

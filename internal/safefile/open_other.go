@@ -4,7 +4,9 @@ package safefile
 
 import "os"
 
-// open opens path for reading. Opening a named pipe here does not wait for
-// a writer the way a FIFO's open does on Unix; Open's check of what was
-// opened still keeps anything but a regular file from being read.
-func open(path string) (*os.File, error) { return os.Open(path) }
+// open opens path. Opening a named pipe here does not wait for the other
+// end the way a FIFO's open does on Unix; the check of what was opened
+// still keeps anything but a regular file from being used.
+func open(path string, flag int, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(path, flag, perm)
+}

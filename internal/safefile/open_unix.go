@@ -8,8 +8,9 @@ import (
 )
 
 // open opens path without waiting: O_NONBLOCK makes the open of a FIFO
-// with no writer return at once, and O_NOCTTY keeps a terminal from
-// becoming the process's. Reads of a regular file ignore O_NONBLOCK.
-func open(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+// return at once (a read open with no writer, or a write open that fails
+// with no reader), and O_NOCTTY keeps a terminal from becoming the
+// process's. Reads and writes of a regular file ignore O_NONBLOCK.
+func open(path string, flag int, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(path, flag|syscall.O_NONBLOCK|syscall.O_NOCTTY, perm)
 }

@@ -10,7 +10,8 @@
 // in after a stat cannot slip through) and goes on only with a regular
 // file; ReadFile also refuses a file larger than the caller's limit.
 // Anything else is an error wrapping ErrNotRegular or ErrTooLarge, and
-// nothing of it is read.
+// nothing of it is read. Append is the same for a file appended to (the
+// log): a write open of a FIFO waits for a reader.
 package safefile
 
 import (
@@ -35,7 +36,18 @@ const Small = 1 << 20
 // Open opens path for reading when it is a regular file. It never waits on
 // a FIFO or a device.
 func Open(path string) (*os.File, error) {
-	f, err := open(path)
+	return regular(open(path, os.O_RDONLY, 0))
+}
+
+// Append opens path for appending, creating it with perm when it is
+// missing, when it is a regular file. It never waits on a FIFO with no
+// reader, where a plain open for writing would wait for one forever.
+func Append(path string, perm os.FileMode) (*os.File, error) {
+	return regular(open(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm))
+}
+
+// regular returns f when it is a regular file, and closes it otherwise.
+func regular(f *os.File, err error) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +58,7 @@ func Open(path string) (*os.File, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
+		return nil, &fs.PathError{Op: "open", Path: f.Name(), Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
 	}
 	return f, nil
 }

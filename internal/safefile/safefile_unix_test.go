@@ -39,3 +39,32 @@ func TestOpenNeverWaits(t *testing.T) {
 		})
 	}
 }
+
+// TestAppendNeverWaits: a FIFO (no reader: a plain write open would wait
+// forever) and a directory are refused; a missing file is created.
+func TestAppendNeverWaits(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	for _, path := range []string{fifo, dir, "/dev/null"} {
+		done := make(chan error, 1)
+		go func() {
+			f, err := Append(path, 0o644)
+			if err == nil {
+				f.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			assert.Error(t, err, path)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Append(%s) did not return", path)
+		}
+	}
+	f, err := Append(filepath.Join(dir, "new"), 0o644)
+	require.NoError(t, err)
+	_, err = f.WriteString("line\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}
