@@ -13,6 +13,7 @@ func TestMain(m *testing.M) {
 	for name, main := range Mains {
 		cmds[name] = func() { os.Exit(main()) }
 	}
+	cmds["bounded"] = func() { os.Exit(bounded(os.Args[1:])) }
 	testscript.Main(m, cmds)
 }
 
