@@ -73,6 +73,7 @@ func editTop(dir, name string, accept func() bool, value func(old []byte) ([]byt
 		return false, failure.Wrap(failure.EnvSetup, err, "%v", err)
 	}
 	defer unlock()
+	removeStaleTemps(dir)
 	if !accept() {
 		return false, nil
 	}
