@@ -32,6 +32,9 @@ type Runtime struct {
 	// LogOffset is the size of harness-progress.txt when the session began
 	// its work: what follows is this session's story.
 	LogOffset int64 `json:"log_offset"`
+	// Story sums up the session's lines of the log read so far (see
+	// readSessionLog).
+	Story *Story `json:"story,omitempty"`
 	// Excluded is set when the session started while another live session
 	// held the session lock. It was told to stay out of the harness for its
 	// whole life, so its hooks stay silent even after that session ends
@@ -160,6 +163,23 @@ func (rt *Runtime) encode() []byte {
 	strOmit(w, "worker", rt.Worker)
 	strOmit(w, "started_at", rt.StartedAt)
 	w.Int("log_offset", rt.LogOffset)
+	if st := rt.Story; st != nil {
+		w.Open("story")
+		w.Int("read", st.Read)
+		if len(st.Completed) > 0 {
+			w.Strs("completed", st.Completed)
+		}
+		if st.Outcomes != 0 {
+			w.Int("outcomes", int64(st.Outcomes))
+		}
+		if len(st.Claimed) > 0 {
+			w.Strs("claimed", st.Claimed)
+		}
+		if len(st.Others) > 0 {
+			w.Strs("others", st.Others)
+		}
+		w.Close()
+	}
 	boolOmit(w, "excluded", rt.Excluded)
 	if len(rt.Held) > 0 {
 		w.Strs("held", rt.Held)
@@ -229,6 +249,11 @@ func decodeRuntime(data []byte) (rt *Runtime, ok bool) {
 			rt.StartedAt = v.Str
 		case "log_offset":
 			rt.LogOffset = v.Int()
+		case "story":
+			if v.IsObject() {
+				rt.Story = &Story{Read: v.Get("read").Int(), Completed: jsonobj.Strs(v.Get("completed")),
+					Outcomes: int(v.Get("outcomes").Int()), Claimed: jsonobj.Strs(v.Get("claimed")), Others: jsonobj.Strs(v.Get("others"))}
+			}
 		case "excluded":
 			rt.Excluded = v.Bool()
 		case "held":
