@@ -16,6 +16,7 @@ package integrity
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -200,7 +201,7 @@ func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
 		return
 	}
 	got, readErr := safefile.ReadFile(live, state.MaxFileSize)
-	what := "was deleted"
+	what := gone(readErr)
 	if readErr == nil {
 		what = "was changed"
 		if adopt != nil {
@@ -254,7 +255,7 @@ func (r *Result) initScript(dir string, m record.Mark) {
 		record.TouchInit(dir, fi)
 		return
 	}
-	what := "was deleted"
+	what := gone(readErr)
 	if readErr == nil {
 		what = "was changed during the session (it is the user's, changed between sessions)"
 	}
@@ -278,7 +279,7 @@ func (r *Result) log(dir string) {
 		return
 	}
 	got, readErr := safefile.ReadFile(progress.Path(dir), record.MaxLog)
-	what := "was deleted"
+	what := gone(readErr)
 	if readErr == nil {
 		what = "was truncated"
 		if len(got) >= len(mirror) {
@@ -289,6 +290,19 @@ func (r *Result) log(dir string) {
 	if atomicfile.Replace(progress.Path(dir), mirror, 0o644) == nil {
 		r.Repairs = append(r.Repairs, Repair{File: progress.FileName, What: what, Kept: kept})
 	}
+}
+
+// gone says what happened to a harness file that could not be read: it was
+// deleted, or something the harness does not read (a FIFO, a directory, a
+// file over its limit) was put in its place.
+func gone(err error) string {
+	switch {
+	case errors.Is(err, safefile.ErrNotRegular):
+		return "was replaced by something other than a regular file"
+	case errors.Is(err, safefile.ErrTooLarge):
+		return "was replaced by a file too large to be the harness's"
+	}
+	return "was deleted"
 }
 
 // TamperedDir is where changed copies are kept, in the runtime directory
