@@ -93,7 +93,8 @@ type Story struct {
 	Completed []string `json:"completed,omitempty"`
 	Outcomes  int      `json:"outcomes,omitempty"`
 	// Concurrent mode: the tasks whose last claim read was this worker's
-	// (Claimed) or another's (Others).
+	// (Claimed), and those the session holds whose last claim read was
+	// another's (Others).
 	Claimed []string `json:"claimed,omitempty"`
 	Others  []string `json:"others,omitempty"`
 }
@@ -132,14 +133,18 @@ func newTally(who owner, st *Story) *tally {
 	return t
 }
 
-// story is what t summed, up to the log offset read.
+// story is what t summed, up to the log offset read. Of the tasks last
+// claimed by another worker it keeps those the session holds: only there
+// does it change anything (newTally's seeding); any other task becomes
+// this worker's again only through a claim line yet to be read.
 func (t *tally) story(read int64) *Story {
 	st := &Story{Read: read, Completed: t.out.completed, Outcomes: t.out.outcomes}
 	if t.who.worker != "" {
 		for _, id := range slices.Sorted(maps.Keys(t.claimed)) {
-			if t.claimed[id] {
+			switch {
+			case t.claimed[id]:
 				st.Claimed = append(st.Claimed, id)
-			} else {
+			case slices.Contains(t.who.held, id):
 				st.Others = append(st.Others, id)
 			}
 		}
