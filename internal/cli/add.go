@@ -3,13 +3,13 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/guard"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 )
@@ -133,7 +133,7 @@ const addedMark = "(id=task-"
 // loggedIDs returns the highest NNN of an automatic id the log shows was
 // given out, reading it in chunks (the log grows to tens of megabytes).
 func loggedIDs(dir string) int {
-	f, err := os.Open(progress.Path(dir))
+	f, err := safefile.Open(progress.Path(dir))
 	if err != nil {
 		return 0
 	}

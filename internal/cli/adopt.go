@@ -3,13 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 )
@@ -57,7 +57,7 @@ func runAdopt(e *Env, c *command, args []string) int {
 		return e.fail(failure.Wrap(failure.EnvSetup, err, "%v", err))
 	}
 	defer unlock()
-	raw, err := os.ReadFile(state.Path(dir))
+	raw, err := safefile.ReadFile(state.Path(dir), state.MaxFileSize)
 	if err != nil {
 		return e.fail(failure.Wrap(failure.EnvSetup, err, "%v", err))
 	}

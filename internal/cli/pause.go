@@ -15,6 +15,7 @@ import (
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -82,7 +83,7 @@ func runPause(e *Env, c *command, args []string) int {
 }
 
 func pausedSince(path string) string {
-	data, _ := os.ReadFile(path)
+	data, _ := safefile.ReadFile(path, safefile.Small)
 	if s := strings.TrimSpace(string(data)); s != "" {
 		return s
 	}

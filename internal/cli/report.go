@@ -14,6 +14,7 @@ import (
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/report"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -86,7 +87,7 @@ func (e *Env) renderReport(dir string, o report.Options) ([]byte, error) {
 		return nil, err
 	}
 	tl := &report.Timeline{}
-	if f, err := os.Open(progress.Path(dir)); err == nil {
+	if f, err := safefile.Open(progress.Path(dir)); err == nil {
 		tl, err = report.ReadLog(f)
 		f.Close()
 		if err != nil {

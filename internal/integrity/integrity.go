@@ -16,6 +16,7 @@ package integrity
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,6 +28,7 @@ import (
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 )
@@ -188,7 +190,7 @@ const logTail = 4 << 10
 // the last logTail bytes the harness wrote, byte for byte the same (a
 // rewrite of earlier lines is not).
 func logWhole(dir string) bool {
-	mf, err := os.Open(filepath.Join(record.Dir(dir), record.LogMirror))
+	mf, err := safefile.Open(filepath.Join(record.Dir(dir), record.LogMirror))
 	if err != nil {
 		return true // no mirror: nothing to compare
 	}
@@ -197,7 +199,7 @@ func logWhole(dir string) bool {
 	if err != nil {
 		return true
 	}
-	lf, err := os.Open(progress.Path(dir))
+	lf, err := safefile.Open(progress.Path(dir))
 	if err != nil {
 		return false
 	}
@@ -229,12 +231,12 @@ func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
 		statecache.Retouched(dir, m, fi)
 		return
 	}
-	want, err := os.ReadFile(filepath.Join(record.Dir(dir), record.TasksCopy))
+	want, err := safefile.ReadFile(filepath.Join(record.Dir(dir), record.TasksCopy), state.MaxFileSize)
 	if err != nil {
 		return
 	}
-	got, readErr := os.ReadFile(live)
-	what := "was deleted"
+	got, readErr := safefile.ReadFile(live, state.MaxFileSize)
+	what := gone(readErr)
 	if readErr == nil {
 		what = "was changed"
 		if adopt != nil {
@@ -266,8 +268,8 @@ func (r *Result) backup(dir string) {
 	if bi, err := os.Stat(state.BackupPath(dir)); err == nil && bi.Size() == m.Size {
 		return
 	}
-	want, err := os.ReadFile(filepath.Join(record.Dir(dir), record.TasksCopy))
-	if err != nil || int64(len(want)) != m.Size {
+	want, ok := record.TasksText(dir)
+	if !ok || int64(len(want)) != m.Size {
 		return
 	}
 	if atomicfile.Replace(state.BackupPath(dir), want, 0o644) == nil && !r.Adopted {
@@ -321,7 +323,7 @@ func (r *Result) pause(dir string, m record.Mark) {
 	path := filepath.Join(dir, root.PausedFile)
 	switch paused := root.Paused(dir); {
 	case paused && m.Paused == "":
-		data, _ := os.ReadFile(path)
+		data, _ := safefile.ReadFile(path, safefile.Small)
 		kept := keep(dir, "paused", data, true)
 		if os.Remove(path) == nil {
 			r.Repairs = append(r.Repairs, Repair{File: root.PausedFile, What: "was written outside `harness pause` (a pause is a person's decision)", Kept: kept})
@@ -343,16 +345,16 @@ func (r *Result) initScript(dir string, m record.Mark) {
 	if statErr == nil && record.StampOf(fi) == m.InitStamp() {
 		return
 	}
-	want, err := os.ReadFile(filepath.Join(record.Dir(dir), record.InitCopy))
+	want, err := safefile.ReadFile(filepath.Join(record.Dir(dir), record.InitCopy), record.MaxInit)
 	if err != nil {
 		return
 	}
-	got, readErr := os.ReadFile(live)
+	got, readErr := safefile.ReadFile(live, record.MaxInit)
 	if readErr == nil && bytes.Equal(got, want) {
 		record.TouchInit(dir, fi)
 		return
 	}
-	what := "was deleted"
+	what := gone(readErr)
 	if readErr == nil {
 		what = "was changed during the session (it is the user's, changed between sessions)"
 	}
@@ -386,12 +388,12 @@ func (r *Result) log(dir string) {
 // after the harness's last one are lost with a rewrite before them: the
 // changed copy is kept).
 func (r *Result) repairLog(dir string) {
-	mirror, err := os.ReadFile(filepath.Join(record.Dir(dir), record.LogMirror))
+	mirror, err := safefile.ReadFile(filepath.Join(record.Dir(dir), record.LogMirror), record.MaxLog)
 	if err != nil {
 		return
 	}
-	got, readErr := os.ReadFile(progress.Path(dir))
-	what := "was deleted"
+	got, readErr := safefile.ReadFile(progress.Path(dir), record.MaxLog)
+	what := gone(readErr)
 	if readErr == nil {
 		what = "was truncated"
 		if len(got) >= len(mirror) {
@@ -402,6 +404,19 @@ func (r *Result) repairLog(dir string) {
 	if atomicfile.Replace(progress.Path(dir), mirror, 0o644) == nil {
 		r.Repairs = append(r.Repairs, Repair{File: progress.FileName, What: what, Kept: kept})
 	}
+}
+
+// gone says what happened to a harness file that could not be read: it was
+// deleted, or something the harness does not read (a FIFO, a directory, a
+// file over its limit) was put in its place.
+func gone(err error) string {
+	switch {
+	case errors.Is(err, safefile.ErrNotRegular):
+		return "was replaced by something other than a regular file"
+	case errors.Is(err, safefile.ErrTooLarge):
+		return "was replaced by a file too large to be the harness's"
+	}
+	return "was deleted"
 }
 
 // TamperedDir is where changed copies are kept, in the runtime directory

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/digest"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // Dir is where lock files live. The seed's snippet hard-codes /tmp; keep it
@@ -240,7 +241,7 @@ func Owner(root string) (h Holder, alive, ok bool) {
 
 // ReadHolder reads the pid (and session id, when present) in a lock directory.
 func ReadHolder(dir string) (Holder, bool) {
-	data, err := os.ReadFile(filepath.Join(dir, "pid"))
+	data, err := safefile.ReadFile(filepath.Join(dir, "pid"), safefile.Small)
 	if err != nil {
 		return Holder{}, false
 	}
@@ -249,7 +250,7 @@ func ReadHolder(dir string) (Holder, bool) {
 		return Holder{}, false
 	}
 	h := Holder{PID: pid}
-	if sid, err := os.ReadFile(filepath.Join(dir, "session")); err == nil {
+	if sid, err := safefile.ReadFile(filepath.Join(dir, "session"), safefile.Small); err == nil {
 		h.SessionID = strings.TrimSpace(string(sid))
 	}
 	return h, true

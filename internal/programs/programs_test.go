@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 			os.Exit(main())
 		}
 	}
+	cmds["bounded"] = func() { os.Exit(bounded(os.Args[1:])) }
 	testscript.Main(m, cmds)
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/digest"
 	"github.com/harness-agent/harness/internal/jsonobj"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // File names inside a record directory.
@@ -48,6 +49,16 @@ func Trust() { trusted = true }
 
 // Trusted reports whether this process is a hook (Trust).
 func Trusted() bool { return trusted }
+
+// Limits on what is read whole of the files the record keeps copies of:
+// the project's files are the agent's to replace, and a huge one (a sparse
+// file) is not read into a hook. A log or a script past them is not one
+// the harness can keep.
+const (
+	MaxLog   = 256 << 20 // the progress log
+	MaxTasks = 128 << 20 // the tasks file (state.MaxFileSize)
+	MaxInit  = 16 << 20  // harness-init.sh
+)
 
 // Dir returns the record directory of the state root root (an absolute,
 // symlink-free path, as root.Find returns it). "" when no state directory
@@ -172,7 +183,7 @@ func ReadMark(root string) (m Mark, ok bool) {
 	if dir == "" {
 		return Mark{}, false
 	}
-	data, err := os.ReadFile(filepath.Join(dir, markName))
+	data, err := safefile.ReadFile(filepath.Join(dir, markName), safefile.Small)
 	if err != nil {
 		return Mark{}, false
 	}
@@ -259,7 +270,7 @@ func SaveTasks(root string, data []byte, active bool) error {
 		return err
 	}
 	if _, err := os.Stat(filepath.Join(dir, LogMirror)); os.IsNotExist(err) {
-		if log, err := os.ReadFile(filepath.Join(root, LogMirror)); err == nil {
+		if log, err := safefile.ReadFile(filepath.Join(root, LogMirror), MaxLog); err == nil {
 			replace(filepath.Join(dir, LogMirror), log)
 		}
 	}
@@ -313,7 +324,7 @@ func SaveInit(root string) {
 	dir := Dir(root)
 	path := filepath.Join(root, InitCopy)
 	fi, err := os.Lstat(path)
-	data, rerr := os.ReadFile(path)
+	data, rerr := safefile.ReadFile(path, MaxInit)
 	if err != nil || rerr != nil || !fi.Mode().IsRegular() {
 		if m.Init {
 			m.Init = false
@@ -432,7 +443,7 @@ func SameLogPrefix(root string) bool {
 	if dir == "" {
 		return true
 	}
-	fm, err := os.Open(filepath.Join(dir, LogMirror))
+	fm, err := safefile.Open(filepath.Join(dir, LogMirror))
 	if err != nil {
 		return true
 	}
@@ -441,7 +452,7 @@ func SameLogPrefix(root string) bool {
 	if err != nil {
 		return true
 	}
-	fl, err := os.Open(filepath.Join(root, LogMirror))
+	fl, err := safefile.Open(filepath.Join(root, LogMirror))
 	if err != nil {
 		return false
 	}
@@ -499,12 +510,12 @@ func AppendLog(root string, b []byte) {
 	}
 	live := filepath.Join(root, LogMirror)
 	if li, err := os.Stat(live); err == nil && li.Size() != mi.Size()+int64(len(b)) {
-		if log, err := os.ReadFile(live); err == nil && len(log) >= len(b) {
+		if log, err := safefile.ReadFile(live, MaxLog); err == nil && len(log) >= len(b) {
 			replace(mirror, log)
 			return
 		}
 	}
-	f, err := os.OpenFile(mirror, os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := safefile.Append(mirror, 0o600)
 	if err != nil {
 		return
 	}
@@ -542,7 +553,7 @@ func TasksText(root string) (data []byte, ok bool) {
 	if dir == "" {
 		return nil, false
 	}
-	data, err := os.ReadFile(filepath.Join(dir, TasksCopy))
+	data, err := safefile.ReadFile(filepath.Join(dir, TasksCopy), MaxTasks)
 	return data, err == nil
 }
 
@@ -557,12 +568,12 @@ func SameTasks(root string) bool {
 // read side by side in pieces: two whole copies of a 7 MB file cost a
 // fresh process more in page faults than the comparison.
 func sameBytes(a, b string) bool {
-	fa, err := os.Open(a)
+	fa, err := safefile.Open(a)
 	if err != nil {
 		return false
 	}
 	defer fa.Close()
-	fb, err := os.Open(b)
+	fb, err := safefile.Open(b)
 	if err != nil {
 		return false
 	}

@@ -26,7 +26,7 @@ type Mark struct {
 
 // Validate runs cycle detection and then blocked propagation to a fixpoint
 // over tasks and returns the tasks to mark failed, in the order found. tasks
-// is not modified. Cycle detection is linear in tasks and dependencies, and
+// is not modified. Both are linear in tasks and dependencies, and
 // each message is bounded (see cycleMessage): a cycle of thousands of tasks
 // costs a few hundred bytes per task, once.
 func Validate(tasks []state.Task) []Mark {
@@ -34,7 +34,7 @@ func Validate(tasks []state.Task) []Mark {
 	for i := range tasks {
 		byID[tasks[i].ID] = i
 	}
-	marked := map[int]bool{}
+	marked := make([]bool, len(tasks))
 	var marks []Mark
 	open := func(i int) bool {
 		t := &tasks[i]
@@ -51,28 +51,52 @@ func Validate(tasks []state.Task) []Mark {
 		marks = append(marks, Mark{Index: i, ID: tasks[i].ID, Message: g.cycleMessage(comp, size, example, i)})
 	}
 	dead := func(i int) bool { return marked[i] || tasks[i].PermanentlyFailed() }
-	for changed := true; changed; {
-		changed = false
-		for i := range tasks {
-			if !open(i) {
+	// Blocked propagation: an open task is marked when a dependency is
+	// unknown or dead. Every task is looked at once, and again only when a
+	// task it depends on is marked, so a chain costs its length: passes
+	// over all tasks until none changed took one pass per link of a chain
+	// laid out against the file's order (seconds at 10,000 tasks).
+	dependents := make([][]int, len(tasks))
+	for i := range tasks {
+		for _, dep := range tasks[i].DependsOn {
+			if j, known := byID[dep]; known {
+				dependents[j] = append(dependents[j], i)
+			}
+		}
+	}
+	queue := make([]int, 0, len(marks))
+	for _, m := range marks {
+		queue = append(queue, m.Index)
+	}
+	check := func(i int) {
+		if !open(i) {
+			return
+		}
+		for _, dep := range tasks[i].DependsOn {
+			j, known := byID[dep]
+			var msg string
+			switch {
+			case !known:
+				msg = "Unknown dependency " + dep
+			case dead(j):
+				msg = "Blocked by failed " + dep
+			default:
 				continue
 			}
-			for _, dep := range tasks[i].DependsOn {
-				j, known := byID[dep]
-				var msg string
-				switch {
-				case !known:
-					msg = "Unknown dependency " + dep
-				case dead(j):
-					msg = "Blocked by failed " + dep
-				default:
-					continue
-				}
-				marked[i] = true
-				marks = append(marks, Mark{Index: i, ID: tasks[i].ID, Message: msg})
-				changed = true
-				break
-			}
+			marked[i] = true
+			marks = append(marks, Mark{Index: i, ID: tasks[i].ID, Message: msg})
+			queue = append(queue, i)
+			return
+		}
+	}
+	for i := range tasks {
+		check(i)
+	}
+	for len(queue) > 0 {
+		j := queue[0]
+		queue = queue[1:]
+		for _, i := range dependents[j] {
+			check(i)
 		}
 	}
 	return marks

@@ -21,6 +21,7 @@ import (
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/recovery"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -236,7 +237,7 @@ func (st *start) countFast() bool {
 		for i, cl := range sum.InProgress {
 			ids[i] = cl.ID
 		}
-		doc, _ := os.ReadFile(state.Path(c.root))
+		doc, _ := safefile.ReadFile(state.Path(c.root), state.MaxFileSize)
 		st.inProgress = &state.State{Config: sum.Config, SessionCount: sum.SessionCount, Tasks: state.ParseTasks(doc, ids)}
 		mine, expired, _ := c.worker().Interrupted(st.inProgress)
 		st.o.interrupted = len(mine)+len(expired) > 0
@@ -309,7 +310,7 @@ func summaryView(c *call, sum *statecache.Summary) view {
 		if t := sum.NextTask; t != nil && t.ID == id {
 			return t
 		}
-		doc, _ := os.ReadFile(state.Path(c.root))
+		doc, _ := safefile.ReadFile(state.Path(c.root), state.MaxFileSize)
 		return state.ParseTask(doc, id)
 	}}
 }
@@ -425,7 +426,7 @@ const peekBytes = 64 << 10
 // (or reports it), and SessionStart settles the lock again if the restored
 // state says otherwise.
 func peek(dir string) (concurrent bool) {
-	f, err := os.Open(state.Path(dir))
+	f, err := safefile.Open(state.Path(dir))
 	if err != nil {
 		return false
 	}
@@ -436,7 +437,7 @@ func peek(dir string) (concurrent bool) {
 	cfg := gjson.GetBytes(head, "session_config")
 	if !cfg.Exists() || cfg.Index <= 0 || cfg.Index+len(cfg.Raw) >= len(head) {
 		// Not wholly inside the head (or absent): read it all.
-		all, err := os.ReadFile(state.Path(dir))
+		all, err := safefile.ReadFile(state.Path(dir), state.MaxFileSize)
 		if err != nil {
 			return false
 		}
@@ -536,7 +537,7 @@ func healthCheck(dir string, n int, at time.Time) string {
 }
 
 func readHead(path string, n int) (string, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return "", err
 	}

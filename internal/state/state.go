@@ -14,6 +14,7 @@ package state
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,6 +30,7 @@ import (
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // File names inside the state root.
@@ -707,12 +709,17 @@ func (t *Task) HasDependencyError() bool {
 	return n > 0 && strings.HasPrefix(t.ErrorLog[n-1], "["+failure.Dependency+"]")
 }
 
+// MaxFileSize bounds a tasks file the harness reads whole (10,000 tasks
+// take about 7 MB): a larger file, like anything but a regular file in its
+// place (a FIFO, a directory), is reported unreadable instead of being read.
+const MaxFileSize = 128 << 20
+
 // Load reads and parses the tasks file in dir without taking any lock. When
 // the file is corrupt and the backup is valid, it returns the backup's state
 // with FromBackup set (restoring the file is a write, left to Update).
 func Load(dir string) (*State, error) {
-	raw, err := os.ReadFile(Path(dir))
-	if os.IsNotExist(err) {
+	raw, err := safefile.ReadFile(Path(dir), MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
@@ -770,7 +777,7 @@ func restoreHint(dir string) string {
 func IsUnrecoverable(err error) bool { return errors.Is(err, ErrUnrecoverable) }
 
 func loadBackup(dir string) (*State, error) {
-	raw, err := os.ReadFile(BackupPath(dir))
+	raw, err := safefile.ReadFile(BackupPath(dir), MaxFileSize)
 	if err != nil {
 		return nil, Unrecoverable(dir)
 	}
@@ -860,7 +867,7 @@ func loadLocked(dir string) (*State, error) {
 	if err != nil || !s.FromBackup {
 		return s, err
 	}
-	corrupt, _ := os.ReadFile(Path(dir))
+	corrupt, _ := safefile.ReadFile(Path(dir), MaxFileSize)
 	keep := fmt.Sprintf("%s.corrupt-%s", Path(dir), time.Now().UTC().Format("20060102T150405Z"))
 	if err := atomicfile.WriteFile(keep, corrupt, 0o644); err != nil {
 		return nil, failure.Wrap(failure.EnvSetup, err, "cannot keep the corrupt file as %s: %v", keep, err)
