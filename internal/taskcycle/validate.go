@@ -11,6 +11,7 @@ import (
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/scope"
 	"github.com/harness-agent/harness/internal/state"
@@ -147,6 +148,7 @@ func (w *Worker) complete(t state.Task, tree Tree) (*Outcome, error) {
 	}
 	now := w.Now()
 	o := &Outcome{Completed: true, Commit: hash, NewCommit: made, Tree: tree}
+	exclusive := false
 	_, err = statecache.Update(w.Root, func(s *state.State) error {
 		cur := s.Task(t.ID)
 		if !sameClaim(cur, &t) {
@@ -156,6 +158,7 @@ func (w *Worker) complete(t state.Task, tree Tree) (*Outcome, error) {
 		cur.CompletedAt = stamp(now)
 		clearClaim(cur)
 		o.Task = *cur
+		exclusive = !s.Concurrent()
 		return progress.Append(w.Root, progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Completed, TaskID: t.ID,
 			Message: fmt.Sprintf("(commit %s)", git.Short(hash))})
 	})
@@ -166,6 +169,14 @@ func (w *Worker) complete(t state.Task, tree Tree) (*Outcome, error) {
 			err = &committed
 		}
 		return nil, err
+	}
+	if !record.Trusted() && exclusive {
+		// The check ran in a process the agent started: the verification
+		// gate runs it again at the next turn end, because the record says
+		// so, whatever the log or the runtime files then say. (In
+		// concurrent mode each worker's gate runs its own completions, which
+		// only the log's claims tell apart.)
+		record.AddUnverified(w.Root, t.ID)
 	}
 	return o, nil
 }
