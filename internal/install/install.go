@@ -32,6 +32,7 @@ import (
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/settings"
+	"github.com/harness-agent/harness/internal/wiring"
 )
 
 // Files an install leaves beside what it installs.
@@ -257,6 +258,9 @@ func Install(o Options) (err error) {
 	res.Print(r.Out, "install", false)
 	r.forget()
 	writeVersion(r.BinDir, r.Version)
+	if err := wiring.WriteManifest(r.BinDir, Programs()); err != nil {
+		r.say("WARN could not write %s in %s (%v): `harness status` cannot tell a replaced executable there", wiring.Manifest, r.BinDir, err)
+	}
 
 	// The hooks moved here from another bin directory: the old one's
 	// executables go once nothing uses them.
@@ -370,7 +374,7 @@ func (r *run) release(dir string) {
 		return
 	}
 	r.say("removing the executables from %s", dir)
-	for _, p := range append(Programs(), Registry, VersionFile) {
+	for _, p := range append(Programs(), Registry, VersionFile, wiring.Manifest) {
 		path := filepath.Join(dir, p)
 		if _, err := os.Lstat(path); err == nil {
 			r.act("remove "+path, func() error { return os.Remove(path) })
