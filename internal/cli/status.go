@@ -67,6 +67,9 @@ type statusJSON struct {
 	// session_config sets any (see `harness budget`).
 	Budget []budgetLineJSON `json:"budget,omitempty"`
 	Paused bool             `json:"paused,omitempty"`
+	// Wiring lists what undid the harness's wiring into Claude Code (hooks
+	// no longer registered, "disableAllHooks", a replaced executable).
+	Wiring []string `json:"wiring,omitempty"`
 }
 
 func runStatus(e *Env, c *command, args []string) int {
@@ -141,7 +144,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			Recent: orEmpty(recent), FromBackup: s.FromBackup, Tasks: []statusTask{},
 			Counts: map[string]int{"total": st.Total, "pending": st.Pending, "in_progress": st.InProgress,
 				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked},
-			Paused: root.Paused(dir)}
+			Paused: root.Paused(dir), Wiring: e.wiringProblems(dir)}
 		for _, l := range budgetUse(dir, s) {
 			out.Budget = append(out.Budget, budgetLineJSON{l.Name, l.Limit, l.Used, l.Percent(), l.Over()})
 		}
@@ -168,6 +171,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		return ExitOK
 	}
 	w := e.Stdout
+	e.printWiring(e.wiringProblems(dir))
 	if s.FromBackup {
 		fmt.Fprintln(w, "WARN harness-tasks.json is corrupt; showing harness-tasks.json.bak (any state-changing harness command restores it)")
 	}

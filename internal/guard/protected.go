@@ -32,12 +32,7 @@ func (c *call) wiredPaths() *wired {
 	if c.wiring != nil {
 		return c.wiring
 	}
-	projects := []string{os.Getenv("CLAUDE_PROJECT_DIR"), c.dir, c.cwd, worktreeTop(c.cwd)}
-	for i, p := range projects {
-		if p != "" {
-			projects[i] = resolve(filepath.Clean(p))
-		}
-	}
+	projects := wiring.Projects(os.Getenv("CLAUDE_PROJECT_DIR"), c.dir, c.cwd)
 	w := &wired{}
 	for _, f := range wiring.SettingsFiles(projects...) {
 		w.settings = append(w.settings, resolve(f))

@@ -44,9 +44,10 @@ const (
 	// Registry, in a bin directory, lists the settings files whose hooks
 	// run from it, so that uninstalling one scope leaves the executables
 	// another one still uses.
-	Registry = ".harness-installs"
+	Registry = wiring.Registry
 	// VersionFile, in a bin directory, holds the version installed there.
 	VersionFile = ".harness-version"
+	// Beside them, wiring.Manifest lists the executables' digests.
 )
 
 // Options say what to install where.

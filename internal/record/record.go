@@ -33,6 +33,11 @@ const (
 	LogMirror = "harness-progress.txt"
 	InitCopy  = "harness-init.sh" // the script as a session started with it
 	markName  = "mark.json"
+	// What the hooks last checked of the harness's own wiring
+	// (internal/wiring): the executables whose digest matched, by stat,
+	// and the findings last reported.
+	WiringVerified = "wiring-verified.txt"
+	WiringSeen     = "wiring-seen.txt"
 )
 
 // Dir returns the record directory of the state root root (an absolute,

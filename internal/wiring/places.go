@@ -129,3 +129,41 @@ func appendNew(list []string, s string) []string {
 	}
 	return append(list, s)
 }
+
+// Projects returns the project directories Claude Code may read a .claude
+// directory from for a session working in dirs: each one given (clean,
+// symlinks resolved) and the top of the git work tree holding it, each
+// once, "" skipped.
+func Projects(dirs ...string) []string {
+	var out []string
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			d = real
+		}
+		d = filepath.Clean(d)
+		out = appendNew(out, d)
+		if top := workTreeTop(d); top != "" {
+			out = appendNew(out, top)
+		}
+	}
+	return out
+}
+
+// workTreeTop returns the top of the git work tree holding dir (a .git
+// directory or file), found by stat alone, or "".
+func workTreeTop(dir string) string {
+	for i := 0; i < 64; i++ {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return ""
+}
