@@ -17,14 +17,30 @@ const ruleWiring = "harness-wiring"
 // wired is what keeps the harness running, as one call sees it: a write
 // to any of it could switch every check off (the hooks removed from a
 // settings file, "disableAllHooks", an executable replaced, the record
-// forged). Paths are absolute, with symlinks resolved as the kernel would.
+// forged). Each path is known by name and, when it exists, by its file
+// (os.Stat follows symlinks in one system call): a target is compared by
+// identity, so a symlinked ~/.claude, a settings file a dotfile manager
+// links elsewhere, or a hard link all count, at one stat per path.
 type wired struct {
-	settings []string // settings files Claude Code reads for this session
-	dirs     []place  // directories whose every file is protected
+	settings []spot // settings files Claude Code reads for this session
+	dirs     []spot // directories whose every file is protected
 }
 
-// place is a protected directory and how a reason names it.
-type place struct{ dir, what string }
+// spot is one protected path, its file when it exists, and how a reason
+// names it.
+type spot struct {
+	path string
+	fi   os.FileInfo
+	what string
+}
+
+func newSpot(path, what string) spot {
+	s := spot{path: path, what: what}
+	if fi, err := os.Stat(path); err == nil {
+		s.fi = fi
+	}
+	return s
+}
 
 // wiredPaths gathers the protected paths once per call, and only for a
 // call that writes: a file tool, or a Bash command shellscan says writes.
@@ -32,22 +48,25 @@ func (c *call) wiredPaths() *wired {
 	if c.wiring != nil {
 		return c.wiring
 	}
-	projects := wiring.Projects(os.Getenv("CLAUDE_PROJECT_DIR"), c.dir, c.cwd)
+	projects := []string{c.dir, c.cwd, worktreeTop(c.cwd)}
+	if d := os.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
+		projects = append(projects, filepath.Clean(d))
+	}
 	w := &wired{}
 	for _, f := range wiring.SettingsFiles(projects...) {
-		w.settings = append(w.settings, resolve(f))
+		w.settings = append(w.settings, newSpot(f, "a Claude Code settings file (it registers the harness's hooks, and \"disableAllHooks\" there switches them all off)"))
 	}
 	if d := wiring.ManagedDropIns(); d != "" {
-		w.dirs = append(w.dirs, place{resolve(d), "Claude Code's managed settings"})
+		w.dirs = append(w.dirs, newSpot(d, "Claude Code's managed settings"))
 	}
 	for _, d := range wiring.SkillDirs(projects...) {
-		w.dirs = append(w.dirs, place{resolve(d), "the installed harness skill"})
+		w.dirs = append(w.dirs, newSpot(d, "the installed harness skill"))
 	}
 	if b := record.Base(); b != "" {
-		w.dirs = append(w.dirs, place{resolve(b), "the harness's record"})
+		w.dirs = append(w.dirs, newSpot(b, "the harness's record"))
 	}
 	for _, d := range binDirs() {
-		w.dirs = append(w.dirs, place{resolve(d), "the installed harness executables"})
+		w.dirs = append(w.dirs, newSpot(d, "the installed harness executables"))
 	}
 	c.wiring = w
 	return w
@@ -74,27 +93,77 @@ func binDirs() []string {
 // change of the harness's wiring, or "".
 func (c *call) wiredTarget(target string) string {
 	w := c.wiredPaths()
-	for _, f := range w.settings {
-		if target == f {
-			return "a Claude Code settings file (it registers the harness's hooks, and \"disableAllHooks\" there switches them all off)"
+	fi, err := os.Stat(target)
+	exists := err == nil
+	base := filepath.Base(target)
+	var parent os.FileInfo
+	for _, s := range w.settings {
+		switch {
+		case target == s.path:
+			return s.what
+		case exists && s.fi != nil && os.SameFile(fi, s.fi):
+			if filepath.Base(s.path) != base || !sameDir(filepath.Dir(target), filepath.Dir(s.path)) {
+				return "another name (a link) of " + s.path + ", " + s.what
+			}
+			return s.what
+		case !exists && filepath.Base(s.path) == base:
+			// A settings file not there yet, created through another
+			// name of its directory.
+			if parent == nil {
+				if parent, err = os.Stat(filepath.Dir(target)); err != nil {
+					continue
+				}
+			}
+			if dir, err := os.Stat(filepath.Dir(s.path)); err == nil && os.SameFile(parent, dir) {
+				return s.what
+			}
 		}
 	}
-	for _, p := range w.dirs {
-		if within(target, p.dir) {
-			return p.what
-		}
+	if what := inDirs(target, w.dirs); what != "" {
+		return what
 	}
 	if wiring.IsInstallDir(filepath.Dir(target)) {
 		return "the installed harness executables"
 	}
-	if fi, err := os.Lstat(target); err == nil && fi.Mode().IsRegular() && linked(fi) {
-		for _, f := range w.settings {
-			if other, err := os.Stat(f); err == nil && os.SameFile(fi, other) {
-				return "a hard link of a Claude Code settings file (it registers the harness's hooks)"
+	return ""
+}
+
+// sameDir reports whether a and b name the same directory.
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	x, errA := os.Stat(a)
+	y, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(x, y)
+}
+
+// inDirs names the protected directory p lies in (p itself included), or
+// "": by name, then by identity, walking up from p's deepest existing
+// directory.
+func inDirs(p string, dirs []spot) string {
+	any := false
+	for _, d := range dirs {
+		if within(p, d.path) {
+			return d.what
+		}
+		any = any || d.fi != nil
+	}
+	if !any {
+		return ""
+	}
+	for a := p; ; a = filepath.Dir(a) {
+		if fi, err := os.Stat(a); err == nil {
+			for _, d := range dirs {
+				if d.fi != nil && os.SameFile(fi, d.fi) {
+					return d.what
+				}
 			}
 		}
+		if a == "/" || a == "." || filepath.Dir(a) == a {
+			return ""
+		}
 	}
-	return ""
 }
 
 // within reports whether p is dir or lies below it.
@@ -147,27 +216,6 @@ func (c *call) wiringBash(rep shellscan.Report) (hook.Decision, bool) {
 	return hook.Decision{}, false
 }
 
-// wiredBelow names the wiring a removal or move of the tree dir takes
-// with it, or "".
-func (c *call) wiredBelow(dir string) string {
-	w := c.wiredPaths()
-	for _, f := range w.settings {
-		if within(f, dir) {
-			if _, err := os.Lstat(f); err == nil {
-				return "the directory holding " + f + ", a Claude Code settings file"
-			}
-		}
-	}
-	for _, p := range w.dirs {
-		if within(p.dir, dir) {
-			if _, err := os.Lstat(p.dir); err == nil {
-				return "the directory holding " + p.what + " (" + p.dir + ")"
-			}
-		}
-	}
-	return ""
-}
-
 // wiringDynamic refuses a write whose target is not known statically but
 // whose directory is (Under), when that directory lies in a protected one.
 func (c *call) wiringDynamic(wr shellscan.Write) (hook.Decision, bool) {
@@ -176,11 +224,25 @@ func (c *call) wiringDynamic(wr shellscan.Write) (hook.Decision, bool) {
 		return hook.Decision{}, false
 	}
 	dir := resolve(under)
-	for _, p := range c.wiredPaths().dirs {
-		if within(dir, p.dir) {
-			return deny(ruleWiring, fmt.Sprintf("`%s` writes in %s: that is %s; while the harness is on, only the user changes it.", wr.Op, dir, p.what),
-				"leave it as it is (reading it is fine); if the task truly needs a change there, ask the user to make it."), true
-		}
+	if what := inDirs(dir, c.wiredPaths().dirs); what != "" {
+		return deny(ruleWiring, fmt.Sprintf("`%s` writes in %s: that is %s; while the harness is on, only the user changes it.", wr.Op, dir, what),
+			"leave it as it is (reading it is fine); if the task truly needs a change there, ask the user to make it."), true
 	}
 	return hook.Decision{}, false
+}
+
+// wiredBelow names the wiring a removal or move of the tree dir (resolved)
+// takes with it, or "". Rare (rm -r, mv of a directory), so the protected
+// paths are resolved here.
+func (c *call) wiredBelow(dir string) string {
+	w := c.wiredPaths()
+	for _, s := range append(append([]spot(nil), w.settings...), w.dirs...) {
+		if s.fi == nil {
+			continue
+		}
+		if p := resolve(s.path); within(p, dir) {
+			return "the directory holding " + s.path + ", " + s.what
+		}
+	}
+	return ""
 }
