@@ -176,3 +176,35 @@ func TestPlaces(t *testing.T) {
 	real, _ := filepath.EvalSymlinks(repo)
 	assert.Equal(t, []string{filepath.Join(real, "sub"), real}, Projects(filepath.Join(repo, "sub"), ""))
 }
+
+// BenchmarkCheck is what Stop and SessionStart add to their work when the
+// harness is installed and wired as installed: the settings files read,
+// the executables' stats compared with those already verified (none
+// hashed).
+func BenchmarkCheck(b *testing.B) {
+	home, project := b.TempDir(), b.TempDir()
+	b.Setenv("HOME", home)
+	b.Setenv("CLAUDE_CONFIG_DIR", "")
+	bin := DefaultBinDir()
+	var programs []string
+	for _, h := range settings.Hooks {
+		programs = append(programs, h.Program)
+	}
+	programs = append(programs, "harness")
+	for _, p := range programs {
+		require.NoError(b, os.MkdirAll(bin, 0o755))
+		require.NoError(b, os.WriteFile(filepath.Join(bin, p), []byte(strings.Repeat(p, 1<<8)), 0o755))
+	}
+	require.NoError(b, WriteManifest(bin, programs))
+	doc, _, err := settings.Register(nil, bin, "settings.json")
+	require.NoError(b, err)
+	require.NoError(b, os.WriteFile(filepath.Join(home, ".claude", "settings.json"), doc, 0o644))
+	where := Where{Projects: []string{project}, BinDirs: []string{bin}, Verified: filepath.Join(b.TempDir(), "verified")}
+	require.Empty(b, Check(where))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if len(Check(where)) > 0 {
+			b.Fatal("not wired")
+		}
+	}
+}
