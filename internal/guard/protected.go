@@ -142,14 +142,14 @@ func sameDir(a, b string) bool {
 // "": by name, then by identity, walking up from p's deepest existing
 // directory.
 func inDirs(p string, dirs []spot) string {
-	any := false
+	exist := false
 	for _, d := range dirs {
 		if within(p, d.path) {
 			return d.what
 		}
-		any = any || d.fi != nil
+		exist = exist || d.fi != nil
 	}
-	if !any {
+	if !exist {
 		return ""
 	}
 	for a := p; ; a = filepath.Dir(a) {
