@@ -79,6 +79,9 @@ type statusJSON struct {
 	// Unattended is the last PERSON line of an action taken without a
 	// terminal while a session held the lock (see suspectPerson).
 	Unattended string `json:"unattended_person_action,omitempty"`
+	// Wiring lists what undid the harness's wiring into Claude Code (hooks
+	// no longer registered, "disableAllHooks", a replaced executable).
+	Wiring []string `json:"wiring,omitempty"`
 }
 
 // skippedJSON is an eligible task `status --json` says claim passes over.
@@ -174,7 +177,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			Recent: orEmpty(recent), FromBackup: s.FromBackup, Tasks: []statusTask{},
 			Counts: map[string]int{"total": st.Total, "pending": st.Pending, "in_progress": st.InProgress,
 				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked},
-			Paused: root.Paused(dir), Trust: orEmpty(trustNotes(dir)), Unattended: suspectPerson(dir)}
+			Paused: root.Paused(dir), Trust: orEmpty(trustNotes(dir)), Unattended: suspectPerson(dir), Wiring: e.wiringProblems(dir)}
 		for _, l := range budgetUse(dir, s) {
 			out.Budget = append(out.Budget, budgetLineJSON{l.Name, l.Limit, l.Used, l.Percent(), l.Over()})
 		}
@@ -200,6 +203,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		return ExitOK
 	}
 	w := e.Stdout
+	e.printWiring(e.wiringProblems(dir))
 	if s.FromBackup {
 		fmt.Fprintln(w, "WARN harness-tasks.json is corrupt; showing harness-tasks.json.bak (any state-changing harness command restores it)")
 	}

@@ -65,6 +65,9 @@ func (c *call) bash(cmd string) hook.Decision {
 	if d, denied := c.bashStateWrites(rep); denied {
 		return d
 	}
+	if d, denied := c.wiringBash(rep); denied {
+		return d
+	}
 	for _, p := range rep.Programs {
 		if p.Base() == "harness" && len(p.Args) > 0 && p.Args[0] == "adopt" {
 			return deny(ruleState, "`harness adopt` makes a hand-edited tasks file the state the harness builds on: it is the user's decision, never an agent's.",

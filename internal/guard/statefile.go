@@ -30,6 +30,9 @@ func (c *call) fileWrite(path string) hook.Decision {
 	if target == "" {
 		return hook.Decision{}
 	}
+	if d, denied := c.wiringWrite(path, target); denied {
+		return d
+	}
 	name := c.harnessName(target)
 	if name == "" {
 		if n := c.sameFile(target); n != "" {

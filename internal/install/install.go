@@ -34,6 +34,7 @@ import (
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/settings"
+	"github.com/harness-agent/harness/internal/wiring"
 )
 
 // Files an install leaves beside what it installs.
@@ -45,9 +46,10 @@ const (
 	// Registry, in a bin directory, lists the settings files whose hooks
 	// run from it, so that uninstalling one scope leaves the executables
 	// another one still uses.
-	Registry = ".harness-installs"
+	Registry = wiring.Registry
 	// VersionFile, in a bin directory, holds the version installed there.
 	VersionFile = ".harness-version"
+	// Beside them, wiring.Manifest lists the executables' digests.
 )
 
 // Options say what to install where.
@@ -306,6 +308,9 @@ func Install(o Options) (err error) {
 	res.Print(r.Out, "install", false)
 	r.forget()
 	writeVersion(r.BinDir, r.Version)
+	if err := wiring.WriteManifest(r.BinDir, Programs()); err != nil {
+		r.say("WARN could not write %s in %s (%v): `harness status` cannot tell a replaced executable there", wiring.Manifest, r.BinDir, err)
+	}
 
 	// The hooks moved here from another bin directory: the old one's
 	// executables go once nothing uses them.
@@ -488,7 +493,7 @@ func (r *run) release(dir string) {
 		return
 	}
 	r.say("removing the executables from %s", dir)
-	for _, p := range append(Programs(), Registry, VersionFile) {
+	for _, p := range append(Programs(), Registry, VersionFile, wiring.Manifest) {
 		path := filepath.Join(dir, p)
 		if _, err := os.Lstat(path); err == nil {
 			r.act("remove "+path, func() error { return os.Remove(path) })

@@ -35,6 +35,11 @@ const (
 	LogMirror = "harness-progress.txt"
 	InitCopy  = "harness-init.sh" // the script as a session started with it
 	markName  = "mark.json"
+	// What the hooks last checked of the harness's own wiring
+	// (internal/wiring): the executables whose digest matched, by stat,
+	// and the findings last reported.
+	WiringVerified = "wiring-verified.txt"
+	WiringSeen     = "wiring-seen.txt"
 )
 
 // trusted is set in the hooks' processes: see Trust.
@@ -72,8 +77,10 @@ func Dir(root string) string {
 	return filepath.Join(base, hex.EncodeToString(sum[:8]))
 }
 
-// Base is the directory holding every project's record; "" when no state
-// directory can be named (no HOME).
+// Base returns the directory holding every project's record:
+// $HARNESS_RECORD_DIR, else $XDG_STATE_HOME/harness/records, else
+// ~/.local/state/harness/records. "" when no state directory can be named
+// (no HOME).
 func Base() string {
 	if base := os.Getenv("HARNESS_RECORD_DIR"); base != "" {
 		return base

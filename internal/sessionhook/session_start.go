@@ -91,6 +91,9 @@ func SessionStart(p hook.Payload) hook.Decision {
 	}
 	st.saveRuntime()
 	context := startContext(c, st.v, started{source: st.source, o: st.o, env: env, restored: st.restored, held: st.held, gitFacts: gitFacts})
+	if note, _ := c.wiringNote(func() int { return st.o.n }); note != "" {
+		context = note + "\n\n" + context
+	}
 	switch st.source {
 	case sourceCompact, "clear", "resume":
 		if card := readCard(c.root, c.now); card != "" {

@@ -37,10 +37,25 @@ func Stop(p hook.Payload) hook.Decision {
 	if !root.Active(c.root) {
 		return reflection(c, rt)
 	}
+	d := stopChecked(c, rt)
 	if fence.Tampered() {
-		return withNote(stopChecked(c, rt), fence.Message())
+		d = withNote(d, fence.Message())
 	}
-	return stopChecked(c, rt)
+	// A finding about the wiring is told once, when first made (the
+	// person then sees it in `harness status`).
+	if note, fresh := c.wiringNote(func() int { return sessionOf(c, rt) }); fresh {
+		d = withNote(d, note)
+	}
+	return d
+}
+
+// sessionOf is the session's number: its runtime file's, else the log's
+// last.
+func sessionOf(c *call, rt *Runtime) int {
+	if rt != nil && rt.Session > 0 {
+		return rt.Session
+	}
+	return progress.LastSession(c.root)
 }
 
 // stopChecked is Stop once the harness files are as the harness wrote them.
