@@ -113,6 +113,16 @@ func (c *call) transition(before, after []byte) string {
 			}
 		}
 	}
+	was := byID(b)
+	for i := range a.Tasks {
+		// A validation set where there was none meets the same policy.
+		t := &a.Tasks[i]
+		if old := was[t.ID]; old != nil && old.Command != t.Command {
+			if why := StoredCommand(c.dir, c.dir, t.Command); why != "" {
+				return fmt.Sprintf("%s's validation is refused: %s", t.ID, why)
+			}
+		}
+	}
 	var later []string
 	budget := gateBudget()
 	deadline := time.Now().Add(budget)
