@@ -23,6 +23,12 @@ import (
 	"testing"
 )
 
+// startEnv is the environment the test binary started with, for go build:
+// a TestMain or test that points HOME at a scratch directory would
+// otherwise hand go build an empty build and module cache (a build from
+// scratch, and modules downloaded again).
+var startEnv = os.Environ()
+
 // Build puts every executable into a fresh temporary directory of t and
 // returns it: DIR/harness, DIR/harness-stop, ….
 func Build(t testing.TB) string {
@@ -54,7 +60,7 @@ func BuildInto(dir string) error {
 	defer unlock()
 	cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(cache, "bin")+string(os.PathSeparator), "./hooks/...")
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Env = append(startEnv, "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building the harness executables: %v\n%s", err, out)
 	}
