@@ -39,3 +39,19 @@ func TestBuildShared(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	assert.True(t, strings.HasPrefix(string(out), "harness "), "%s", out)
 }
+
+// A test that points HOME at a scratch directory (taskcycle's TestMain
+// does) still builds with the Go caches the test binary started with: an
+// empty build cache under the scratch HOME meant a build from scratch and
+// the modules downloaded again, every run.
+func TestBuildKeepsTheGoCaches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the executables")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", "")
+	Build(t)
+	assert.NoDirExists(t, filepath.Join(home, ".cache"), "go build used a build cache in the scratch HOME")
+	assert.NoDirExists(t, filepath.Join(home, "go"), "go build used a module cache in the scratch HOME")
+}
