@@ -31,6 +31,10 @@ if ! printf '%s' "$npm_version" | grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.
 	npm_version=0.0.0-$(printf '%s' "$version" | tr -c '0-9A-Za-z.\n-' '-')
 fi
 npm_platforms=""
+pkgs=()
+for p in $programs; do
+	pkgs+=("./hooks/${p#harness-}")
+done
 
 # npm_pkg GOOS GOARCH BINDIR stages the platform package for GOOS/GOARCH.
 npm_pkg() {
@@ -63,10 +67,14 @@ for platform in $platforms; do
 	mkdir -p "$dir/bin"
 	ext=""
 	[ "$goos" != windows ] || ext=.exe
+	# One go build for all of them (packages loaded once, links in
+	# parallel); each comes out named after its directory and takes its
+	# own name after.
+	GOOS=$goos GOARCH=$goarch go build -trimpath -buildvcs=false \
+		-ldflags "-s -w -buildid= -X github.com/harness-agent/harness/internal/cli.Version=$version -X github.com/harness-agent/harness/internal/cli.Commit=$commit" \
+		-o "$dir/bin/" "${pkgs[@]}"
 	for p in $programs; do
-		GOOS=$goos GOARCH=$goarch go build -trimpath -buildvcs=false \
-			-ldflags "-s -w -buildid= -X github.com/harness-agent/harness/internal/cli.Version=$version -X github.com/harness-agent/harness/internal/cli.Commit=$commit" \
-			-o "$dir/bin/$p$ext" "./hooks/${p#harness-}"
+		[ "$p" = harness ] || mv "$dir/bin/${p#harness-}$ext" "$dir/bin/$p$ext"
 	done
 	npm_pkg "$goos" "$goarch" "$dir/bin"
 	cp -R skill "$dir/skill"

@@ -5,10 +5,26 @@
 # node 22 for `npx skills`) are installed into .ci/ on first use; without
 # network access they are skipped with a message, unless HARNESS_E2E_REQUIRED=1
 # (CI) makes their absence a failure.
+#
+# scripts/test.sh -short is the quick lane for the edit-test loop: the same
+# gofmt and vet, and every test but the slow ones (the real Claude Code
+# scenarios, install.sh and release.sh runs, builds of the executables, the
+# browser); it installs nothing and skips the Windows build. CI never runs
+# it. Other arguments go to go test (-run X, -v, …).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+short=0
+for arg in "$@"; do
+  case $arg in -short | -short=true | --short | --short=true) short=1 ;; esac
+done
+if [ "$short" = 1 ] && [ "${HARNESS_E2E_REQUIRED:-}" = 1 ]; then
+  echo "test: -short skips the real Claude Code scenarios, which HARNESS_E2E_REQUIRED=1 requires" >&2
+  exit 2
+fi
+
 for tool in .ci/install-claude.sh .ci/install-node22.sh; do
+  [ "$short" = 0 ] || break
   if [ -x "$tool" ]; then
     if ! "$tool" >/dev/null; then
       [ "${HARNESS_E2E_REQUIRED:-}" = 1 ] && { echo "test: $tool failed" >&2; exit 1; }
@@ -40,6 +56,8 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 # Windows: the executables build and vet clean (the tests run on Unix).
-GOOS=windows GOARCH=amd64 go build ./...
-GOOS=windows GOARCH=amd64 go vet ./...
+if [ "$short" = 0 ]; then
+  GOOS=windows GOARCH=amd64 go build ./...
+  GOOS=windows GOARCH=amd64 go vet ./...
+fi
 go test -count=1 -timeout 20m "$@" ./...

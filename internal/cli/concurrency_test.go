@@ -128,6 +128,9 @@ func harness(t *testing.T, dir string, env []string, args ...string) (int, strin
 // claimed exactly once, by the worker that was told so, and no update is
 // lost.
 func TestConcurrentClaimsNeverDoubleClaim(t *testing.T) {
+	if testing.Short() {
+		t.Skip("224 harness processes contending for one lock; skipped with -short")
+	}
 	const workers, perWorker, tasks = 32, 7, 200
 	dir := gitProject(t, state.Concurrent, tasks)
 	type claim struct{ worker, id string }

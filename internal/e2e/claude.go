@@ -112,8 +112,18 @@ var (
 // HARNESS_CLAUDE_BIN that does not run. A version other than
 // ClaudeCodeVersion is logged, not refused: a developer may want to try a
 // newer CLI.
+//
+// With -short (the quick lane, scripts/test.sh -short) the scenarios skip:
+// each runs the real CLI, seconds apiece. HARNESS_E2E_REQUIRED=1 does not
+// allow that either.
 func RequireClaude(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		if os.Getenv("HARNESS_E2E_REQUIRED") == "1" {
+			t.Fatal("-short skips the real Claude Code scenarios, and HARNESS_E2E_REQUIRED=1 requires them: run without -short")
+		}
+		t.Skip("a real Claude Code scenario; skipped with -short")
+	}
 	claudeOnce.Do(func() {
 		claudeBin, claudeErr = FindClaude()
 		if claudeErr == nil {

@@ -23,6 +23,7 @@ func TestDeepJSONNeverCrashes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the executables")
 	}
+	t.Parallel()
 	bin := testbin.Build(t)
 
 	dir, locks, records := t.TempDir(), t.TempDir(), t.TempDir()

@@ -30,6 +30,7 @@ func TestHooksLinkNoCrypto(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the hook executables")
 	}
+	t.Parallel()
 	bins := testbin.Build(t)
 	for _, hook := range hookCommands {
 		t.Run(hook, func(t *testing.T) {

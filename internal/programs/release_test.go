@@ -21,6 +21,7 @@ func TestReleaseScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cross-compiles every executable for five platforms")
 	}
+	t.Parallel()
 	out := t.TempDir()
 	cmd := exec.Command(filepath.Join("..", "..", "scripts", "release.sh"), "0.0.0-test", out)
 	b, err := cmd.CombinedOutput()

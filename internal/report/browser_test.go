@@ -16,8 +16,12 @@ import (
 )
 
 // chromium finds Debian's headless-capable Chromium, or skips the test;
-// HARNESS_E2E_REQUIRED=1 (CI) turns the skip into a failure.
+// HARNESS_E2E_REQUIRED=1 (CI) turns the skip into a failure. The quick lane
+// (-short) skips it.
 func chromium(t *testing.T) string {
+	if testing.Short() {
+		t.Skip("starts a real browser; skipped with -short")
+	}
 	for _, name := range []string{"chromium", "chromium-browser"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p

@@ -125,6 +125,7 @@ func TestInstallScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the harness several times; skipped with -short")
 	}
+	t.Parallel()
 	repo := repoRoot(t)
 	home := t.TempDir()
 	env := buildEnv(t, home)
@@ -230,6 +231,7 @@ func TestInstallScriptRefusesInvalidSettings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the harness; skipped with -short")
 	}
+	t.Parallel()
 	home := t.TempDir()
 	settings := filepath.Join(home, ".claude", "settings.json")
 	bad := "{\n  \"model\": \"opus\",\n}\n"
@@ -246,6 +248,7 @@ func TestInstallScriptRefusesInvalidSettings(t *testing.T) {
 // Without a Go new enough for go.mod, install.sh says what to install in one
 // line and does nothing else.
 func TestInstallScriptNeedsGo(t *testing.T) {
+	t.Parallel()
 	want := goLine(t)
 	fake := t.TempDir()
 	write(t, filepath.Join(fake, "go"), "#!/bin/sh\nif [ \"$1 $2\" = 'env GOVERSION' ]; then echo go1.21.13; exit 0; fi\nexit 1\n", 0o755)
@@ -277,6 +280,7 @@ func TestInstallScriptNeedsGo(t *testing.T) {
 }
 
 func TestInstallScriptUsage(t *testing.T) {
+	t.Parallel()
 	env := buildEnv(t, t.TempDir())
 	r := installSH(t, env, "--help")
 	assert.Equal(t, 0, r.code)
@@ -287,6 +291,9 @@ func TestInstallScriptUsage(t *testing.T) {
 	assert.Equal(t, 2, r.code)
 	assert.Equal(t, "install.sh: ERROR [USAGE] unknown argument --frobnicate\nhint: ./install.sh --help\n", r.stderr)
 
+	if testing.Short() {
+		return // the rest builds the harness first
+	}
 	r = installSH(t, env, "--project", "/no/such/dir")
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "ERROR [CONFIG] --project /no/such/dir: no such directory")
@@ -306,6 +313,10 @@ func goLine(t *testing.T) string {
 
 // A different skill already at the skill's place is not overwritten.
 func TestInstallScriptRefusesForeignSkill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the harness; skipped with -short")
+	}
+	t.Parallel()
 	home := t.TempDir()
 	foreign := filepath.Join(home, ".claude", "skills", "harness", "SKILL.md")
 	write(t, foreign, "---\nname: harness-of-my-own\ndescription: mine\n---\n", 0o644)
@@ -453,6 +464,7 @@ func TestInstallScriptNothingHalfDone(t *testing.T) {
 	}
 	t.Parallel()
 	t.Run("not writable", func(t *testing.T) {
+		t.Parallel()
 		home := t.TempDir()
 		write(t, filepath.Join(home, ".claude", "skills"), "x\n", 0o644)
 		r := installSH(t, buildEnv(t, home))
@@ -464,6 +476,7 @@ func TestInstallScriptNothingHalfDone(t *testing.T) {
 		assert.Equal(t, []string{".claude/", ".claude/skills"}, tree(t, home))
 	})
 	t.Run("failure after copying", func(t *testing.T) {
+		t.Parallel()
 		home := t.TempDir()
 		env := buildEnv(t, home)
 		settings := filepath.Join(home, ".claude", "settings.json")

@@ -149,6 +149,9 @@ func nodeAtLeast(version string, major, minor int) bool {
 // `npx skills add`, at project and at user scope, in a throw-away HOME, and
 // checks that skill/harness arrived whole.
 func TestNpxSkillsAdd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs npx; skipped with -short")
+	}
 	nodeDir := node22(t)
 	npx, err := exec.LookPath("npx")
 	if err != nil {

@@ -39,6 +39,9 @@ func buildHarness(t *testing.T) string {
 // SIGKILL at a random point of its run, never leave a tasks file (or backup)
 // that does not parse: writes are atomic renames.
 func TestSIGKILLDuringWritesNeverCorrupts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("hundreds of processes killed, up to 15 s; skipped with -short")
+	}
 	t.Parallel()
 	bin := buildHarness(t)
 	p := newProject(t, state.Concurrent, task("task-001", "true"))

@@ -2,11 +2,20 @@
 // as whole processes outside testscript (internal/programs runs them in
 // process): the one place that knows how, so every such test runs what
 // scripts/build.sh would build (static, -trimpath).
+//
+// The build is shared: every test package of a run (and every later run)
+// builds into one cache directory per checkout, where `go build` relinks
+// only the executables whose inputs changed (it compares the build ID of
+// the file already there), and each test gets hard links to them. A dozen
+// links cost seconds of CPU; a build that is up to date costs a fraction of
+// one.
 package testbin
 
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,9 +23,14 @@ import (
 	"testing"
 )
 
-// Build builds every executable into a fresh temporary directory of t and
-// returns it: DIR/harness, DIR/harness-stop, …. Go's build cache makes a
-// second build in the same run cheap.
+// startEnv is the environment the test binary started with, for go build:
+// a TestMain or test that points HOME at a scratch directory would
+// otherwise hand go build an empty build and module cache (a build from
+// scratch, and modules downloaded again).
+var startEnv = os.Environ()
+
+// Build puts every executable into a fresh temporary directory of t and
+// returns it: DIR/harness, DIR/harness-stop, ….
 func Build(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -26,38 +40,83 @@ func Build(t testing.TB) string {
 	return dir
 }
 
-// BuildInto builds every executable into dir, for a TestMain that has no
+// BuildInto puts every executable into dir, for a TestMain that has no
 // testing.TB.
 func BuildInto(dir string) error {
 	root, err := RepoRoot()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command("go", "build", "-trimpath", "-o", dir+string(os.PathSeparator), "./hooks/...")
+	cache := cacheDir(root)
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		return err
+	}
+	// Test packages run in parallel: one builds while the others wait,
+	// then find the executables up to date.
+	unlock, err := lock(filepath.Join(cache, "lock"))
+	if err != nil {
+		return fmt.Errorf("locking the test build cache: %w", err)
+	}
+	defer unlock()
+	cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(cache, "bin")+string(os.PathSeparator), "./hooks/...")
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Env = append(startEnv, "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building the harness executables: %v\n%s", err, out)
 	}
 	// go build names each executable after its directory (stop, …): the
 	// hooks are harness-<dir>, as scripts/build.sh names them.
-	entries, err := os.ReadDir(filepath.Join(root, "hooks"))
+	mains, err := filepath.Glob(filepath.Join(root, "hooks", "*", "main.go"))
 	if err != nil {
 		return err
 	}
-	for _, e := range entries {
-		if !e.IsDir() || e.Name() == "harness" {
-			continue
+	ext := ""
+	if runtime.GOOS == "windows" {
+		ext = ".exe"
+	}
+	for _, m := range mains {
+		name := filepath.Base(filepath.Dir(m))
+		target := name
+		if name != "harness" {
+			target = "harness-" + name
 		}
-		ext := ""
-		if runtime.GOOS == "windows" {
-			ext = ".exe"
-		}
-		if err := os.Rename(filepath.Join(dir, e.Name()+ext), filepath.Join(dir, "harness-"+e.Name()+ext)); err != nil {
+		if err := linkOrCopy(filepath.Join(cache, "bin", name+ext), filepath.Join(dir, target+ext)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// cacheDir is the build cache of the checkout at root, in the temporary
+// directory (where go build also works, so its output is renamed into
+// place, never half-written).
+func cacheDir(root string) string {
+	h := fnv.New64a()
+	io.WriteString(h, root)
+	return filepath.Join(os.TempDir(), fmt.Sprintf("harness-testbin-%d-%x", os.Getuid(), h.Sum64()))
+}
+
+// linkOrCopy hard-links src to dst, or copies it where links cannot be
+// made. go build replaces a file it relinks (a new file, not a rewrite), so
+// a link handed out earlier keeps the executable it was.
+func linkOrCopy(src, dst string) error {
+	if err := os.Link(src, dst); err == nil {
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // RepoRoot is the directory holding go.mod, above the working directory:
