@@ -39,20 +39,32 @@ const (
 // symlink-free path, as root.Find returns it). "" when no state directory
 // can be named (no HOME).
 func Dir(root string) string {
-	base := os.Getenv("HARNESS_RECORD_DIR")
+	base := Base()
 	if base == "" {
-		state := os.Getenv("XDG_STATE_HOME")
-		if state == "" {
-			home, err := os.UserHomeDir()
-			if err != nil || home == "" {
-				return ""
-			}
-			state = filepath.Join(home, ".local", "state")
-		}
-		base = filepath.Join(state, "harness", "records")
+		return ""
 	}
 	sum := digest.SHA256([]byte(root))
 	return filepath.Join(base, hex.EncodeToString(sum[:8]))
+}
+
+// Base returns the directory holding every project's record
+// ($HARNESS_RECORD_DIR, else $XDG_STATE_HOME/harness/records, else
+// ~/.local/state/harness/records): what `harness install --sandbox` makes
+// read-only to the agent's commands. "" when no state directory can be
+// named (no HOME).
+func Base() string {
+	if base := os.Getenv("HARNESS_RECORD_DIR"); base != "" {
+		return base
+	}
+	state := os.Getenv("XDG_STATE_HOME")
+	if state == "" {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return ""
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(state, "harness", "records")
 }
 
 // Mark is what the record knows of the live files.

@@ -1,0 +1,104 @@
+package install
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/settings"
+)
+
+// The sandboxed level of trust (`harness install --sandbox`): Claude Code's
+// own OS sandbox confines every command the agent runs, and the paths the
+// harness trusts are read-only inside it, so a command cannot rewrite the
+// record, the executables, the settings or the skill at all (the standard
+// level only notices such a change and puts it back). The hooks run outside
+// the sandbox and keep writing the record.
+
+// sandboxPlan is what the sandbox is asked to protect, and to leave
+// writable: the lock directory, where every harness verb takes the
+// transaction lock (the sandbox otherwise lets commands write only the
+// project and their own temporary directory).
+func (r *run) sandboxPlan() settings.Sandbox {
+	records := r.RecordDir
+	if records == "" {
+		records = filepath.Join(r.Home, ".local", "state", "harness", "records")
+	}
+	locks := r.LockDir
+	if locks == "" {
+		locks = lock.Dir()
+	}
+	return settings.Sandbox{
+		DenyWrite:  []string{real(records), real(r.BinDir), real(r.settings), real(r.skillDir)},
+		AllowWrite: []string{real(locks)},
+	}
+}
+
+// real resolves the symlinks of path as far as it exists (macOS's /tmp is
+// /private/tmp, and the sandbox binds real paths).
+func real(path string) string {
+	path = filepath.Clean(path)
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		return p
+	}
+	if dir := filepath.Dir(path); dir != path {
+		return filepath.Join(real(dir), filepath.Base(path))
+	}
+	return path
+}
+
+// checkSandbox refuses --sandbox where it cannot hold.
+func (r *run) checkSandbox() error {
+	if r.Project != "" {
+		return failure.New(failure.Usage, "--sandbox goes with the user scope, not --project: Claude Code takes allowUnsandboxedCommands: false and the sandbox's write rules from the user's settings, not from a project's").
+			WithHint("run %s --sandbox without --project", r.Rerun)
+	}
+	return nil
+}
+
+// sandbox writes the sandbox settings beside the hooks, or in a dry run
+// says what it would write. The record directory is made when missing:
+// the sandbox can make read-only only a path that exists.
+func (r *run) sandbox() error {
+	plan := r.sandboxPlan()
+	if !r.DryRun {
+		if err := os.MkdirAll(plan.DenyWrite[0], 0o700); err != nil {
+			return failure.Wrap(failure.EnvSetup, err, "cannot create the record directory %s: %v", plan.DenyWrite[0], err)
+		}
+	}
+	res, err := settings.EnableSandbox(r.settings, plan, r.DryRun)
+	if err != nil {
+		return err
+	}
+	r.printSandbox(res, "sandbox")
+	return nil
+}
+
+// unsandbox removes what sandbox added.
+func (r *run) unsandbox() error {
+	res, err := settings.DisableSandbox(r.settings, r.DryRun)
+	if err != nil {
+		return err
+	}
+	if res.Changed() {
+		r.printSandbox(res, "sandbox off")
+	}
+	return nil
+}
+
+func (r *run) printSandbox(res *settings.Result, what string) {
+	prefix := ""
+	if r.DryRun {
+		prefix = "would change: "
+	}
+	if !res.Changed() {
+		r.say("%s: %s already holds the sandbox settings; nothing changed", what, res.Path)
+		return
+	}
+	r.say("%s: %s", what, res.Path)
+	for _, c := range res.Changes {
+		fmt.Fprintf(r.Out, "  %s%s\n", prefix, c)
+	}
+}
