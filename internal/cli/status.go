@@ -67,6 +67,9 @@ type statusJSON struct {
 	// session_config sets any (see `harness budget`).
 	Budget []budgetLineJSON `json:"budget,omitempty"`
 	Paused bool             `json:"paused,omitempty"`
+	// Trust is the level in force: "sandboxed" or "standard" (trust.go).
+	Trust    string `json:"trust"`
+	TrustWhy string `json:"trust_why,omitempty"`
 }
 
 func runStatus(e *Env, c *command, args []string) int {
@@ -142,6 +145,8 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			Counts: map[string]int{"total": st.Total, "pending": st.Pending, "in_progress": st.InProgress,
 				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked},
 			Paused: root.Paused(dir)}
+		tr := trust(dir)
+		out.Trust, out.TrustWhy = tr.Level, tr.Why
 		for _, l := range budgetUse(dir, s) {
 			out.Budget = append(out.Budget, budgetLineJSON{l.Name, l.Limit, l.Used, l.Percent(), l.Over()})
 		}
@@ -198,6 +203,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		last = "never"
 	}
 	fmt.Fprintf(w, "\nsessions: %d (last ended %s)\n", s.SessionCount, last)
+	fmt.Fprintln(w, trust(dir))
 	if root.Paused(dir) {
 		fmt.Fprintln(w, "paused by the user: `harness resume` continues")
 	}

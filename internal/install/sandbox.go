@@ -31,22 +31,9 @@ func (r *run) sandboxPlan() settings.Sandbox {
 		locks = lock.Dir()
 	}
 	return settings.Sandbox{
-		DenyWrite:  []string{real(records), real(r.BinDir), real(r.settings), real(r.skillDir)},
-		AllowWrite: []string{real(locks)},
+		DenyWrite:  []string{settings.RealPath(records), settings.RealPath(r.BinDir), settings.RealPath(r.settings), settings.RealPath(r.skillDir)},
+		AllowWrite: []string{settings.RealPath(locks)},
 	}
-}
-
-// real resolves the symlinks of path as far as it exists (macOS's /tmp is
-// /private/tmp, and the sandbox binds real paths).
-func real(path string) string {
-	path = filepath.Clean(path)
-	if p, err := filepath.EvalSymlinks(path); err == nil {
-		return p
-	}
-	if dir := filepath.Dir(path); dir != path {
-		return filepath.Join(real(dir), filepath.Base(path))
-	}
-	return path
 }
 
 // checkSandbox refuses --sandbox where it cannot hold.
