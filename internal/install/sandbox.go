@@ -89,3 +89,37 @@ func (r *run) printSandbox(res *settings.Result, what string) {
 		fmt.Fprintf(r.Out, "  %s%s\n", prefix, c)
 	}
 }
+
+// SandboxOnly writes only the sandbox settings in the user's settings.json, for the Claude Code plugin,
+// whose executables, hooks and skill come with it: the directory
+// protected is the plugin's root when the executables are a plugin's
+// bin/ (its hooks/launch.sh runs them), else the executables' directory.
+func SandboxOnly(o Options) error {
+	r, err := o.prepare()
+	if err != nil {
+		return err
+	}
+	if err := r.checkSandbox(); err != nil {
+		return err
+	}
+	if r.DryRun {
+		r.say("dry run: nothing will be changed")
+	}
+	from, err := filepath.Abs(r.From)
+	if err != nil {
+		return failure.Wrap(failure.EnvSetup, err, "cannot tell where the executables are: %v", err)
+	}
+	r.BinDir = from
+	if root := filepath.Dir(from); filepath.Base(from) == "bin" {
+		if _, err := os.Stat(filepath.Join(root, ".claude-plugin", "plugin.json")); err == nil {
+			r.BinDir = root
+		}
+	}
+	if err := r.sandbox(); err != nil {
+		return err
+	}
+	if r.DryRun {
+		r.say("dry run: nothing was changed")
+	}
+	return nil
+}
