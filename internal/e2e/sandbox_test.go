@@ -3,6 +3,7 @@ package e2e
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,15 +24,26 @@ import (
 // or fails it where the e2e suite is required (CI).
 func requireSandbox(t *testing.T) {
 	t.Helper()
+	msg := ""
 	for _, prog := range []string{"bwrap", "socat"} {
-		if _, err := exec.LookPath(prog); err != nil {
-			msg := prog + " not found: Claude Code's sandbox needs it on Linux (apt-get install bubblewrap socat)"
-			if os.Getenv("HARNESS_E2E_REQUIRED") == "1" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
+		if _, err := exec.LookPath(prog); err != nil && msg == "" {
+			msg = prog + " not found: Claude Code's sandbox needs it on Linux (apt-get install bubblewrap socat)"
 		}
 	}
+	if msg == "" {
+		// bubblewrap needs user namespaces (or privileges): a container
+		// without them cannot sandbox anything, and says so here.
+		if out, err := exec.Command("bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true").CombinedOutput(); err != nil {
+			msg = fmt.Sprintf("bwrap cannot make a sandbox on this machine: %v: %s", err, strings.TrimSpace(string(out)))
+		}
+	}
+	if msg == "" {
+		return
+	}
+	if os.Getenv("HARNESS_E2E_REQUIRED") == "1" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
 }
 
 // newSandboxedProject is newProject with the harness installed by
