@@ -39,7 +39,7 @@ func (r *run) sandboxPlan() settings.Sandbox {
 // checkSandbox refuses --sandbox where it cannot hold.
 func (r *run) checkSandbox() error {
 	if r.Project != "" {
-		return failure.New(failure.Usage, "--sandbox goes with the user scope, not --project: Claude Code takes allowUnsandboxedCommands: false and the sandbox's write rules from the user's settings, not from a project's").
+		return failure.New(failure.Usage, "--sandbox goes with the user scope, not --project: Claude Code holds allowUnsandboxedCommands: false closed when the user's settings say so, not when only a project's do").
 			WithHint("run %s --sandbox without --project", r.Rerun)
 	}
 	return nil

@@ -31,8 +31,9 @@ type Trust struct {
 // sandboxed when the sandbox is on, required (failIfUnavailable), without
 // an unsandboxed fallback, and its denyWrite covers records, the record
 // directory. allowUnsandboxedCommands: false and the write rules count
-// from the user's and managed settings only: Claude Code does not let a
-// project's settings hold them.
+// from the user's and managed settings only: Claude Code holds the
+// fallback closed when those say so, and a project's settings are the
+// project's to change.
 func TrustOf(home, project, records string) Trust {
 	user := readQuiet(filepath.Join(home, ".claude", "settings.json"))
 	managed := readQuiet(managedSettings())
