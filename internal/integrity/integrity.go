@@ -92,6 +92,15 @@ func Check(dir, by string, adopt Adopt) Result {
 	if clean(dir, m) {
 		return Result{}
 	}
+	// Inside Claude Code's sandbox (harness install --sandbox) the record
+	// is read-only to this process: a harness verb there could not record
+	// its own writes, so it cannot tell them from anyone else's, and
+	// putting "back" the record's copy would undo the verb the same
+	// command ran before it. The hook after the tool call, outside the
+	// sandbox, judges the whole call against the record instead.
+	if record.ReadOnly(dir) {
+		return Result{}
+	}
 	// Something moved: look again under the transaction lock, which every
 	// writer of the tasks file holds, so a verb half-way through its write
 	// is never taken for a tamper.
