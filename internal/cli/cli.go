@@ -250,7 +250,7 @@ func (e *Env) stateRoot() (string, error) {
 	if !inSession() {
 		return dir, nil
 	}
-	if res := integrity.Check(dir, "a writer outside the harness", nil); res.Tampered() {
+	if res := integrity.CheckVerb(dir, "a writer outside the harness"); res.Tampered() {
 		fmt.Fprintln(e.Stderr, res.Message())
 		fmt.Fprintf(e.Stderr, "hint: a deliberate hand edit is kept with `harness adopt`, run by a person in a terminal\n")
 	}

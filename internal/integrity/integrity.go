@@ -84,7 +84,19 @@ func (r Result) Message() string {
 // the TAMPER lines; adopt, when not nil, may accept a change to the tasks
 // file. A project without a record has nothing to compare and is left
 // alone.
-func Check(dir, by string, adopt Adopt) Result {
+func Check(dir, by string, adopt Adopt) Result { return check(dir, by, adopt, false) }
+
+// CheckVerb is Check for a harness verb (and the commands it fences). Inside
+// Claude Code's sandbox (harness install --sandbox) the record is read-only
+// to the verb: it could not record its own writes, so it cannot tell them
+// from anyone else's, and putting "back" the record's copy would undo what
+// the verb before it in the same command wrote. There it leaves the
+// judging to the hook after the tool call, which runs outside the sandbox
+// and judges the whole call against the record. The hooks always judge:
+// a record made read-only by other means (chattr +i) never turns them off.
+func CheckVerb(dir, by string) Result { return check(dir, by, nil, true) }
+
+func check(dir, by string, adopt Adopt, verb bool) Result {
 	m, ok := record.ReadMark(dir)
 	if !ok || m.Root != dir {
 		return Result{}
@@ -92,13 +104,7 @@ func Check(dir, by string, adopt Adopt) Result {
 	if clean(dir, m) {
 		return Result{}
 	}
-	// Inside Claude Code's sandbox (harness install --sandbox) the record
-	// is read-only to this process: a harness verb there could not record
-	// its own writes, so it cannot tell them from anyone else's, and
-	// putting "back" the record's copy would undo the verb the same
-	// command ran before it. The hook after the tool call, outside the
-	// sandbox, judges the whole call against the record instead.
-	if record.ReadOnly(dir) {
+	if verb && record.ReadOnly(dir) {
 		return Result{}
 	}
 	// Something moved: look again under the transaction lock, which every
@@ -354,7 +360,7 @@ func Root(cwd string) string {
 // adopts the tasks file as they left it, as their next verb's write would.
 func Settle(dir string) Result {
 	if InSession() {
-		return Check(dir, "a writer outside the harness", nil)
+		return CheckVerb(dir, "a writer outside the harness")
 	}
 	return Check(dir, "a person", func(_, after []byte) string {
 		if _, err := state.Parse(after, state.Path(dir)); err != nil {

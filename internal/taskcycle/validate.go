@@ -73,7 +73,7 @@ func (w *Worker) Validate(ctx context.Context, id string) (*Outcome, error) {
 	// The command is the project's, not the harness's: whatever it did to
 	// the harness files is put back before anything is recorded, and an
 	// attempt whose check rewrote the state it is judged by has failed.
-	if fence := integrity.Check(w.Root, fmt.Sprintf("the validation of %s (`%s`)", id, t.Command), nil); fence.Tampered() {
+	if fence := integrity.CheckVerb(w.Root, fmt.Sprintf("the validation of %s (`%s`)", id, t.Command)); fence.Tampered() {
 		o, err := w.fail(ctx, *t, tree, failure.Tamper, "the validation command changed harness files, which were put back: "+fence.Files(), true)
 		if o != nil {
 			o.Check = &r
@@ -247,7 +247,7 @@ func (w *Worker) fail(ctx context.Context, t state.Task, tree Tree, category, me
 		integrity.Settle(w.Root)
 		r := validation.Run(ctx, tree.Dir, o.Task.Cleanup, w.CleanupTimeout)
 		f.Cleanup = &r
-		if fence := integrity.Check(w.Root, fmt.Sprintf("on_failure.cleanup of %s (`%s`)", t.ID, o.Task.Cleanup), nil); fence.Tampered() {
+		if fence := integrity.CheckVerb(w.Root, fmt.Sprintf("on_failure.cleanup of %s (`%s`)", t.ID, o.Task.Cleanup)); fence.Tampered() {
 			f.CleanupFence = &fence
 		}
 		if r.Outcome != validation.Pass {
