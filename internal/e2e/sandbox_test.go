@@ -155,7 +155,9 @@ func TestScenarioSandboxEscape(t *testing.T) {
 // take the transaction lock in the lock directory (writable there) and
 // write the project's tasks file; the record, read-only to them, is not
 // updated, and the hook after the call (outside the sandbox) judges the
-// change: adopted, or put back with the changed copy kept.
+// change: adopted, or put back with the changed copy kept. Verbs chained
+// in one command build on each other's writes (claim, checkpoint,
+// validate to PASS) instead of putting back the record's copy.
 func TestScenarioSandboxVerbs(t *testing.T) {
 	t.Parallel()
 	p := newSandboxedProject(t)
@@ -169,7 +171,10 @@ func TestScenarioSandboxVerbs(t *testing.T) {
 			recordAfterClaim = readOr(record, "")
 			return fakeapi.Bash("harness checkpoint " + id + " 1/2 'half way'")
 		}),
-		fakeapi.Bash("echo alpha > alpha.txt && harness validate "+id),
+		// Whatever the hook made of the claim, the verbs run one after
+		// another in one command: none of them takes the write of the one
+		// before it (which the record lacks) for a tamper.
+		fakeapi.Bash("{ harness status --json | grep -q '\"status\": \"in_progress\"' || harness claim "+id+"; } && harness checkpoint "+id+" 2/2 'again' && echo alpha > alpha.txt && harness validate "+id),
 		fakeapi.Text("Done."),
 	)
 	recordBefore := readOr(record, "")
@@ -178,7 +183,7 @@ func TestScenarioSandboxVerbs(t *testing.T) {
 		t.Fatalf("session failed: %v", res)
 	}
 	claim := toolResultsOf(api, "harness claim")
-	if len(claim) != 1 || claim[0].IsError || !strings.Contains(claim[0].Text, "Claimed "+id) {
+	if len(claim) == 0 || claim[0].IsError || !strings.Contains(claim[0].Text, "Claimed "+id) {
 		t.Fatalf("harness claim did not work in the sandbox: %+v", claim)
 	}
 	for _, verb := range []string{"harness claim", "harness checkpoint", "harness validate"} {
@@ -187,6 +192,10 @@ func TestScenarioSandboxVerbs(t *testing.T) {
 				t.Errorf("%s could not take its lock in the sandbox: %s", verb, tr.Text)
 			}
 		}
+	}
+	chain := toolResultsOf(api, "harness validate")
+	if len(chain) != 1 || strings.Contains(chain[0].Text, "HARNESS TAMPER") || !strings.Contains(chain[0].Text, "PASS "+id) {
+		t.Errorf("the verbs in one command did not run through to PASS: %+v", chain)
 	}
 	// The claim could not update the record (a PostToolUse adoption
 	// outside the sandbox may have, by the time the next request came).
