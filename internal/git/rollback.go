@@ -316,8 +316,7 @@ func Rollback(dir, stateRoot, base string) error {
 			return err
 		} // an empty base tree has nothing to check out
 	}
-	_, err = runIn(top, nil, WorkTimeout, nil, append([]string{"clean", "-f", "-d", "-q"}, p.cleanExcludes()...)...)
-	return err
+	return clean(top, p.cleanExcludes(), WorkTimeout)
 }
 
 // CommitAll stages every change in the work tree holding dir (untracked files
