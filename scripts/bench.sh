@@ -352,6 +352,8 @@ state() {
 	echo "{$common,\"hook_event_name\":\"Stop\",\"stop_hook_active\":false,\"last_assistant_message\":\"All done.\"}" >"$work/$name-stop.json"
 	echo "{$common,\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Read\",\"tool_input\":{\"file_path\":\"$dir/README.md\"},\"tool_use_id\":\"toolu_1\"}" >"$work/$name-read.json"
 	echo "{$common,\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"go test ./...\",\"description\":\"Run the tests\"},\"tool_use_id\":\"toolu_2\"}" >"$work/$name-bash.json"
+	echo "{$common,\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"$dir/notes.md\",\"content\":\"notes\\n\"},\"tool_use_id\":\"toolu_4\"}" >"$work/$name-write.json"
+	echo "{$common,\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"go test ./... > test.log 2>&1\",\"description\":\"Run the tests\"},\"tool_use_id\":\"toolu_5\"}" >"$work/$name-bashw.json"
 	echo "{$common,\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"$dir/harness-tasks.json\",\"old_string\":\"\\\"status\\\": \\\"pending\\\"\",\"new_string\":\"\\\"status\\\": \\\"completed\\\"\",\"replace_all\":false},\"tool_use_id\":\"toolu_3\"}" >"$work/$name-edit.json"
 	echo "{$common,\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"go test ./...\",\"description\":\"Run the tests\"},\"tool_response\":{\"stdout\":\"ok\",\"stderr\":\"\",\"interrupted\":false},\"tool_use_id\":\"toolu_2\"}" >"$work/$name-post.json"
 	# reset: the state as generated, no session, no lock, no runtime files.
@@ -454,7 +456,7 @@ for st in s10 s1k s10k; do
 	# counted as a loop), and appends to it as every call does.
 	ring=$dir/.harness-runtime/calls-bench-session
 	for i in $(seq 1000 1019); do printf '%016x\n' "$i"; done >"$work/$st-ring"
-	for call in read:Read bash:"Bash go test ./..."; do
+	for call in read:Read bash:"Bash go test ./..." write:"Write notes.md" bashw:"Bash go test ./... > test.log"; do
 		measure pre-tool-use "${call#*:}" "$(label $st)" "≤3;≤1.5x" "$(hookcmd pre-tool-use "$st" "${call%%:*}")" \
 			"cp $work/$st-ring $ring"
 	done

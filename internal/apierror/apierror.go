@@ -16,6 +16,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // File, in the runtime directory, records the last turn that ended
@@ -41,7 +42,7 @@ func Write(dir string, r Record) error {
 // Read returns the last API error recorded in the state root dir,
 // nil when there is none.
 func Read(dir string) *Record {
-	data, err := os.ReadFile(filepath.Join(dir, root.RuntimeDir, File))
+	data, err := safefile.ReadFile(filepath.Join(dir, root.RuntimeDir, File), safefile.Small)
 	if err != nil {
 		return nil
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/jsonobj"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -39,8 +40,15 @@ const filePrefix = "usage-"
 const WarnAt = 0.8
 
 // maxRead bounds how much of a transcript one hook reads: a session that
-// appended more since the last look is counted over several hooks.
-const maxRead = 64 << 20
+// appended more since the last look is counted over several hooks, so a
+// hook given a huge transcript (a resumed conversation, a sparse file)
+// stays quick.
+const maxRead = 4 << 20
+
+// maxLine bounds a line that is counted. The lines that carry usage are an
+// assistant message's, far shorter; a longer line (a large tool result, a
+// file that is not a transcript) is skipped unread.
+const maxLine = 1 << 20
 
 // Session is one session's use.
 type Session struct {
@@ -79,7 +87,7 @@ func Read(dir, sessionID string) *Session {
 }
 
 func readFile(path string) *Session {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, safefile.Small)
 	if err != nil {
 		return nil
 	}
@@ -190,27 +198,52 @@ func Observe(dir, sessionID string, n int, transcript string, now time.Time) *Se
 // saveEvery is how stale the clock in a usage file may be.
 const saveEvery = 30 * time.Second
 
-// count reads the transcript from the offset on, whole lines only.
+// count reads the transcript from the offset on, whole lines only, at most
+// maxRead bytes of it. A transcript that is not a regular file (a FIFO, a
+// device) is not read at all.
 func (s *Session) count() {
-	f, err := os.Open(s.Transcript)
+	f, err := safefile.Open(s.Transcript)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || fi.Size() < s.Offset {
-		s.Offset = 0 // a rewritten transcript: count it again from its start
-	}
-	if _, err := f.Seek(s.Offset, io.SeekStart); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
 		return
 	}
-	r := bufio.NewReaderSize(io.LimitReader(f, maxRead), 64<<10)
+	if fi.Size() < s.Offset {
+		s.Offset = 0 // a rewritten transcript: count it again from its start
+	}
+	end := min(fi.Size(), s.Offset+maxRead)
+	r := bufio.NewReaderSize(io.NewSectionReader(f, s.Offset, end-s.Offset), 64<<10)
+	pos := s.Offset
+	var line []byte
+	long := false // the line being read is over maxLine: skipped
 	for {
-		line, err := r.ReadBytes('\n')
-		if err != nil {
-			return // an incomplete last line is read again next time
+		chunk, err := r.ReadSlice('\n')
+		pos += int64(len(chunk))
+		if !long && len(line)+len(chunk) <= maxLine {
+			line = append(line, chunk...)
+		} else {
+			long, line = true, line[:0]
 		}
-		s.Offset += int64(len(line))
-		s.add(line)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			// The end of what is read this time. An incomplete last line
+			// is read again next time, unless it is already over maxLine:
+			// what was read of it is passed over for good.
+			if long {
+				s.Offset = pos
+			}
+			return
+		}
+		s.Offset = pos
+		if !long {
+			s.add(line)
+		}
+		line, long = line[:0], false
 	}
 }
 

@@ -88,3 +88,30 @@ func TestReset(t *testing.T) {
 	Reset(dir)
 	assert.Equal(t, 0, Total(dir, nil).Sessions)
 }
+
+// TestObserveBoundsItsRead: a transcript larger than one hook may read is
+// counted over several hooks; a line over maxLine (here a sparse file's
+// zeros, with no line end) is passed over, never read twice, and the lines
+// after it count.
+func TestObserveBoundsItsRead(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.jsonl")
+	now := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	require.NoError(t, os.WriteFile(tr, []byte(line("m1", 10, 1)), 0o644))
+	f, err := os.OpenFile(tr, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(2*maxRead+100)) // zeros, no line end
+	require.NoError(t, f.Close())
+	appendTo(t, tr, "\n"+line("m2", 20, 2)+line("m3", 30, 3))
+
+	s := Observe(dir, "s1", 1, tr, now)
+	assert.Equal(t, int64(maxRead), s.Offset, "one hook reads at most maxRead")
+	assert.Equal(t, int64(11), s.Used())
+	for i := 0; i < 3; i++ {
+		s = Observe(dir, "s1", 1, tr, now)
+	}
+	fi, err := os.Stat(tr)
+	require.NoError(t, err)
+	assert.Equal(t, fi.Size(), s.Offset)
+	assert.Equal(t, int64(11+22+33), s.Used())
+}

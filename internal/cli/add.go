@@ -3,13 +3,13 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/guard"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 )
@@ -82,6 +82,10 @@ func runAdd(e *Env, c *command, args []string) int {
 			}
 		}
 		s.AddTask(t)
+		// Tasks written by hand may name an id before it exists.
+		if err := checkDependsOn(s, t.ID); err != nil {
+			return err
+		}
 		// INIT is a session-level type: the protocol gives it no [task-id].
 		return progress.Append(dir, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init,
 			Message: fmt.Sprintf("Task added: %s (id=%s priority=%s depends_on=%s)", t.Title, t.ID, t.Priority, strings.Join(t.DependsOn, ","))})
@@ -129,7 +133,7 @@ const addedMark = "(id=task-"
 // loggedIDs returns the highest NNN of an automatic id the log shows was
 // given out, reading it in chunks (the log grows to tens of megabytes).
 func loggedIDs(dir string) int {
-	f, err := os.Open(progress.Path(dir))
+	f, err := safefile.Open(progress.Path(dir))
 	if err != nil {
 		return 0
 	}

@@ -1,14 +1,15 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
-	"os"
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 )
@@ -23,9 +24,10 @@ var adoptVerb = &command{
 // runAdopt makes the tasks file as it is now the state the harness builds
 // on. Everywhere else a change the harness did not write is put back; this
 // is the one way a person keeps theirs. It is refused to an agent: inside
-// a Claude Code session (the agent's Bash carries CLAUDE_CODE_SESSION_ID),
-// and where no person can have typed it (no terminal) unless --yes says a
-// person's script runs it.
+// a Claude Code session (internal/invoker: the process's environment or
+// any ancestor's), and where no person can have typed it (standard input
+// is not a terminal) unless --yes says a person's script runs it. It is
+// logged with how it was invoked.
 func runAdopt(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	yes := fs.Bool("yes", false, "adopt without a terminal (a person's script)")
@@ -36,12 +38,13 @@ func runAdopt(e *Env, c *command, args []string) int {
 	if len(pos) > 0 {
 		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
 	}
-	if inSession() {
-		return e.fail(failure.New(failure.Usage, "harness adopt is a person's decision and is refused inside a Claude Code session").
+	who := e.invoker()
+	if who.InSession() {
+		return e.fail(failure.New(failure.Usage, "harness adopt is a person's decision and is refused inside a Claude Code session (%s)", who.Session).
 			WithHint("change the state with the harness verbs (`harness help`); a person adopts a hand edit by running `harness adopt` in their own terminal"))
 	}
-	if !*yes && !terminal(os.Stdin) {
-		return e.fail(failure.New(failure.Usage, "harness adopt needs a terminal (a person typing it)").
+	if !*yes && !who.Terminal {
+		return e.fail(failure.New(failure.Usage, "harness adopt needs a terminal (a person typing it): standard input is not one").
 			WithHint("run it in your terminal, or `harness adopt --yes` from your own script"))
 	}
 	dir := root.Find(e.Cwd)
@@ -54,13 +57,17 @@ func runAdopt(e *Env, c *command, args []string) int {
 		return e.fail(failure.Wrap(failure.EnvSetup, err, "%v", err))
 	}
 	defer unlock()
-	raw, err := os.ReadFile(state.Path(dir))
+	raw, err := safefile.ReadFile(state.Path(dir), state.MaxFileSize)
 	if err != nil {
 		return e.fail(failure.Wrap(failure.EnvSetup, err, "%v", err))
 	}
 	s, err := state.Parse(raw, state.Path(dir))
 	if err != nil {
-		return e.fail(failure.Wrap(failure.Config, err, "%s cannot be adopted: %v", state.FileName, err).
+		why := err.Error()
+		if fe := (*failure.Error)(nil); errors.As(err, &fe) {
+			why = fe.Message
+		}
+		return e.fail(failure.Wrap(failure.Config, err, "%s cannot be adopted: %s", state.FileName, why).
 			WithHint("fix the file until `harness status` reads it, then adopt it"))
 	}
 	if err := state.Restore(dir, raw); err != nil { // the backup and the record follow the file
@@ -69,14 +76,14 @@ func runAdopt(e *Env, c *command, args []string) int {
 	record.SetActive(dir, root.Active(dir))
 	s.Dir = dir
 	statecache.Store(s) // the hooks' summary of the adopted file: the next hook need not read it
-	progress.Append(dir, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init,
+	how := ""
+	if *yes {
+		how = "--yes"
+	}
+	person := e.personLine(dir, "adopt", how)
+	person.Session = s.SessionCount
+	progress.Append(dir, person, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init,
 		Message: fmt.Sprintf("Adopted %s as edited by hand (%d tasks)", state.FileName, len(s.Tasks))})
 	fmt.Fprintf(e.Stdout, "harness adopt: %s (%d tasks) is now the state the harness builds on\n", state.Path(dir), len(s.Tasks))
 	return ExitOK
-}
-
-// terminal reports whether f is a terminal (a character device).
-func terminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -73,15 +73,19 @@ func runBudget(e *Env, c *command, args []string) int {
 		}
 		changes[l.Name] = n
 	}
-	dir, err := e.stateRoot()
+	root := e.viewRoot
+	if len(changes) > 0 {
+		if err := e.personOnly("budget"); err != nil {
+			return e.fail(err)
+		}
+		root = e.stateRoot
+	}
+	dir, err := root()
 	if err != nil {
 		return e.fail(err)
 	}
 	var s *state.State
 	if len(changes) > 0 {
-		if err := personOnly("budget"); err != nil {
-			return e.fail(err)
-		}
 		s, err = statecache.Update(dir, func(s *state.State) error {
 			for _, l := range s.Config.Budget.Limits() {
 				n, ok := changes[l.Name]

@@ -24,6 +24,8 @@ type claimJSON struct {
 	Stats    string            `json:"stats,omitempty"`
 	Commands map[string]string `json:"commands,omitempty"`
 	Dirty    []string          `json:"uncommitted,omitempty"`
+	// Reopenable: tasks failed [DEPENDENCY] a person may reopen now.
+	Reopenable []string `json:"reopenable,omitempty"`
 }
 
 type claimedJSON struct {
@@ -60,7 +62,7 @@ func runClaim(e *Env, c *command, args []string) int {
 		}
 	}
 	if *asJSON {
-		out := claimJSON{Why: cl.Why, Stop: cl.Stop, Dirty: cl.Dirty}
+		out := claimJSON{Why: cl.Why, Stop: cl.Stop, Dirty: cl.Dirty, Reopenable: cl.Reopenable}
 		if cl.Stop {
 			out.Why = fmt.Sprintf("max_tasks_per_session reached (%d tasks started this session)", cl.Count)
 			out.Stats = cl.Stats.Line()
@@ -85,6 +87,7 @@ func runClaim(e *Env, c *command, args []string) int {
 	case !cl.Claimed():
 		if !*asJSON {
 			fmt.Fprintf(e.Stdout, "none: %s\n", cl.Why)
+			printReopenable(e, cl.Reopenable)
 		}
 		return ExitNegative
 	case *asJSON:

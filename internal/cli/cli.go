@@ -18,6 +18,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/integrity"
+	"github.com/harness-agent/harness/internal/invoker"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/shortlived"
@@ -36,6 +37,9 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	Now            func() time.Time
 	Cwd            string
+
+	who    *invoker.Invoker // who runs the command, found once (invoker)
+	person string           // a person-only verb accepted, logged by stateRoot
 }
 
 // command is one verb.
@@ -50,7 +54,7 @@ type command struct {
 // up, plan, look, the task cycle, then the rest): the order help lists
 // them in. Each verb's file declares its command next to its run function.
 var verbs = []*command{initVerb, addVerb, editVerb, removeVerb, statusVerb, graphVerb, reportVerb, nextVerb,
-	claimVerb, checkpointVerb, validateVerb, failVerb, renewVerb, recoverVerb, pauseVerb, resumeVerb, cancelVerb,
+	claimVerb, checkpointVerb, validateVerb, failVerb, renewVerb, recoverVerb, retryVerb, pauseVerb, resumeVerb, cancelVerb,
 	budgetVerb, snapshotsVerb, statsVerb, sessionVerb, adoptVerb, installVerb, hooksVerb, versionVerb}
 
 // versionVerb is `harness version`, the one verb that needs no state (the
@@ -95,6 +99,9 @@ func (e *Env) Run(args []string) int {
 			if c, ok := lookup(args[1]); ok {
 				return c.run(e, c, []string{"--help"})
 			}
+			if args[1] != "help" {
+				return e.unknownVerb(args[1])
+			}
 		}
 		e.usage(e.Stdout)
 		if len(args) == 0 {
@@ -107,12 +114,7 @@ func (e *Env) Run(args []string) int {
 	}
 	c, ok := lookup(args[0])
 	if !ok {
-		if near := closest(args[0]); near != "" {
-			fmt.Fprintf(e.Stderr, "ERROR [%s] unknown command %q; did you mean %q?\nhint: harness %s …, or `harness help` for the list of commands\n", failure.Usage, args[0], near, near)
-			return ExitError
-		}
-		fmt.Fprintf(e.Stderr, "ERROR [%s] unknown command %q\nhint: run `harness help` for the list of commands\n", failure.Usage, args[0])
-		return ExitError
+		return e.unknownVerb(args[0])
 	}
 	return c.run(e, c, args[1:])
 }
@@ -143,26 +145,7 @@ func (e *Env) usage(w io.Writer) {
 func (e *Env) flags(c *command) *flag.FlagSet {
 	fs := flag.NewFlagSet("harness "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {
-		fmt.Fprintf(e.Stdout, "usage: %s\n\n%s\n", c.usage(), c.summary)
-		// Flags are shown as they are written everywhere else: --name.
-		var opts strings.Builder
-		fs.VisitAll(func(f *flag.Flag) {
-			kind, usage := flag.UnquoteUsage(f)
-			fmt.Fprintf(&opts, "  --%s", f.Name)
-			if kind != "" {
-				fmt.Fprintf(&opts, " %s", kind)
-			}
-			fmt.Fprintf(&opts, "\n    \t%s", usage)
-			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
-				fmt.Fprintf(&opts, " (default %s)", f.DefValue)
-			}
-			opts.WriteString("\n")
-		})
-		if opts.Len() > 0 {
-			fmt.Fprintf(e.Stdout, "\noptions:\n%s", opts.String())
-		}
-	}
+	fs.Usage = func() { e.printHelp(c, fs) }
 	return fs
 }
 
@@ -184,7 +167,7 @@ func (e *Env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 				usage()
 				return nil, errHelp
 			}
-			return nil, failure.Wrap(failure.Usage, err, "%v", err).WithHint("run `%s --help`", fs.Name())
+			return nil, flagErr(fs, err)
 		}
 		if fs.NArg() == 0 {
 			return pos, nil
@@ -236,31 +219,47 @@ func usageErr(c *command, format string, args ...any) error {
 	return failure.New(failure.Usage, format, args...).WithHint("usage: %s", c.usage())
 }
 
-// stateRoot finds the state root from the working directory.
+// stateRoot finds the state root from the working directory, for a verb
+// that saves.
 func (e *Env) stateRoot() (string, error) {
+	dir, err := e.findRoot()
+	if err != nil {
+		return "", err
+	}
+	// Every verb builds on the state the harness wrote, whoever runs it: a
+	// change made outside it since is put back first, and said, so that
+	// the verb's own write does not make it the harness's. A person keeps
+	// a deliberate hand edit with `harness adopt`, in a terminal.
+	// The change a verb of the same command line made where it could not
+	// write the record (the sandbox) is legal and kept (integrity.Legal).
+	if res := integrity.Check(dir, "a writer outside the harness", integrity.Legal(dir)); res.Tampered() {
+		fmt.Fprintln(e.Stderr, res.Message())
+		fmt.Fprintf(e.Stderr, "hint: a deliberate hand edit is kept with `harness adopt`, run by a person in a terminal\n")
+	}
+	e.logPerson(dir)
+	return dir, nil
+}
+
+// viewRoot finds the state root for a verb that only reads (status, graph,
+// report, budget without flags): it cannot make a change the harness's own, so a
+// person sees the file as they left it (a hand edit they may then adopt).
+// Inside a session the check runs, as at every hook.
+func (e *Env) viewRoot() (string, error) {
+	dir, err := e.findRoot()
+	if err != nil || !e.invoker().InSession() {
+		return dir, err
+	}
+	return e.stateRoot()
+}
+
+func (e *Env) findRoot() (string, error) {
 	dir := integrity.Root(e.Cwd)
 	if dir == "" {
 		return "", failure.New(failure.Config, "no harness-tasks.json in %s or its parents", e.Cwd).
 			WithHint("run `harness init` in the project root, or set HARNESS_STATE_ROOT")
 	}
-	// A verb an agent runs builds on the state the harness wrote: a change
-	// made outside it since is put back first, and said. A person's own
-	// verbs, outside any Claude Code session, build on the file as they
-	// find it (their hand edit is theirs to make; the write adopts it).
-	if !inSession() {
-		return dir, nil
-	}
-	if res := integrity.CheckVerb(dir, "a writer outside the harness"); res.Tampered() {
-		fmt.Fprintln(e.Stderr, res.Message())
-		fmt.Fprintf(e.Stderr, "hint: a deliberate hand edit is kept with `harness adopt`, run by a person in a terminal\n")
-	}
 	return dir, nil
 }
-
-// inSession reports whether the command runs inside a Claude Code session
-// (an agent's Bash tool, or a hook): Claude Code sets
-// CLAUDE_CODE_SESSION_ID for both.
-func inSession() bool { return integrity.InSession() }
 
 // stamp formats t as the protocol's timestamps.
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -58,7 +58,10 @@ func procEnv(t *testing.T, extra ...string) []string {
 		}
 		env = append(env, kv)
 	}
+	// The record is this process's: the tasks it writes itself
+	// (gitProject) are the harness's own to the processes it starts.
 	return append(env, append([]string{"HARNESS_LOCK_DIR=" + lockDir(t), "HOME=" + lockDir(t), "GIT_CONFIG_NOSYSTEM=1",
+		"HARNESS_RECORD_DIR=" + os.Getenv("HARNESS_RECORD_DIR"),
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}, extra...)...)
 }
 
@@ -97,15 +100,10 @@ func gitProject(t *testing.T, mode string, n int) string {
 			s.AddTask(state.Task{ID: fmt.Sprintf("task-%03d", i), Title: fmt.Sprintf("Task %d", i), Status: state.Pending,
 				Priority: "P1", MaxAttempts: 3, Command: "true"})
 		}
+		s.SetConfig("concurrency_mode", mode)
 		return nil
 	})
 	require.NoError(t, err)
-	if mode == state.Concurrent {
-		raw, err := os.ReadFile(state.Path(dir))
-		require.NoError(t, err)
-		raw = bytes.Replace(raw, []byte(`"concurrency_mode": "exclusive"`), []byte(`"concurrency_mode": "concurrent"`), 1)
-		require.NoError(t, os.WriteFile(state.Path(dir), raw, 0o644))
-	}
 	return dir
 }
 

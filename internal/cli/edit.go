@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
-	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 	"github.com/harness-agent/harness/internal/taskcycle"
@@ -74,7 +74,7 @@ func runEdit(e *Env, c *command, args []string) int {
 		return e.fail(err)
 	}
 	me := taskcycle.WorkerID()
-	var changed []string
+	var changed, reopenable []string
 	_, err = statecache.Update(dir, func(s *state.State) error {
 		t := s.Task(id)
 		if t == nil {
@@ -84,13 +84,17 @@ func runEdit(e *Env, c *command, args []string) int {
 			return failure.New(failure.Usage, "%s is in progress by %s: it cannot be changed under them", id, t.ClaimedBy).
 				WithHint("wait until %s validates or fails it, or ask the user", t.ClaimedBy)
 		}
-		if integrity.InSession() {
-			for name := range set {
-				if agentEditable[name] || name == "validate" && strings.TrimSpace(t.Command) == "" {
-					continue
-				}
-				return failure.New(failure.Usage, "--%s of %s is the user's decision: it defines what done means, so it is not changed from inside a Claude Code session", name, id).
-					WithHint("ask the user to run `harness edit %s --%s …` in their terminal", failure.ShellArg(id), name)
+		var personal []string // the flags that are a person's decision
+		for name := range set {
+			if !agentEditable[name] && (name != "validate" || strings.TrimSpace(t.Command) != "") {
+				personal = append(personal, "--"+name)
+			}
+		}
+		sort.Strings(personal)
+		if len(personal) > 0 {
+			if who := e.invoker(); who.InSession() {
+				return failure.New(failure.Usage, "%s of %s is the user's decision: it defines what done means, so it is not changed from inside a Claude Code session (%s)", personal[0], id, who.Session).
+					WithHint("ask the user to run `harness edit %s %s …` in their terminal", failure.ShellArg(id), personal[0])
 			}
 		}
 		note := func(field string) { changed = append(changed, field) }
@@ -113,6 +117,9 @@ func runEdit(e *Env, c *command, args []string) int {
 				}
 			}
 			t.DependsOn = list
+			if err := checkDependsOn(s, id); err != nil {
+				return err
+			}
 			note("depends_on")
 		}
 		if set["validate"] {
@@ -136,12 +143,49 @@ func runEdit(e *Env, c *command, args []string) int {
 			note("allowed_paths")
 		}
 		sort.Strings(changed)
-		return progress.Append(dir, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init,
+		reopenable = schedule.Reopenable(s.Tasks)
+		var entries []progress.Entry
+		if len(personal) > 0 {
+			p := e.personLine(dir, "edit "+id+" "+strings.Join(personal, " "), "")
+			p.Session = s.SessionCount
+			entries = append(entries, p)
+		}
+		entries = append(entries, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init,
 			Message: fmt.Sprintf("Task edited: %s (%s)", id, strings.Join(changed, ", "))})
+		return progress.Append(dir, entries...)
 	})
 	if err != nil {
 		return e.fail(err)
 	}
 	fmt.Fprintf(e.Stdout, "%s: changed %s\n", id, strings.Join(changed, ", "))
+	printReopenable(e, reopenable)
 	return ExitOK
+}
+
+// checkDependsOn refuses the dependencies task id was just given when the
+// work could never be done in their order: a cycle through it (no task on
+// a cycle can ever start), or a completed task made to wait on work not
+// done. Callers have checked each id exists and is not id itself.
+func checkDependsOn(s *state.State, id string) error {
+	if t := s.Task(id); t.Status == state.Completed {
+		if open := schedule.Unfinished(s.Tasks, id); len(open) > 0 {
+			return failure.New(failure.Config, "%s is completed: it cannot depend on %s, not completed", id, strings.Join(open, ", ")).
+				WithHint("its work is done; add what is left as a task of its own: harness add TITLE --depends-on %s --validate CMD", failure.ShellArg(id))
+		}
+	}
+	if cyc := schedule.CycleThrough(s.Tasks, id); cyc != nil {
+		return failure.New(failure.Config, "%s cannot depend on %s: cycle: %s", id, cyc[1], cyc).
+			WithHint("a task starts only when all its dependencies are completed, so no task on a cycle ever starts: leave out one of its links")
+	}
+	return nil
+}
+
+// printReopenable says which tasks failed [DEPENDENCY] could run now, and
+// the person's command that reopens them: their failure is for good, so
+// fixing the plan alone does not bring them back.
+func printReopenable(e *Env, ids []string) {
+	if len(ids) > 0 {
+		fmt.Fprintf(e.Stdout, "hint: %s failed [%s] and their dependencies are fixed now: a person reopens them with %s\n",
+			strings.Join(ids, ", "), failure.Dependency, taskcycle.RetryCommand(ids))
+	}
 }

@@ -28,7 +28,7 @@ func runGraph(e *Env, c *command, args []string) int {
 	if render == nil {
 		return e.fail(usageErr(c, "--format must be mermaid, dot or json, got %q", *format))
 	}
-	dir, err := e.stateRoot()
+	dir, err := e.viewRoot()
 	if err != nil {
 		return e.fail(err)
 	}

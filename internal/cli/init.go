@@ -13,6 +13,7 @@ import (
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -159,7 +160,7 @@ func excludeFromGit(dir string) bool {
 	if top, err := git.Run(dir, "rev-parse", "--show-prefix"); err == nil {
 		prefix = strings.TrimSpace(top)
 	}
-	old, _ := os.ReadFile(path)
+	old, _ := safefile.ReadFile(path, 16<<20)
 	have := map[string]bool{}
 	for _, l := range strings.Split(string(old), "\n") {
 		have[strings.TrimSpace(l)] = true
@@ -175,7 +176,7 @@ func excludeFromGit(dir string) bool {
 		return false
 	}
 	os.MkdirAll(filepath.Dir(path), 0o755)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := safefile.Append(path, 0o644)
 	if err != nil {
 		return false
 	}

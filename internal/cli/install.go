@@ -38,7 +38,7 @@ func runInstall(e *Env, c *command, args []string) int {
 		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
 	}
 	if !*dryRun {
-		if err := personOnly("install"); err != nil {
+		if err := e.personOnly("install"); err != nil {
 			return e.fail(err)
 		}
 	}

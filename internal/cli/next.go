@@ -39,23 +39,35 @@ func runNext(e *Env, c *command, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	cands := schedule.Candidates(s.Tasks)
+	choice := schedule.Choose(s.Tasks)
+	why := choice.Why(s.Tasks)
 	if *asJSON {
 		out := map[string]any{"next": nil}
-		if len(cands) > 0 {
-			t := cands[0]
+		if t := choice.Next; t != nil {
 			out["next"] = map[string]any{"id": t.ID, "title": t.Title, "status": t.Status, "priority": t.Priority,
 				"attempts": t.Attempts, "max_attempts": t.MaxAttempts, "validation": t.Command}
 		} else {
-			out["why"] = string(schedule.Explain(s.Tasks))
+			out["why"] = string(why)
+		}
+		if len(choice.Skipped) > 0 {
+			var skipped []skippedJSON
+			for _, t := range choice.Skipped {
+				skipped = append(skipped, skippedJSON{ID: t.ID, Why: noCheck, Fix: checkFix(t.ID)})
+			}
+			out["skipped"] = skipped
 		}
 		json.NewEncoder(e.Stdout).Encode(out)
-	} else if len(cands) > 0 {
-		fmt.Fprintf(e.Stdout, "%s: %s\n", cands[0].ID, cands[0].Title)
+	} else if choice.Next != nil {
+		fmt.Fprintf(e.Stdout, "%s: %s\n", choice.Next.ID, choice.Next.Title)
 	} else {
-		fmt.Fprintf(e.Stdout, "none: %s\n", schedule.Explain(s.Tasks))
+		fmt.Fprintf(e.Stdout, "none: %s\n", why)
 	}
-	if len(cands) == 0 {
+	if !*asJSON {
+		for _, t := range choice.Skipped {
+			fmt.Fprintf(e.Stderr, "skipped: %s has %s: %s\n", t.ID, noCheck, checkFix(t.ID))
+		}
+	}
+	if choice.Next == nil {
 		return ExitNegative
 	}
 	return ExitOK

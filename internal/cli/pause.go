@@ -11,11 +11,11 @@ import (
 
 	"github.com/harness-agent/harness/internal/apierror"
 	"github.com/harness-agent/harness/internal/failure"
-	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -42,17 +42,6 @@ var cancelVerb = &command{
 	run:     runCancel,
 }
 
-// personOnly refuses verb inside a Claude Code session: pausing, resuming
-// and cancelling the run are the user's decisions, and an agent that could
-// cancel could cancel its way out of the work.
-func personOnly(verb string) error {
-	if !integrity.InSession() {
-		return nil
-	}
-	return failure.New(failure.Usage, "harness %s is the user's decision and is refused inside a Claude Code session", verb).
-		WithHint("if you are stuck, say so and stop: the Stop hook lets a stuck session end; the user decides with `harness %s` in their terminal", verb)
-}
-
 // simpleVerb parses a verb that takes no arguments and finds the state root.
 func (e *Env) simpleVerb(c *command, args []string) (string, error) {
 	fs := e.flags(c)
@@ -63,7 +52,7 @@ func (e *Env) simpleVerb(c *command, args []string) (string, error) {
 	if len(pos) > 0 {
 		return "", usageErr(c, "unexpected argument %q", pos[0])
 	}
-	if err := personOnly(c.name); err != nil {
+	if err := e.personOnly(c.name); err != nil {
 		return "", err
 	}
 	return e.stateRoot()
@@ -79,8 +68,13 @@ func runPause(e *Env, c *command, args []string) int {
 		fmt.Fprintf(e.Stdout, "harness: already paused (since %s); `harness resume` continues\n", pausedSince(path))
 		return ExitOK
 	}
+	at := e.Now().UTC().Format("2006-01-02T15:04:05Z")
+	// The record first: the hooks decide on it, and a pause file it does
+	// not hold is put back as a forgery.
+	record.SetPaused(dir, at)
 	os.MkdirAll(filepath.Dir(path), 0o755)
-	if err := os.WriteFile(path, []byte(e.Now().UTC().Format("2006-01-02T15:04:05Z")+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(at+"\n"), 0o644); err != nil {
+		record.SetPaused(dir, "")
 		return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", path, err))
 	}
 	progress.Append(dir, progress.Entry{Time: e.Now(), Session: progress.LastSession(dir), Type: progress.Init, Message: "Run paused by the user"})
@@ -89,7 +83,7 @@ func runPause(e *Env, c *command, args []string) int {
 }
 
 func pausedSince(path string) string {
-	data, _ := os.ReadFile(path)
+	data, _ := safefile.ReadFile(path, safefile.Small)
 	if s := strings.TrimSpace(string(data)); s != "" {
 		return s
 	}
@@ -106,15 +100,16 @@ func runResume(e *Env, c *command, args []string) int {
 	if len(pos) > 0 && !*wait {
 		return e.fail(usageErr(c, "unexpected argument %q (arguments for claude follow --wait --)", pos[0]))
 	}
-	if err := personOnly("resume"); err != nil {
+	if err := e.personOnly("resume"); err != nil {
 		return e.fail(err)
 	}
 	dir, err := e.stateRoot()
 	if err != nil {
 		return e.fail(err)
 	}
-	if root.Paused(dir) {
-		if err := os.Remove(filepath.Join(dir, root.PausedFile)); err != nil {
+	if m, _ := record.ReadMark(dir); root.Paused(dir) || m.Paused != "" {
+		record.SetPaused(dir, "")
+		if err := os.Remove(filepath.Join(dir, root.PausedFile)); err != nil && !os.IsNotExist(err) {
 			return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot end the pause: %v", err))
 		}
 		progress.Append(dir, progress.Entry{Time: e.Now(), Session: progress.LastSession(dir), Type: progress.Init, Message: "Run resumed by the user"})
@@ -215,6 +210,7 @@ func runCancel(e *Env, c *command, args []string) int {
 	// may put the marker back.
 	record.SetActive(dir, false)
 	os.Remove(filepath.Join(dir, root.ActiveMarker))
+	record.SetPaused(dir, "")
 	os.Remove(filepath.Join(dir, root.PausedFile))
 	os.RemoveAll(lock.SessionPath(dir))
 	msg := "Run cancelled by the user"

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
-	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -31,10 +30,10 @@ func runRemove(e *Env, c *command, args []string) int {
 		return e.fail(usageErr(c, "expected one task ID"))
 	}
 	id := pos[0]
-	if integrity.InSession() {
+	if err := e.personOnly("remove"); err != nil {
 		// Removing a task an agent finds hard is the premature completion
 		// the harness exists to prevent.
-		return e.fail(failure.New(failure.Usage, "removing a task is the user's decision and is refused inside a Claude Code session").
+		return e.fail(failure.New(failure.Usage, "removing a task is the user's decision and is refused inside a Claude Code session (%s)", e.invoker().Session).
 			WithHint("if %s cannot be done, `harness fail %s --category CONFIG \"why\"` and tell the user", id, failure.ShellArg(id)))
 	}
 	dir, err := e.stateRoot()

@@ -14,6 +14,7 @@ import (
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/report"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -42,7 +43,7 @@ func runReport(e *Env, c *command, args []string) int {
 	if *serve && *out != "" {
 		return e.fail(usageErr(c, "--serve and --out do not go together"))
 	}
-	dir, err := e.stateRoot()
+	dir, err := e.viewRoot()
 	if err != nil {
 		return e.fail(err)
 	}
@@ -71,6 +72,11 @@ func runReport(e *Env, c *command, args []string) int {
 		return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot write the report: %v", err))
 	}
 	fmt.Fprintln(e.Stdout, "report written to "+path)
+	if *out == "" {
+		// The default name starts with a dot, which `ls` and file
+		// browsers hide: the path above is the one to open.
+		fmt.Fprintln(e.Stdout, "open it in a browser (the name starts with a dot, so `ls` and file browsers hide it)")
+	}
 	return ExitOK
 }
 
@@ -81,7 +87,7 @@ func (e *Env) renderReport(dir string, o report.Options) ([]byte, error) {
 		return nil, err
 	}
 	tl := &report.Timeline{}
-	if f, err := os.Open(progress.Path(dir)); err == nil {
+	if f, err := safefile.Open(progress.Path(dir)); err == nil {
 		tl, err = report.ReadLog(f)
 		f.Close()
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/budget"
+	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
@@ -67,10 +68,39 @@ type statusJSON struct {
 	// session_config sets any (see `harness budget`).
 	Budget []budgetLineJSON `json:"budget,omitempty"`
 	Paused bool             `json:"paused,omitempty"`
-	// Trust is the level in force: "sandboxed" or "standard" (trust.go).
-	Trust    string `json:"trust"`
-	TrustWhy string `json:"trust_why,omitempty"`
+	// Trust holds what status says of the harness's own files (trustNotes).
+	Trust []string `json:"trust"`
+	// Skipped are eligible tasks claim passes over (no validation
+	// command), with the command that fixes each.
+	Skipped []skippedJSON `json:"skipped,omitempty"`
+	// Cycles are the dependency cycles in the plan, as task ids, the first
+	// repeated at the end: no task on one ever starts.
+	Cycles [][]string `json:"cycles,omitempty"`
+	// Unattended is the last PERSON line of an action taken without a
+	// terminal while a session held the lock (see suspectPerson).
+	Unattended string `json:"unattended_person_action,omitempty"`
+	// Wiring lists what undid the harness's wiring into Claude Code (hooks
+	// no longer registered, "disableAllHooks", a replaced executable).
+	Wiring []string `json:"wiring,omitempty"`
+	// TrustLevel is the level of trust in force: "sandboxed" or
+	// "standard" (trustlevel.go), and why below sandboxed.
+	TrustLevel    string `json:"trust_level"`
+	TrustLevelWhy string `json:"trust_level_why,omitempty"`
 }
+
+// skippedJSON is an eligible task `status --json` says claim passes over.
+type skippedJSON struct {
+	ID  string `json:"id"`
+	Why string `json:"why"`
+	Fix string `json:"fix"`
+}
+
+// noCheck is why claim passes over a task without a validation command
+// (schedule.Choose).
+const noCheck = "no validation command, so it can never be completed"
+
+// checkFix is the command that gives task id a validation command.
+func checkFix(id string) string { return "harness edit " + failure.ShellArg(id) + " --validate CMD" }
 
 func runStatus(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
@@ -85,7 +115,7 @@ func runStatus(e *Env, c *command, args []string) int {
 	if *watch && (*asJSON || *interval <= 0) {
 		return e.fail(usageErr(c, "--watch takes a positive --interval and no --json"))
 	}
-	dir, err := e.stateRoot()
+	dir, err := e.viewRoot()
 	if err != nil {
 		return e.fail(err)
 	}
@@ -135,36 +165,42 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		}
 		return false
 	}
-	var next *state.Task
-	if cands := schedule.Candidates(s.Tasks); len(cands) > 0 {
-		next = cands[0]
+	choice := schedule.Choose(s.Tasks)
+	next := choice.Next
+	cycles := schedule.Cycles(s.Tasks)
+	taskJSON := func(t *state.Task) statusTask {
+		return statusTask{ID: t.ID, Title: t.Title, Status: t.Status, Priority: t.Priority,
+			Attempts: t.Attempts, MaxAttempts: t.MaxAttempts, Blocked: blocked(t), ClaimedBy: t.ClaimedBy,
+			DependsOn: orEmpty(t.DependsOn), Validation: statusValidation{t.Command, int(t.Timeout().Seconds())},
+			Cleanup: t.Cleanup, AllowedPaths: t.AllowedPaths, StartedAtCommit: t.StartedAtCommit, ClaimedAt: t.ClaimedAt,
+			LeaseExpiresAt: t.LeaseExpiresAt, CompletedAt: t.CompletedAt, FailedAt: t.FailedAt,
+			ErrorLog: orEmpty(t.ErrorLog), Checkpoints: append([]state.Checkpoint{}, t.Checkpoints...)}
 	}
 	if asJSON {
 		out := statusJSON{Root: dir, Active: isActive(dir), SessionCount: s.SessionCount, LastSession: s.LastSession,
 			Recent: orEmpty(recent), FromBackup: s.FromBackup, Tasks: []statusTask{},
 			Counts: map[string]int{"total": st.Total, "pending": st.Pending, "in_progress": st.InProgress,
 				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked},
-			Paused: root.Paused(dir)}
-		tr := trust(dir)
-		out.Trust, out.TrustWhy = tr.Level, tr.Why
+			Paused: root.Paused(dir), Trust: orEmpty(trustNotes(dir)), Unattended: suspectPerson(dir), Wiring: e.wiringProblems(dir)}
+		lv := trustLevelOf(dir)
+		out.TrustLevel, out.TrustLevelWhy = lv.Level, lv.Why
 		for _, l := range budgetUse(dir, s) {
 			out.Budget = append(out.Budget, budgetLineJSON{l.Name, l.Limit, l.Used, l.Percent(), l.Over()})
 		}
 		for i := range s.Tasks {
-			t := &s.Tasks[i]
-			st := statusTask{ID: t.ID, Title: t.Title, Status: t.Status, Priority: t.Priority,
-				Attempts: t.Attempts, MaxAttempts: t.MaxAttempts, Blocked: blocked(t), ClaimedBy: t.ClaimedBy,
-				DependsOn: orEmpty(t.DependsOn), Validation: statusValidation{t.Command, int(t.Timeout().Seconds())},
-				Cleanup: t.Cleanup, AllowedPaths: t.AllowedPaths, StartedAtCommit: t.StartedAtCommit, ClaimedAt: t.ClaimedAt,
-				LeaseExpiresAt: t.LeaseExpiresAt, CompletedAt: t.CompletedAt, FailedAt: t.FailedAt,
-				ErrorLog: orEmpty(t.ErrorLog), Checkpoints: append([]state.Checkpoint{}, t.Checkpoints...)}
-			out.Tasks = append(out.Tasks, st)
+			out.Tasks = append(out.Tasks, taskJSON(&s.Tasks[i]))
+		}
+		for _, t := range choice.Skipped {
+			out.Skipped = append(out.Skipped, skippedJSON{ID: t.ID, Why: noCheck, Fix: checkFix(t.ID)})
+		}
+		for _, c := range cycles {
+			out.Cycles = append(out.Cycles, c)
 		}
 		if next != nil {
-			out.Next = &statusTask{ID: next.ID, Title: next.Title, Status: next.Status, Priority: next.Priority,
-				Attempts: next.Attempts, MaxAttempts: next.MaxAttempts}
+			nt := taskJSON(next)
+			out.Next = &nt
 		} else {
-			out.Why = string(schedule.Explain(s.Tasks))
+			out.Why = string(choice.Why(s.Tasks))
 		}
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
@@ -173,6 +209,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		return ExitOK
 	}
 	w := e.Stdout
+	e.printWiring(e.wiringProblems(dir))
 	if s.FromBackup {
 		fmt.Fprintln(w, "WARN harness-tasks.json is corrupt; showing harness-tasks.json.bak (any state-changing harness command restores it)")
 	}
@@ -181,11 +218,20 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		active = "inactive (no .harness-active)"
 	}
 	fmt.Fprintf(w, "harness %s — %s\n", dir, active)
+	for _, note := range trustNotes(dir) {
+		fmt.Fprintln(w, note)
+	}
 	fmt.Fprintf(w, "tasks: %s\n", st.Counts())
 	if next != nil {
 		fmt.Fprintf(w, "next:  %s: %s\n", next.ID, next.Title)
 	} else {
-		fmt.Fprintf(w, "next:  none (%s)\n", schedule.Explain(s.Tasks))
+		fmt.Fprintf(w, "next:  none (%s)\n", choice.Why(s.Tasks))
+	}
+	for _, t := range choice.Skipped {
+		fmt.Fprintf(w, "skipped: %s has %s: %s\n", t.ID, noCheck, checkFix(t.ID))
+	}
+	for _, c := range cycles {
+		fmt.Fprintf(w, "cycle: %s (no task on it can ever start: leave out one link with `harness edit %s --depends-on …`)\n", c, failure.ShellArg(c[0]))
 	}
 	if len(s.Tasks) > 0 {
 		fmt.Fprintln(w)
@@ -203,12 +249,15 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		last = "never"
 	}
 	fmt.Fprintf(w, "\nsessions: %d (last ended %s)\n", s.SessionCount, last)
-	fmt.Fprintln(w, trust(dir))
+	fmt.Fprintln(w, trustLevelOf(dir))
 	if root.Paused(dir) {
 		fmt.Fprintln(w, "paused by the user: `harness resume` continues")
 	}
 	if use := budgetUse(dir, s); len(use) > 0 {
 		fmt.Fprintf(w, "budget: %s\n", budget.Join(use))
+	}
+	if l := suspectPerson(dir); l != "" {
+		fmt.Fprintf(w, "a person's decision was taken without a terminal while a session held the lock (yours? a script of yours?):\n  %s\n", l)
 	}
 	if len(recent) > 0 {
 		fmt.Fprintln(w, "recent log:")

@@ -1,31 +1,53 @@
 package cli
 
 import (
-	"os"
+	"fmt"
+	"strings"
 
+	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
-	"github.com/harness-agent/harness/internal/settings"
+	"github.com/harness-agent/harness/internal/root"
 )
 
-// trustLevel is the level of trust `harness status` reports.
-type trustLevel settings.Trust
+// trustTail is how many recent log lines status reads for the changes
+// the hooks put back.
+const trustTail = 2000
 
-// trust reads the level in force for the project at dir from the settings
-// Claude Code merges there (the launch directory when a session runs the
-// command, else dir).
-func trust(dir string) trustLevel {
-	project := os.Getenv("CLAUDE_PROJECT_DIR")
-	if project == "" {
-		project = dir
+// trustNotes are the lines status shows a person about the harness's own
+// files: the changes put back lately (TAMPER lines), the completions the
+// verification gate has still to run, and a record that is missing where
+// the log says the harness has worked. They are what a circumvention the
+// harness could not simply undo leaves for a person to see.
+func trustNotes(dir string) []string {
+	var notes []string
+	lines, _ := progress.Tail(dir, trustTail)
+	var tampers []string
+	for _, l := range lines {
+		if strings.Contains(l, "] "+progress.Tamper+" ") {
+			tampers = append(tampers, l)
+		}
 	}
-	home, _ := os.UserHomeDir()
-	return trustLevel(settings.TrustOf(home, project, record.Base()))
+	if n := len(tampers); n > 0 {
+		latest := tampers[n-1]
+		if _, rest, ok := strings.Cut(latest, "] "+progress.Tamper+" "); ok {
+			latest = rest
+		}
+		notes = append(notes, fmt.Sprintf("tamper: %d change(s) of the harness's files put back in the last %d log lines; latest: %s", n, trustTail, clipLine(latest, 200)))
+	}
+	m, ok := record.ReadMark(dir)
+	switch {
+	case !ok && len(lines) > 0 && root.Active(dir):
+		notes = append(notes, "record: missing (the harness's account of its own files, kept under "+record.Base()+"): changes made before the next write cannot be checked; if you did not remove it, the agent may have")
+	case ok && len(m.Unverified) > 0:
+		notes = append(notes, "unverified: "+strings.Join(m.Unverified, ", ")+" completed without a validation the hooks saw; the verification gate runs them at the next turn end")
+	}
+	return notes
 }
 
-// String is the status line: "trust: sandboxed (…)" or "trust: standard (…)".
-func (t trustLevel) String() string {
-	if t.Level == settings.Sandboxed {
-		return "trust: sandboxed (the agent's commands run in Claude Code's sandbox, the record read-only there)"
+// clipLine shortens s to n bytes with an ellipsis.
+func clipLine(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return "trust: standard (" + t.Why + "; changes to the harness files are detected and put back; `harness install --sandbox` makes them impossible)"
+	return s[:n-3] + "..."
 }

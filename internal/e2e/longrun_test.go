@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/harness-agent/harness/internal/e2e/fakeapi"
+	"github.com/harness-agent/harness/internal/testbin"
 )
 
 // noRetries makes Claude Code give up on the first API error instead of
@@ -51,7 +52,7 @@ func TestScenarioRateLimit(t *testing.T) {
 	cmd := exec.Command(filepath.Join(p.Bin, "harness"), "resume", "--wait", "--", "--dangerously-skip-permissions")
 	cmd.Dir = p.Dir
 	cmd.Env = append(runEnv(p, api), "HARNESS_CLAUDE="+claude, noRetries)
-	out, err := cmd.CombinedOutput()
+	out, err := testbin.AsPerson(cmd).CombinedOutput()
 	if err != nil {
 		t.Fatalf("harness resume --wait: %v\n%s", err, out)
 	}
@@ -111,7 +112,7 @@ func TestScenarioRateLimitWithoutStopFailure(t *testing.T) {
 	cmd := exec.Command(filepath.Join(p.Bin, "harness"), "resume")
 	cmd.Dir = p.Dir
 	cmd.Env = runEnv(p, api)
-	out, _ := cmd.CombinedOutput()
+	out, _ := testbin.AsPerson(cmd).CombinedOutput()
 	if !strings.Contains(string(out), "the last turn ended on an API error (rate_limit)") || !strings.Contains(string(out), "harness resume --wait") {
 		t.Errorf("harness resume does not tell of the recorded error:\n%s", out)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/harness-agent/harness/internal/e2e/fakeapi"
+	"github.com/harness-agent/harness/internal/testbin"
 )
 
 // TestScenarioNPM: the npm route with no Go on the user's side. The npm
@@ -54,6 +55,9 @@ func TestScenarioNPM(t *testing.T) {
 		cmd := exec.Command(harness, args...)
 		cmd.Dir = p.Dir
 		cmd.Env = append(baseEnv(), "HOME="+p.Home, "PATH="+pathWithout("harness"))
+		if testbin.PersonVerbs[args[0]] {
+			cmd = testbin.AsPerson(cmd)
+		}
 		b, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("harness %s (npm): %v\n%s", strings.Join(args, " "), err, b)

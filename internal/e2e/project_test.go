@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/harness-agent/harness/internal/e2e/fakeapi"
+	"github.com/harness-agent/harness/internal/testbin"
 )
 
 // This file is the shared set-up of the harness scenarios (scenario_test.go):
@@ -165,7 +166,7 @@ func runInstallScript(t *testing.T, p *project) {
 	cmd.Dir = root
 	cmd.Env = append(baseEnv(), "HOME="+p.Home)
 	cmd.Env = append(cmd.Env, goCaches(t)...)
-	out, err := cmd.CombinedOutput()
+	out, err := testbin.AsPerson(cmd).CombinedOutput()
 	if err != nil {
 		t.Fatalf("install.sh: %v\n%s", err, out)
 	}
@@ -231,6 +232,9 @@ func (p *project) harnessIn(dir string, args ...string) (string, int) {
 	cmd := exec.Command(filepath.Join(p.Bin, "harness"), args...)
 	cmd.Dir = dir
 	cmd.Env = append(harnessEnv(p.Bin, p.LockDir, ""), "HOME="+p.Home)
+	if len(args) > 0 && testbin.PersonVerbs[args[0]] {
+		cmd = testbin.AsPerson(cmd)
+	}
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	switch {

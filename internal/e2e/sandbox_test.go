@@ -69,8 +69,8 @@ func (p *project) recordDir() string {
 
 // TestScenarioSandboxRecord: with the sandbox on, a command the agent runs
 // cannot write the record, the harness's executables or the user's
-// settings: each write fails with "Read-only file system" and nothing
-// changes; `harness status` says the level is sandboxed.
+// settings, even from a script the guard cannot read: each write fails
+// with "Read-only file system" and nothing changes; `harness status` says the level is sandboxed.
 func TestScenarioSandboxRecord(t *testing.T) {
 	t.Parallel()
 	p := newSandboxedProject(t)
@@ -82,39 +82,38 @@ func TestScenarioSandboxRecord(t *testing.T) {
 	}
 	settings := filepath.Join(p.Home, ".claude", "settings.json")
 	settingsBefore := readOr(settings, "")
-	attempts := []string{
-		"echo '{\"tasks\":[]}' > " + record,
-		"touch " + filepath.Join(filepath.Dir(p.recordDir()), "planted"),
-		"echo '#!/bin/sh' > " + filepath.Join(p.Bin, "harness-stop"),
-		"echo '{}' > " + settings,
-	}
-	var script []fakeapi.Turn
-	for _, a := range attempts {
-		script = append(script, fakeapi.Bash(a))
-	}
-	script = append(script, fakeapi.Bash("harness status"), fakeapi.Text("Done."))
-	api := fakeapi.New(t, script...)
+	// Written by a script, which the guard before the call cannot read:
+	// only the sandbox stands in the way.
+	targets := []string{record, filepath.Join(filepath.Dir(p.recordDir()), "planted"),
+		filepath.Join(p.Bin, "harness-stop"), settings}
+	script := ("import sys\nfor p in sys.argv[1:]:\n    try:\n        open(p, 'w').write('{}')\n        print('WROTE', p)\n    except OSError as e:\n        print('REFUSED', p, e.strerror)\n")
+	api := fakeapi.New(t,
+		fakeapi.Write(p.path("try.py"), script),
+		fakeapi.Bash("python3 try.py "+strings.Join(targets, " ")),
+		fakeapi.Bash("harness status"),
+		fakeapi.Text("Done."),
+	)
 	res := p.run(api, "Try the record.")
 	if res.ExitCode != 0 {
 		t.Fatalf("session failed: %v", res)
 	}
-	for _, a := range attempts {
-		trs := toolResultsOf(api, a)
-		if len(trs) != 1 || !strings.Contains(trs[0].Text, "Read-only file system") {
-			t.Errorf("%s: want a Read-only file system error, got %+v", a, trs)
-		}
+	trs := toolResultsOf(api, "python3 try.py")
+	if len(trs) != 1 {
+		t.Fatalf("the script's result is missing: %+v", trs)
 	}
-	// The hooks, outside the sandbox, still keep the record: it is the
-	// tasks file as they last wrote it (the session counted), not what the
-	// command tried to write.
-	if got := readOr(record, ""); got != p.readFile("harness-tasks.json") || !strings.Contains(got, `"task-001"`) {
-		t.Errorf("the record is not the harness's own:\n%s", got)
+	for _, target := range targets {
+		if !strings.Contains(trs[0].Text, "REFUSED "+target+" Read-only file system") {
+			t.Errorf("%s: want the write refused with Read-only file system:\n%s", target, trs[0].Text)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(p.recordDir()), "planted")); err == nil {
 		t.Errorf("a file was planted in the record directory")
 	}
 	if got := readOr(settings, ""); got != settingsBefore {
 		t.Errorf("the settings changed:\n%s", got)
+	}
+	if got := readOr(record, ""); got != p.readFile("harness-tasks.json") || !strings.Contains(got, `"task-001"`) {
+		t.Errorf("the record is not the harness's own:\n%s", got)
 	}
 	if trs := toolResultsOf(api, "harness status"); len(trs) != 1 || !strings.Contains(trs[0].Text, "trust: sandboxed") {
 		t.Errorf("harness status in the session does not say trust: sandboxed: %+v", trs)
@@ -233,9 +232,9 @@ func keptCopies(t *testing.T, p *project) string {
 // completed through the agent's own `harness claim`, `harness checkpoint`
 // and `harness validate`. The verbs cannot update the record there, so
 // each of their writes reaches the record only when the hook after the
-// call (outside the sandbox) adopts it as a legal transition.
+// call (outside the sandbox) adopts it as a legal transition (the
+// completion once it has run the task's validation itself).
 func TestScenarioSandboxComplete(t *testing.T) {
-	t.Skip("needs PostToolUse to adopt the legal transitions a verb made inside the sandbox (issue 22); until then the hook puts the claim back (TestScenarioSandboxVerbs)")
 	t.Parallel()
 	p := newSandboxedProject(t)
 	p.initState()

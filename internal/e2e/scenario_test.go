@@ -791,7 +791,7 @@ json.dump(d, open("harness-tasks.json", "w"), indent=2)
 		t.Errorf("%s is %q, want completed through harness validate", id, tk.Status)
 	}
 	log := p.progressLog()
-	for _, want := range []string{"TAMPER harness-tasks.json was changed by Bash `python3 mark.py`", "Completed [" + id + "]"} {
+	for _, want := range []string{"TAMPER harness-tasks.json was changed (" + id + " cannot be completed: its validation `test -f alpha.txt` fails (exit 1)) by Bash `python3 mark.py`", "Completed [" + id + "]"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("harness-progress.txt lacks %q:\n%s", want, log)
 		}

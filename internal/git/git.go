@@ -17,6 +17,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // Timeout bounds every git call so a wedged repository cannot hang a hook.
@@ -142,7 +143,7 @@ func isGitEntry(path string) bool {
 		return err == nil
 	case fi.Mode().IsRegular():
 		head := make([]byte, 8)
-		f, err := os.Open(path)
+		f, err := safefile.Open(path)
 		if err != nil {
 			return false
 		}
@@ -293,7 +294,7 @@ func HeadMark(dir string) string {
 	}
 	if fi, err := os.Stat(gitDir); err == nil && !fi.IsDir() {
 		// A linked worktree or submodule: "gitdir: <path>".
-		data, err := os.ReadFile(gitDir)
+		data, err := safefile.ReadFile(gitDir, safefile.Small)
 		if err != nil {
 			return ""
 		}
@@ -303,7 +304,7 @@ func HeadMark(dir string) string {
 		}
 		gitDir = p
 	}
-	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	head, err := safefile.ReadFile(filepath.Join(gitDir, "HEAD"), safefile.Small)
 	if err != nil {
 		return ""
 	}
@@ -313,7 +314,7 @@ func HeadMark(dir string) string {
 		return mark // detached: HEAD holds the hash
 	}
 	common := gitDir
-	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if data, err := safefile.ReadFile(filepath.Join(gitDir, "commondir"), safefile.Small); err == nil {
 		if p := strings.TrimSpace(string(data)); filepath.IsAbs(p) {
 			common = p
 		} else {
@@ -321,7 +322,7 @@ func HeadMark(dir string) string {
 		}
 	}
 	for _, d := range []string{gitDir, common} {
-		if data, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(ref))); err == nil {
+		if data, err := safefile.ReadFile(filepath.Join(d, filepath.FromSlash(ref)), safefile.Small); err == nil {
 			return mark + " " + strings.TrimSpace(string(data))
 		}
 	}

@@ -1,7 +1,10 @@
 package guard
 
 import (
+	"time"
+
 	"fmt"
+	"github.com/harness-agent/harness/internal/record"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,18 +42,19 @@ func After(p hook.Payload) hook.Decision {
 	return hook.Decision{Kind: hook.Block, Reason: msg, Warning: "harness: " + strings.SplitN(msg, "\n", 2)[0]}
 }
 
-// adopter returns the judgement of a hand edit of the tasks file when this
-// call is an Edit, MultiEdit or Write of it, else nil: nothing else may
-// change the file.
+// adopter returns the judgement of a change of the tasks file made during
+// this call: a hand edit of it (an Edit, MultiEdit or Write of the file) by
+// the guard's rules for hand edits, anything else (a verb that could not
+// write the record, a script) by the protocol's transition rules.
 func (c *call) adopter() integrity.Adopt {
 	switch c.tool {
 	case "Edit", "MultiEdit", "Write":
 	default:
-		return nil
+		return c.transition
 	}
 	target := c.abs(c.p.Str("tool_input.file_path"))
 	if target == "" || c.harnessName(target) != state.FileName {
-		return nil
+		return c.transition
 	}
 	return func(before, after []byte) string {
 		c.notes = nil
@@ -79,4 +83,60 @@ func (c *call) describe() string {
 		return fmt.Sprintf("a %s call", c.tool)
 	}
 	return fmt.Sprintf("%s `%s`", c.tool, what)
+}
+
+// transition judges a change of the tasks file that no harness write
+// recorded by the protocol's transition rules (state.JudgeTransition): ""
+// adopts it, anything else is why it is put back. Completions are legal
+// only once the trusted side saw the validation pass: this hook runs it
+// (within the guard's budget) or, past the budget, leaves it to the
+// verification gate at the next turn end (record.AddUnverified).
+func (c *call) transition(before, after []byte) string {
+	path := state.Path(c.dir)
+	b, err := state.Parse(before, path)
+	if err != nil {
+		return "the harness's own copy cannot be read: " + err.Error()
+	}
+	a, err := state.Parse(after, path)
+	if err != nil {
+		return "it breaks the state: " + err.Error()
+	}
+	tr := state.JudgeTransition(b, a)
+	if tr.Broken != "" {
+		return tr.Broken
+	}
+	for _, id := range tr.Added {
+		t := a.Task(id)
+		for _, cmd := range []string{t.Command, t.Cleanup} {
+			if why := StoredCommand(c.dir, c.dir, cmd); why != "" {
+				return fmt.Sprintf("%s was added with a command the policy refuses: %s", id, why)
+			}
+		}
+	}
+	was := byID(b)
+	for i := range a.Tasks {
+		// A validation set where there was none meets the same policy.
+		t := &a.Tasks[i]
+		if old := was[t.ID]; old != nil && old.Command != t.Command {
+			if why := StoredCommand(c.dir, c.dir, t.Command); why != "" {
+				return fmt.Sprintf("%s's validation is refused: %s", t.ID, why)
+			}
+		}
+	}
+	var later []string
+	budget := gateBudget()
+	deadline := time.Now().Add(budget)
+	for _, id := range tr.Completed {
+		t := a.Task(id)
+		res := runValidation(c.dir, t.Command, t.Timeout(), time.Until(deadline), budget)
+		switch {
+		case res.pass:
+		case res.overBudget:
+			later = append(later, id)
+		default:
+			return fmt.Sprintf("%s cannot be completed: its validation `%s` %s", id, t.Command, res.outcome)
+		}
+	}
+	record.AddUnverified(c.dir, later...)
+	return ""
 }

@@ -32,6 +32,22 @@ var mutatingVerbs = map[string]bool{
 	"fail": true, "recover": true, "renew": true, "stats": true,
 }
 
+// personVerbs are the harness verbs only a person runs (each refuses an
+// agent itself; the guard says so before the command runs, however it is
+// wrapped in the command line).
+var personVerbs = map[string]bool{
+	"pause": true, "resume": true, "cancel": true, "remove": true, "retry": true,
+}
+
+// hookPrograms are the harness's hook executables: trusted because Claude
+// Code alone runs them (record.Trust), so the agent's tools may not.
+var hookPrograms = map[string]bool{
+	"harness-session-start": true, "harness-pre-tool-use": true, "harness-post-tool-use": true,
+	"harness-post-tool-use-failure": true, "harness-stop": true, "harness-subagent-stop": true,
+	"harness-teammate-idle": true, "harness-session-end": true, "harness-user-prompt-submit": true,
+	"harness-pre-compact": true, "harness-stop-failure": true,
+}
+
 // harnessMarkers are substrings whose presence makes an unparsable command
 // suspicious.
 var harnessMarkers = []string{state.FileName, root.ProgressFile, ".harness-"}
@@ -49,10 +65,21 @@ func (c *call) bash(cmd string) hook.Decision {
 	if d, denied := c.bashStateWrites(rep); denied {
 		return d
 	}
+	if d, denied := c.wiringBash(rep); denied {
+		return d
+	}
 	for _, p := range rep.Programs {
 		if p.Base() == "harness" && len(p.Args) > 0 && p.Args[0] == "adopt" {
 			return deny(ruleState, "`harness adopt` makes a hand-edited tasks file the state the harness builds on: it is the user's decision, never an agent's.",
 				"change the state with the harness verbs (`harness help`); if the user edited the file, tell them to run `harness adopt` in their terminal.")
+		}
+		if p.Base() == "harness" && len(p.Args) > 0 && personVerbs[p.Args[0]] {
+			return deny(ruleState, fmt.Sprintf("`harness %s` is the user's decision, never an agent's (it is refused inside a session however it is run).", p.Args[0]),
+				fmt.Sprintf("if you are stuck, say so and stop; the user runs `harness %s` in their terminal.", p.Args[0]))
+		}
+		if hookPrograms[p.Base()] {
+			return deny(ruleState, fmt.Sprintf("`%s` is one of the harness's hooks: Claude Code runs it on its events, and its judgement is not the agent's to call.", p.Base()),
+				"use the harness verbs (`harness help`); the hooks run by themselves.")
 		}
 		if p.Base() == "harness" && len(p.Args) > 0 && mutatingVerbs[p.Args[0]] {
 			if d, denied := c.lockCheck("harness " + p.Args[0]); denied {

@@ -2,9 +2,11 @@ package guard
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/statecache"
 )
 
@@ -183,7 +186,7 @@ const (
 // readRing returns the window of the ring at path (its last loopWindow
 // lines), nil when there is none.
 func readRing(path string) []string {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return nil
 	}
@@ -210,10 +213,10 @@ func readRing(path string) []string {
 // with them, which replaces the file once it has grown to ringCompactAt.
 func saveRing(path string, add, ring []string) {
 	data := []byte(strings.Join(add, "\n") + "\n")
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if os.IsNotExist(err) {
+	f, err := safefile.Append(path, 0o644)
+	if errors.Is(err, fs.ErrNotExist) {
 		os.MkdirAll(filepath.Dir(path), 0o755)
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		f, err = safefile.Append(path, 0o644)
 	}
 	if err != nil {
 		return

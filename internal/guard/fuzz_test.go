@@ -114,6 +114,8 @@ func BenchmarkUnrelated(b *testing.B) {
 		}{
 			{"Read", "Read", map[string]any{"file_path": "main.go"}},
 			{"Bash", "Bash", map[string]any{"command": "go test ./... && git status"}},
+			{"Write", "Write", map[string]any{"file_path": "main.go", "content": "package main\n"}},
+			{"BashWrite", "Bash", map[string]any{"command": "go test ./... > test.log 2>&1"}},
 		} {
 			p := hook.Parse(payload(dir, c.tool, c.input))
 			Check(p) // warm the summary cache, as the previous call would have

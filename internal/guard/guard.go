@@ -40,6 +40,8 @@ type call struct {
 	gateDeadline time.Time // when the completion gate's budget ends
 
 	tracked, unignored map[string]bool // harness files git would touch, asked lazily
+
+	wiring *wired // what keeps the harness running, gathered for a call that writes
 }
 
 // Check decides one PreToolUse call.

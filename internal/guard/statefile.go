@@ -5,14 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -27,6 +29,9 @@ func (c *call) fileWrite(path string) hook.Decision {
 	target := c.abs(path)
 	if target == "" {
 		return hook.Decision{}
+	}
+	if d, denied := c.wiringWrite(path, target); denied {
+		return d
 	}
 	name := c.harnessName(target)
 	if name == "" {
@@ -92,7 +97,7 @@ func (c *call) tasksWrite(target string) hook.Decision {
 	if c.tool == "NotebookEdit" {
 		return deny(ruleState, "harness-tasks.json is not a notebook.", "use the harness command.")
 	}
-	currentRaw, err := os.ReadFile(target)
+	currentRaw, err := safefile.ReadFile(target, state.MaxFileSize)
 	if err != nil {
 		return deny(ruleState, fmt.Sprintf("cannot read harness-tasks.json to check the %s: %v.", c.tool, err), "use the harness command.")
 	}
@@ -238,8 +243,8 @@ func (c *call) progressWrite(target string) hook.Decision {
 		return deny(ruleProgress, fmt.Sprintf("harness-progress.txt is append-only; %s would rewrite existing lines.", c.tool),
 			"append with Bash: `echo \"…\" >> harness-progress.txt` (the harness command logs its own steps).")
 	}
-	current, err := os.ReadFile(target)
-	if err != nil && !os.IsNotExist(err) {
+	current, err := safefile.ReadFile(target, record.MaxLog)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return deny(ruleProgress, "cannot read harness-progress.txt to check the write.", "append with `>>`.")
 	}
 	if !strings.HasPrefix(c.p.Str("tool_input.content"), string(current)) {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/jsondepth"
 	"github.com/harness-agent/harness/internal/jsonobj"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/shortlived"
 )
@@ -119,9 +121,25 @@ func (p Payload) Session() string {
 // from a Claude Code session belongs to.
 func EnvSession() string { return strings.TrimSpace(os.Getenv("CLAUDE_CODE_SESSION_ID")) }
 
+// Cwd returns the payload's cwd when it names a directory by an absolute
+// path, "" otherwise: a relative path ("42") would be read against the
+// hook's own working directory, and a file ("/dev/null"), a missing path
+// or an empty one says nothing about where the session works. Callers
+// fall back to $CLAUDE_PROJECT_DIR or the process's directory, as when
+// the field is absent.
+func (p Payload) Cwd() string {
+	cwd := p.Str("cwd")
+	if !filepath.IsAbs(cwd) {
+		return ""
+	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return cwd
+}
+
 // Common fields.
 func (p Payload) SessionID() string { return p.Str("session_id") }
-func (p Payload) Cwd() string       { return p.Str("cwd") }
 func (p Payload) Event() string     { return p.Str("hook_event_name") }
 func (p Payload) ToolName() string  { return p.Str("tool_name") }
 
@@ -207,6 +225,7 @@ func Render(event string, d Decision, stdout, stderr io.Writer) int {
 func Main(event string, fn func(Payload) Decision) int {
 	start := time.Now()
 	shortlived.Tune()
+	record.Trust()
 	p := Read(os.Stdin)
 	d := decide(fn, p)
 	code := Render(event, d, os.Stdout, os.Stderr)

@@ -3,9 +3,12 @@ package hook
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
 )
 
@@ -46,15 +49,27 @@ func TestRender(t *testing.T) {
 	}
 }
 
+// TestCwdOnlyADirectory: a cwd that is empty, relative, missing or not a
+// directory is no cwd.
+func TestCwdOnlyADirectory(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	for cwd, want := range map[string]string{"": "", "42": "", ".": "", "/dev/null": "", file: "", filepath.Join(dir, "gone"): "", dir: dir} {
+		assert.Equal(t, want, Parse([]byte(`{"cwd":"`+cwd+`"}`)).Cwd(), "%q", cwd)
+	}
+}
+
 func TestParseTolerates(t *testing.T) {
 	for _, in := range []string{"", "   ", "[1]", "42", `"x"`, "{", "\x00\xff", `{"cwd": 42}`} {
 		p := Parse([]byte(in))
 		assert.Equal(t, "", p.Cwd(), "%q", in)
 		assert.False(t, p.Bool("stop_hook_active"))
 	}
-	p := Parse([]byte(` {"cwd":"/x","stop_hook_active":true,"tool_input":{"command":"ls"}} `))
+	dir := t.TempDir()
+	p := Parse([]byte(` {"cwd":"` + dir + `","stop_hook_active":true,"tool_input":{"command":"ls"}} `))
 	assert.False(t, p.Malformed)
-	assert.Equal(t, "/x", p.Cwd())
+	assert.Equal(t, dir, p.Cwd())
 	assert.True(t, p.Bool("stop_hook_active"))
 	assert.Equal(t, "ls", p.Str("tool_input.command"))
 }

@@ -31,7 +31,10 @@ import (
 
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/settings"
+	"github.com/harness-agent/harness/internal/wiring"
 )
 
 // Files an install leaves beside what it installs.
@@ -43,9 +46,10 @@ const (
 	// Registry, in a bin directory, lists the settings files whose hooks
 	// run from it, so that uninstalling one scope leaves the executables
 	// another one still uses.
-	Registry = ".harness-installs"
+	Registry = wiring.Registry
 	// VersionFile, in a bin directory, holds the version installed there.
 	VersionFile = ".harness-version"
+	// Beside them, wiring.Manifest lists the executables' digests.
 )
 
 // Options say what to install where.
@@ -144,6 +148,40 @@ func (r *run) act(what string, fn func() error) error {
 	return fn()
 }
 
+// note says, in a dry run, what is already in place.
+func (r *run) note(format string, args ...any) {
+	if r.DryRun {
+		fmt.Fprintf(r.Out, "  %s\n", fmt.Sprintf(format, args...))
+	}
+}
+
+// sayUpgrade says, in a dry run, what the install would do to the version
+// installed in the bin directory (before, "" when there is none).
+func (r *run) sayUpgrade(before string) {
+	switch {
+	case before == "":
+		r.note("no harness installed there yet: would install %s", orUnknown(r.Version))
+	case r.Version == "":
+		r.note("would replace the installed %s", before)
+	case before == r.Version:
+		r.note("%s is installed there: would install it again", before)
+	default:
+		r.note("would upgrade %s → %s", before, r.Version)
+	}
+}
+
+func orUnknown(version string) string {
+	if version == "" {
+		return "this version"
+	}
+	return version
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
 // Install installs the harness as o says.
 func Install(o Options) (err error) {
 	r, err := o.prepare()
@@ -211,13 +249,22 @@ func Install(o Options) (err error) {
 	// The executables.
 	step := "installing the executables in " + r.BinDir
 	r.say("%s", step)
-	if err := r.act("create "+r.BinDir, func() error { return r.makeDir(r.BinDir) }); err != nil {
+	if r.DryRun {
+		r.sayUpgrade(before)
+	}
+	if exists(r.BinDir) {
+		r.note("%s exists", r.BinDir)
+	} else if err := r.act("create "+r.BinDir, func() error { return r.makeDir(r.BinDir) }); err != nil {
 		return stepErr(step, err)
 	}
 	if from != r.BinDir {
 		for _, p := range Programs() {
 			src, dst := filepath.Join(from, p), filepath.Join(r.BinDir, p)
-			if err := r.act("install "+dst, func() error { return r.copyFile(src, dst) }); err != nil {
+			verb := "install "
+			if exists(dst) {
+				verb = "replace "
+			}
+			if err := r.act(verb+dst, func() error { return r.copyFile(src, dst) }); err != nil {
 				return stepErr(step, err)
 			}
 		}
@@ -237,7 +284,11 @@ func Install(o Options) (err error) {
 		}
 	} else {
 		r.say("%s", step)
-		if err := r.act("copy "+source+" to "+r.skillDir, r.copySkill); err != nil {
+		what := "copy " + source + " to " + r.skillDir
+		if exists(r.skillDir) {
+			what = "replace " + r.skillDir + " with " + source
+		}
+		if err := r.act(what, r.copySkill); err != nil {
 			return stepErr(step, err)
 		}
 	}
@@ -278,6 +329,9 @@ func Install(o Options) (err error) {
 	}
 	r.forget()
 	writeVersion(r.BinDir, r.Version)
+	if err := wiring.WriteManifest(r.BinDir, Programs()); err != nil {
+		r.say("WARN could not write %s in %s (%v): `harness status` cannot tell a replaced executable there", wiring.Manifest, r.BinDir, err)
+	}
 
 	// The hooks moved here from another bin directory: the old one's
 	// executables go once nothing uses them.
@@ -364,10 +418,79 @@ func Uninstall(o Options) error {
 			os.Remove(filepath.Dir(r.settings))
 		}
 		r.say("uninstalled%s", parenthesized(r.scope))
-	} else {
+	}
+	r.leftovers()
+	if r.DryRun {
 		r.say("dry run: nothing was changed")
 	}
 	return nil
+}
+
+// leftovers says what uninstalling leaves outside Claude Code's
+// directories, and the command that removes it: the records of the
+// projects the harness ran in (the user's state directory) and their
+// transaction lock files (the lock directory, /tmp by default). Neither is
+// in anyone's way, and a project where the harness runs again builds on its
+// record, so they are the user's to remove. A project-scope uninstall
+// names those of its own project only.
+func (r *run) leftovers() {
+	dirs, roots := record.All()
+	var records, txs []string
+	for i, dir := range dirs {
+		if r.Project != "" && !within(roots[i], r.Project) {
+			continue
+		}
+		records = append(records, dir)
+		if roots[i] != "" && exists(lock.TxPath(roots[i])) {
+			txs = append(txs, lock.TxPath(roots[i]))
+		}
+	}
+	var what, rm []string
+	if r.Project == "" {
+		txs, _ = filepath.Glob(filepath.Join(lock.Dir(), "harness-*.tx"))
+		if len(records) > 0 {
+			what = append(what, fmt.Sprintf("the harness's records of %s in %s (its copies of what it last wrote in each, to put back what it did not write)", plural(len(records), "project"), record.Base()))
+			rm = append(rm, "rm -rf "+failure.ShellArg(record.Base()))
+		}
+		if len(txs) > 0 {
+			what = append(what, fmt.Sprintf("%s in %s (harness-*.tx)", plural(len(txs), "transaction lock file"), lock.Dir()))
+			rm = append(rm, "rm -f "+failure.ShellArg(lock.Dir())+"/harness-*.tx")
+		}
+	} else {
+		for _, dir := range records {
+			what = append(what, "the harness's record "+dir)
+			rm = append(rm, "rm -rf "+failure.ShellArg(dir))
+		}
+		for _, tx := range txs {
+			what = append(what, "the transaction lock file "+tx)
+			rm = append(rm, "rm -f "+failure.ShellArg(tx))
+		}
+	}
+	if len(what) == 0 {
+		return
+	}
+	verb := "leaving"
+	if r.DryRun {
+		verb = "would leave"
+	}
+	where := "those projects"
+	if r.Project != "" {
+		where = "this project"
+	}
+	r.say("%s %s; once no Claude Code session works in %s, remove them with: %s", verb, strings.Join(what, " and "), where, strings.Join(rm, " && "))
+}
+
+// within reports whether path is dir or lies under it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return path != "" && err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func parenthesized(s string) string {
@@ -405,7 +528,7 @@ func (r *run) release(dir string) {
 		return
 	}
 	r.say("removing the executables from %s", dir)
-	for _, p := range append(Programs(), Registry, VersionFile) {
+	for _, p := range append(Programs(), Registry, VersionFile, wiring.Manifest) {
 		path := filepath.Join(dir, p)
 		if _, err := os.Lstat(path); err == nil {
 			r.act("remove "+path, func() error { return os.Remove(path) })

@@ -16,6 +16,7 @@ package integrity
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,6 +28,7 @@ import (
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 )
@@ -47,6 +49,9 @@ type Repair struct {
 type Result struct {
 	Repairs []Repair
 	Adopted bool // a hand edit of the tasks file was adopted
+	// SwitchedOff: the marker was removed outside the live session (a
+	// person, between sessions), and the record now has the harness off.
+	SwitchedOff bool
 }
 
 // Files names the files put back and what happened to them, in one line.
@@ -86,25 +91,32 @@ func (r Result) Message() string {
 // alone.
 func Check(dir, by string, adopt Adopt) Result { return check(dir, by, adopt, false) }
 
-// CheckVerb is Check for a harness verb (and the commands it fences). Inside
-// Claude Code's sandbox (harness install --sandbox) the record is read-only
-// to the verb: it could not record its own writes, so it cannot tell them
-// from anyone else's, and putting "back" the record's copy would undo what
-// the verb before it in the same command wrote. There it leaves the
-// judging to the hook after the tool call, which runs outside the sandbox
-// and judges the whole call against the record. The hooks always judge:
-// a record made read-only by other means (chattr +i) never turns them off.
-func CheckVerb(dir, by string) Result { return check(dir, by, nil, true) }
+// Fence is Check right after a command the harness ran itself (a
+// validation, a cleanup, harness-init.sh, the verification gate): when the
+// marker was in place before the command (markerBefore), its removal is
+// the command's doing and is put back, whoever runs the harness. Inside
+// Claude Code's sandbox, where a verb cannot write the record, the record
+// lags behind the verbs of the same command line: their legal writes are
+// kept (Legal), and the hooks judge the whole call afterwards.
+func Fence(dir, by string, markerBefore bool) Result {
+	return check(dir, by, sandboxed(dir), markerBefore)
+}
 
-func check(dir, by string, adopt Adopt, verb bool) Result {
+// sandboxed is Legal(dir) where this process cannot write the record (a
+// verb inside Claude Code's sandbox), else nil: nothing may change.
+func sandboxed(dir string) Adopt {
+	if record.Writable(dir) {
+		return nil
+	}
+	return Legal(dir)
+}
+
+func check(dir, by string, adopt Adopt, fenced bool) Result {
 	m, ok := record.ReadMark(dir)
 	if !ok || m.Root != dir {
 		return Result{}
 	}
 	if clean(dir, m) {
-		return Result{}
-	}
-	if verb && record.ReadOnly(dir) {
 		return Result{}
 	}
 	// Something moved: look again under the transaction lock, which every
@@ -120,9 +132,21 @@ func check(dir, by string, adopt Adopt, verb bool) Result {
 	}
 	var res Result
 	res.tasks(dir, m, by, adopt)
-	res.marker(dir, m)
+	res.backup(dir)
+	res.marker(dir, m, fenced)
+	res.pause(dir, m)
 	res.initScript(dir, m)
+	if wholeLogDue(m) {
+		if !record.SameLogPrefix(dir) {
+			res.repairLog(dir)
+		}
+		record.SetLogSession(dir, hookSession())
+	}
 	res.log(dir)
+	if res.SwitchedOff {
+		progress.Append(dir, progress.Entry{Session: progress.LastSession(dir), Type: progress.Init,
+			Message: "Harness switched off: .harness-active was removed outside a running session"})
+	}
 	if res.Tampered() {
 		var entries []progress.Entry
 		n := progress.LastSession(dir)
@@ -143,15 +167,27 @@ func check(dir, by string, adopt Adopt, verb bool) Result {
 // harness's own lines.
 func clean(dir string, m record.Mark) bool {
 	fi, err := os.Stat(state.Path(dir))
-	if err != nil || fi.Size() != m.Size || fi.ModTime().UnixNano() != m.ModNs {
+	if err != nil || record.StampOf(fi) != m.Tasks() {
 		return false
 	}
 	if m.Active && !root.Active(dir) {
 		return false
 	}
+	if bi, err := os.Stat(state.BackupPath(dir)); err != nil || bi.Size() != m.Size {
+		return false
+	}
+	if record.Trusted() && m.Active && hookSession() != "" && !m.SawMarker(hookSession()) {
+		return false // this session's first look at the marker: record it
+	}
+	if root.Paused(dir) != (m.Paused != "") {
+		return false
+	}
+	if wholeLogDue(m) {
+		return false // this session's one comparison of the whole log
+	}
 	if m.Init {
 		fi, err := os.Stat(filepath.Join(dir, record.InitCopy))
-		if err != nil || fi.Size() != m.InitSize || fi.ModTime().UnixNano() != m.InitModNs {
+		if err != nil || record.StampOf(fi) != m.InitStamp() {
 			return false
 		}
 	}
@@ -168,7 +204,7 @@ const logTail = 4 << 10
 // the last logTail bytes the harness wrote, byte for byte the same (a
 // rewrite of earlier lines is not).
 func logWhole(dir string) bool {
-	mf, err := os.Open(filepath.Join(record.Dir(dir), record.LogMirror))
+	mf, err := safefile.Open(filepath.Join(record.Dir(dir), record.LogMirror))
 	if err != nil {
 		return true // no mirror: nothing to compare
 	}
@@ -177,7 +213,7 @@ func logWhole(dir string) bool {
 	if err != nil {
 		return true
 	}
-	lf, err := os.Open(progress.Path(dir))
+	lf, err := safefile.Open(progress.Path(dir))
 	if err != nil {
 		return false
 	}
@@ -200,7 +236,7 @@ func logWhole(dir string) bool {
 func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
 	live := state.Path(dir)
 	fi, statErr := os.Stat(live)
-	if statErr == nil && fi.Size() == m.Size && fi.ModTime().UnixNano() == m.ModNs {
+	if statErr == nil && record.StampOf(fi) == m.Tasks() {
 		return
 	}
 	if statErr == nil && record.SameTasks(dir) {
@@ -209,12 +245,12 @@ func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
 		statecache.Retouched(dir, m, fi)
 		return
 	}
-	want, err := os.ReadFile(filepath.Join(record.Dir(dir), record.TasksCopy))
+	want, err := safefile.ReadFile(filepath.Join(record.Dir(dir), record.TasksCopy), state.MaxFileSize)
 	if err != nil {
 		return
 	}
-	got, readErr := os.ReadFile(live)
-	what := "was deleted"
+	got, readErr := safefile.ReadFile(live, state.MaxFileSize)
+	what := gone(readErr)
 	if readErr == nil {
 		what = "was changed"
 		if adopt != nil {
@@ -234,8 +270,51 @@ func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
 	r.Repairs = append(r.Repairs, Repair{File: state.FileName, What: what, Kept: kept})
 }
 
-func (r *Result) marker(dir string, m record.Mark) {
-	if !m.Active || root.Active(dir) {
+// backup puts harness-tasks.json.bak back from the record when it is gone
+// or no longer the size of the file the harness last wrote (a backup is
+// always a copy of it): the restore of a corrupt tasks file reads it.
+// Runs after tasks, which rewrites it with the file it puts back.
+func (r *Result) backup(dir string) {
+	m, ok := record.ReadMark(dir) // as tasks left it
+	if !ok {
+		return
+	}
+	if bi, err := os.Stat(state.BackupPath(dir)); err == nil && bi.Size() == m.Size {
+		return
+	}
+	want, ok := record.TasksText(dir)
+	if !ok || int64(len(want)) != m.Size {
+		return
+	}
+	if atomicfile.Replace(state.BackupPath(dir), want, 0o644) == nil && !r.Adopted {
+		// (An adopted change is the harness's now: its backup follows.)
+		r.Repairs = append(r.Repairs, Repair{File: state.BackupName, What: "was removed or changed"})
+	}
+}
+
+// marker follows the protocol: without .harness-active the harness does
+// nothing, and a person switches it off by removing the marker between
+// sessions. A removal is put back only when it is a live session's own
+// doing: a hook of this session saw the marker in place before (the
+// record's Sessions). Only a hook, trusted code the agent cannot run in
+// its stead, decides that a removal was a person's; a verb leaves a
+// missing marker it cannot attribute to the next hook.
+func (r *Result) marker(dir string, m record.Mark, fenced bool) {
+	if !m.Active {
+		return
+	}
+	sid := hookSession()
+	if root.Active(dir) {
+		if sid != "" && record.Trusted() {
+			record.SetSession(dir, sid)
+		}
+		return
+	}
+	if !fenced && (sid == "" || !m.SawMarker(sid)) {
+		if record.Trusted() {
+			record.SetActive(dir, false)
+			r.SwitchedOff = true
+		}
 		return
 	}
 	if os.WriteFile(filepath.Join(dir, root.ActiveMarker), nil, 0o644) == nil {
@@ -250,25 +329,46 @@ func (r *Result) marker(dir string, m record.Mark) {
 // SessionStart runs it outside every guard, so a change made during a
 // session would run unseen at the next one. The user changes it between
 // sessions (the next session start records it).
+// pause holds the runtime directory's pause file to the record: a pause
+// only a person makes (`harness pause`, which records it), so a pause file
+// the record does not know is removed, and a recorded pause whose file was
+// removed (`git clean -fdx`) is put back.
+func (r *Result) pause(dir string, m record.Mark) {
+	path := filepath.Join(dir, root.PausedFile)
+	switch paused := root.Paused(dir); {
+	case paused && m.Paused == "":
+		data, _ := safefile.ReadFile(path, safefile.Small)
+		kept := keep(dir, "paused", data, true)
+		if os.Remove(path) == nil {
+			r.Repairs = append(r.Repairs, Repair{File: root.PausedFile, What: "was written outside `harness pause` (a pause is a person's decision)", Kept: kept})
+		}
+	case !paused && m.Paused != "":
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if os.WriteFile(path, []byte(m.Paused+"\n"), 0o644) == nil {
+			r.Repairs = append(r.Repairs, Repair{File: root.PausedFile, What: "was removed while the run is paused (`harness resume` ends a pause)"})
+		}
+	}
+}
+
 func (r *Result) initScript(dir string, m record.Mark) {
 	if !m.Init {
 		return
 	}
 	live := filepath.Join(dir, record.InitCopy)
 	fi, statErr := os.Stat(live)
-	if statErr == nil && fi.Size() == m.InitSize && fi.ModTime().UnixNano() == m.InitModNs {
+	if statErr == nil && record.StampOf(fi) == m.InitStamp() {
 		return
 	}
-	want, err := os.ReadFile(filepath.Join(record.Dir(dir), record.InitCopy))
+	want, err := safefile.ReadFile(filepath.Join(record.Dir(dir), record.InitCopy), record.MaxInit)
 	if err != nil {
 		return
 	}
-	got, readErr := os.ReadFile(live)
+	got, readErr := safefile.ReadFile(live, record.MaxInit)
 	if readErr == nil && bytes.Equal(got, want) {
 		record.TouchInit(dir, fi)
 		return
 	}
-	what := "was deleted"
+	what := gone(readErr)
 	if readErr == nil {
 		what = "was changed during the session (it is the user's, changed between sessions)"
 	}
@@ -283,16 +383,31 @@ func (r *Result) initScript(dir string, m record.Mark) {
 	r.Repairs = append(r.Repairs, Repair{File: record.InitCopy, What: what, Kept: kept})
 }
 
+// wholeLogDue reports whether this hook is its session's first to check:
+// it then compares the log's whole text with the mirror, where every hook
+// compares the recent part (logWhole), so a same-length rewrite of an old
+// line is found within a session.
+func wholeLogDue(m record.Mark) bool {
+	return record.Trusted() && hookSession() != "" && m.LogSession != hookSession()
+}
+
 func (r *Result) log(dir string) {
 	if logWhole(dir) {
 		return
 	}
-	mirror, err := os.ReadFile(filepath.Join(record.Dir(dir), record.LogMirror))
+	r.repairLog(dir)
+}
+
+// repairLog puts the log back as the mirror holds it (lines appended
+// after the harness's last one are lost with a rewrite before them: the
+// changed copy is kept).
+func (r *Result) repairLog(dir string) {
+	mirror, err := safefile.ReadFile(filepath.Join(record.Dir(dir), record.LogMirror), record.MaxLog)
 	if err != nil {
 		return
 	}
-	got, readErr := os.ReadFile(progress.Path(dir))
-	what := "was deleted"
+	got, readErr := safefile.ReadFile(progress.Path(dir), record.MaxLog)
+	what := gone(readErr)
 	if readErr == nil {
 		what = "was truncated"
 		if len(got) >= len(mirror) {
@@ -303,6 +418,19 @@ func (r *Result) log(dir string) {
 	if atomicfile.Replace(progress.Path(dir), mirror, 0o644) == nil {
 		r.Repairs = append(r.Repairs, Repair{File: progress.FileName, What: what, Kept: kept})
 	}
+}
+
+// gone says what happened to a harness file that could not be read: it was
+// deleted, or something the harness does not read (a FIFO, a directory, a
+// file over its limit) was put in its place.
+func gone(err error) string {
+	switch {
+	case errors.Is(err, safefile.ErrNotRegular):
+		return "was replaced by something other than a regular file"
+	case errors.Is(err, safefile.ErrTooLarge):
+		return "was replaced by a file too large to be the harness's"
+	}
+	return "was deleted"
 }
 
 // TamperedDir is where changed copies are kept, in the runtime directory
@@ -321,6 +449,37 @@ func keep(dir, name string, data []byte, exists bool) string {
 		return ""
 	}
 	return rel
+}
+
+// Legal adopts a change of the tasks file that the protocol's verbs could
+// have made (state.JudgeTransition) and refuses anything else, saying why.
+// A completion in it is kept only where the record cannot be written (the
+// sandbox: no verb could record it), and then left to the hooks. The harness command's own check uses it: a verb
+// whose record write Claude Code's sandbox refused is built on by the
+// next verb of the same command line, not undone. The hooks judge the
+// same change with the task's validation run (internal/guard).
+func Legal(dir string) Adopt {
+	return func(before, after []byte) string {
+		b, err := state.Parse(before, state.Path(dir))
+		if err != nil {
+			return "the harness's own copy cannot be read: " + err.Error()
+		}
+		a, err := state.Parse(after, state.Path(dir))
+		if err != nil {
+			return "it breaks the state: " + err.Error()
+		}
+		tr := state.JudgeTransition(b, a)
+		if tr.Broken != "" {
+			return tr.Broken
+		}
+		if len(tr.Completed) > 0 && record.Writable(dir) {
+			// Where the harness's verbs write the record, a completion it
+			// does not hold was not theirs.
+			return tr.Completed[0] + " was completed outside `harness validate`"
+		}
+		record.AddUnverified(dir, tr.Completed...)
+		return ""
+	}
 }
 
 // Root returns the state root for cwd, as root.Find does, and also when the
@@ -355,22 +514,14 @@ func Root(cwd string) string {
 // Settle brings the record in line with the files before the harness runs
 // a command whose changes it will then check (a validation, a cleanup):
 // what is there now was made before the command, so the command is not
-// blamed for it. Inside a Claude Code session a change made outside the
-// harness is put back, as at every hook; a person's own run (no session)
-// adopts the tasks file as they left it, as their next verb's write would.
+// blamed for it. A change made outside the harness is put back, whoever
+// runs the harness: a person keeps a hand edit with `harness adopt`.
+// Inside Claude Code's sandbox the legal write of a verb before it on the
+// same command line (a claim the record could not follow) is kept.
 func Settle(dir string) Result {
-	if InSession() {
-		return CheckVerb(dir, "a writer outside the harness")
-	}
-	return Check(dir, "a person", func(_, after []byte) string {
-		if _, err := state.Parse(after, state.Path(dir)); err != nil {
-			return err.Error()
-		}
-		return ""
-	})
+	return Check(dir, "a writer outside the harness", sandboxed(dir))
 }
 
-// InSession reports whether the process runs inside a Claude Code session
-// (an agent's Bash tool, or a hook): Claude Code sets CLAUDE_CODE_SESSION_ID
-// for both.
-func InSession() bool { return os.Getenv("CLAUDE_CODE_SESSION_ID") != "" }
+// hookSession is the Claude Code session this process runs in, "" outside
+// one.
+func hookSession() string { return os.Getenv("CLAUDE_CODE_SESSION_ID") }

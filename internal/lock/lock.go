@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/digest"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // Dir is where lock files live. The seed's snippet hard-codes /tmp; keep it
@@ -240,7 +241,7 @@ func Owner(root string) (h Holder, alive, ok bool) {
 
 // ReadHolder reads the pid (and session id, when present) in a lock directory.
 func ReadHolder(dir string) (Holder, bool) {
-	data, err := os.ReadFile(filepath.Join(dir, "pid"))
+	data, err := safefile.ReadFile(filepath.Join(dir, "pid"), safefile.Small)
 	if err != nil {
 		return Holder{}, false
 	}
@@ -249,7 +250,7 @@ func ReadHolder(dir string) (Holder, bool) {
 		return Holder{}, false
 	}
 	h := Holder{PID: pid}
-	if sid, err := os.ReadFile(filepath.Join(dir, "session")); err == nil {
+	if sid, err := safefile.ReadFile(filepath.Join(dir, "session"), safefile.Small); err == nil {
 		h.SessionID = strings.TrimSpace(string(sid))
 	}
 	return h, true
@@ -281,13 +282,18 @@ func Alive(pid int) bool {
 	return alive(pid)
 }
 
+// TxPath is the file root's transaction lock takes. It outlives every
+// transaction (removing it while another process waits on it would let
+// two in at once); uninstalling the harness says where they are.
+func TxPath(root string) string { return filepath.Join(Dir(), "harness-"+Hash(root)+".tx") }
+
 // TxTimeout bounds how long a transaction waits for another one to finish.
 var TxTimeout = 30 * time.Second
 
 // Tx takes root's transaction lock, waiting up to TxTimeout, and returns the
 // function that releases it.
 func Tx(root string) (unlock func(), err error) {
-	path := filepath.Join(Dir(), "harness-"+Hash(root)+".tx")
+	path := TxPath(root)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if os.IsNotExist(err) {
 		// The lock directory itself is gone (a HARNESS_LOCK_DIR inside a

@@ -1,8 +1,13 @@
 package programs
 
 import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/gjson"
@@ -119,4 +124,49 @@ func compact(raw string) string {
 		}
 	}
 	return b.String()
+}
+
+// bounded: exec bounded DURATION PROGRAM [ARGS…] runs PROGRAM with the
+// scenario's standard input, output and environment, and fails (exit 124,
+// a line on stderr) when it has not finished within DURATION, killing it:
+// testscript has no deadline of its own, and a hook that hangs must fail
+// its scenario instead of stalling the suite. The deadline is generous (a
+// hang against none, never a speed target: those are benchmarks). It runs
+// as a program of its own (TestMain), so the hook reads the stdin the
+// scenario gave it.
+func bounded(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: bounded DURATION PROGRAM [ARGS…]")
+		return 2
+	}
+	limit, err := time.ParseDuration(args[0])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bounded: %v\n", err)
+		return 2
+	}
+	cmd := exec.Command(args[1], args[2:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "bounded: %v\n", err)
+		return 2
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bounded: %v\n", err)
+			return 2
+		}
+		return 0
+	case <-time.After(limit):
+		cmd.Process.Kill()
+		<-done
+		fmt.Fprintf(os.Stderr, "bounded: %s did not finish within %s (killed): a hang\n", args[1], limit)
+		return 124
+	}
 }

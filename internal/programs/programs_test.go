@@ -3,18 +3,33 @@ package programs
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
+	"github.com/harness-agent/harness/internal/invoker"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {
 	cmds := map[string]func(){}
 	for name, main := range Mains {
-		cmds[name] = func() { os.Exit(main()) }
+		cmds[name] = func() {
+			// A scenario's programs see their own process tree only, not
+			// the test runner's ancestors: `go test` may itself run in a
+			// Claude Code session. The variable is read here, in the test
+			// binary; the harness's own executables have no such switch.
+			if pid, err := strconv.Atoi(os.Getenv(boundaryVar)); err == nil && pid > 1 {
+				invoker.Boundary = pid
+			}
+			os.Exit(main())
+		}
 	}
+	cmds["bounded"] = func() { os.Exit(bounded(os.Args[1:])) }
 	testscript.Main(m, cmds)
 }
+
+// boundaryVar carries the test runner's pid to the scenarios' programs.
+const boundaryVar = "HARNESS_TEST_BOUNDARY_PID"
 
 // TestScenarios runs every testdata/*.txtar: one behaviour of a harness
 // executable each, with its state files embedded.
@@ -42,7 +57,8 @@ func Params() testscript.Params {
 				"GIT_CONFIG_NOSYSTEM": "1",
 				"GIT_AUTHOR_NAME":     "test", "GIT_AUTHOR_EMAIL": "test@example.com",
 				"GIT_COMMITTER_NAME": "test", "GIT_COMMITTER_EMAIL": "test@example.com",
-				"TZ": "UTC",
+				"TZ":        "UTC",
+				boundaryVar: strconv.Itoa(os.Getpid()),
 			} {
 				env.Setenv(k, v)
 			}

@@ -11,15 +11,18 @@ package progress
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // FileName is the log's name inside the state root.
@@ -46,6 +49,12 @@ const (
 	// APIError records a turn that ended on an API error (rate limit,
 	// overload, …).
 	APIError = "API_ERROR"
+	// Retry records a task failed for good that a person reopened.
+	Retry = "RETRY"
+	// Person records a person-only action (adopt, cancel, remove, …) and
+	// how it was invoked: by a terminal or not, and what the check of its
+	// process tree saw.
+	Person = "PERSON"
 )
 
 // Entry is one log line.
@@ -100,7 +109,7 @@ func Append(dir string, entries ...Entry) error {
 		buf.WriteString(e.String())
 		buf.WriteByte('\n')
 	}
-	f, err := os.OpenFile(Path(dir), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := safefile.Append(Path(dir), 0o644)
 	if err != nil {
 		return err
 	}
@@ -116,10 +125,11 @@ func Append(dir string, entries ...Entry) error {
 }
 
 // Tail returns up to n last lines of the log in dir, oldest first. A missing
-// log has no lines.
+// log has no lines; a log that is not a regular file (a FIFO, a device put
+// in its place) is not read.
 func Tail(dir string, n int) ([]string, error) {
-	f, err := os.Open(Path(dir))
-	if os.IsNotExist(err) {
+	f, err := safefile.Open(Path(dir))
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
@@ -132,7 +142,13 @@ func Tail(dir string, n int) ([]string, error) {
 // tailChunk is how much Tail reads per step backwards from the end.
 const tailChunk = 8 << 10
 
-// TailReader returns up to n last lines of r, oldest first.
+// maxTail bounds how far back Tail reads: the log's lines are short, and a
+// log whose end is one huge line (or not text at all) must not be read
+// whole. Lines beyond it are not returned.
+const maxTail = 4 << 20
+
+// TailReader returns up to n last lines of r, oldest first, from at most its
+// last maxTail bytes.
 func TailReader(r io.ReadSeeker, n int) ([]string, error) {
 	if n <= 0 {
 		return nil, nil
@@ -141,13 +157,12 @@ func TailReader(r io.ReadSeeker, n int) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var data []byte
-	pos := end
-	for pos > 0 && bytes.Count(data, []byte{'\n'}) <= n {
-		step := int64(tailChunk)
-		if step > pos {
-			step = pos
-		}
+	// Chunks are read backwards and joined once: prepending each to all
+	// read so far would copy the tail again at every step.
+	var chunks [][]byte
+	pos, newlines := end, 0
+	for pos > 0 && newlines <= n && end-pos < maxTail {
+		step := min(int64(tailChunk), pos, maxTail-(end-pos))
 		pos -= step
 		chunk := make([]byte, step)
 		if _, err := r.Seek(pos, io.SeekStart); err != nil {
@@ -156,8 +171,11 @@ func TailReader(r io.ReadSeeker, n int) ([]string, error) {
 		if _, err := io.ReadFull(r, chunk); err != nil {
 			return nil, err
 		}
-		data = append(chunk, data...)
+		newlines += bytes.Count(chunk, []byte{'\n'})
+		chunks = append(chunks, chunk)
 	}
+	slices.Reverse(chunks)
+	data := bytes.Join(chunks, nil)
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 	if pos > 0 && len(lines) > 0 {
 		lines = lines[1:] // the first line may be cut in half

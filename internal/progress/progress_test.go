@@ -114,3 +114,24 @@ func BenchmarkTail(b *testing.B) {
 		})
 	}
 }
+
+// TestTailBounded: a log whose end is one huge line (a sparse file's zeros)
+// is read back no further than maxTail, and the lines before it are not
+// reached; a log that is not a regular file is not read.
+func TestTailBounded(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, Append(dir, Entry{Time: at, Session: 1, Type: Init, Message: "start"}))
+	f, err := os.OpenFile(Path(dir), os.O_WRONLY, 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(64<<20))
+	require.NoError(t, f.Close())
+	lines, err := Tail(dir, 1)
+	require.NoError(t, err)
+	assert.Empty(t, lines, "a line cut at maxTail is not returned")
+	assert.Equal(t, 0, LastSession(dir))
+
+	require.NoError(t, os.Remove(Path(dir)))
+	require.NoError(t, os.Mkdir(Path(dir), 0o755))
+	_, err = Tail(dir, 1)
+	assert.Error(t, err)
+}

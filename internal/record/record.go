@@ -21,10 +21,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/digest"
 	"github.com/harness-agent/harness/internal/jsonobj"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // File names inside a record directory.
@@ -33,6 +35,34 @@ const (
 	LogMirror = "harness-progress.txt"
 	InitCopy  = "harness-init.sh" // the script as a session started with it
 	markName  = "mark.json"
+	// What the hooks last checked of the harness's own wiring
+	// (internal/wiring): the executables whose digest matched, by stat,
+	// and the findings last reported.
+	WiringVerified = "wiring-verified.txt"
+	WiringSeen     = "wiring-seen.txt"
+)
+
+// trusted is set in the hooks' processes: see Trust.
+var trusted bool
+
+// Trust marks this process as a hook: code Claude Code starts on its
+// events, which the agent's tools do not run in its stead. Only a hook
+// records what the hooks alone may decide (which session last saw the
+// marker, that a missing marker was a person's switching the harness
+// off); internal/hook calls it first thing.
+func Trust() { trusted = true }
+
+// Trusted reports whether this process is a hook (Trust).
+func Trusted() bool { return trusted }
+
+// Limits on what is read whole of the files the record keeps copies of:
+// the project's files are the agent's to replace, and a huge one (a sparse
+// file) is not read into a hook. A log or a script past them is not one
+// the harness can keep.
+const (
+	MaxLog   = 256 << 20 // the progress log
+	MaxTasks = 128 << 20 // the tasks file (state.MaxFileSize)
+	MaxInit  = 16 << 20  // harness-init.sh
 )
 
 // Dir returns the record directory of the state root root (an absolute,
@@ -47,11 +77,10 @@ func Dir(root string) string {
 	return filepath.Join(base, hex.EncodeToString(sum[:8]))
 }
 
-// Base returns the directory holding every project's record
-// ($HARNESS_RECORD_DIR, else $XDG_STATE_HOME/harness/records, else
-// ~/.local/state/harness/records): what `harness install --sandbox` makes
-// read-only to the agent's commands. "" when no state directory can be
-// named (no HOME).
+// Base returns the directory holding every project's record:
+// $HARNESS_RECORD_DIR, else $XDG_STATE_HOME/harness/records, else
+// ~/.local/state/harness/records. "" when no state directory can be named
+// (no HOME).
 func Base() string {
 	if base := os.Getenv("HARNESS_RECORD_DIR"); base != "" {
 		return base
@@ -67,17 +96,91 @@ func Base() string {
 	return filepath.Join(state, "harness", "records")
 }
 
+// All lists the records kept (a directory of Base each) with the state
+// root each one is of, "" when its mark cannot be read: what uninstalling
+// the harness leaves behind.
+func All() (dirs, roots []string) {
+	base := Base()
+	if base == "" {
+		return nil, nil
+	}
+	entries, _ := os.ReadDir(base)
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(base, e.Name())
+		m := Mark{}
+		if data, err := os.ReadFile(filepath.Join(dir, markName)); err == nil {
+			m, _ = decodeMark(data)
+		}
+		dirs, roots = append(dirs, dir), append(roots, m.Root)
+	}
+	return dirs, roots
+}
+
 // Mark is what the record knows of the live files.
 type Mark struct {
-	Root   string `json:"root"`
-	Size   int64  `json:"size"`     // of harness-tasks.json right after the harness wrote it
-	ModNs  int64  `json:"mtime_ns"` // its modification time then
-	Active bool   `json:"active"`   // whether the harness left .harness-active in place
-	// The mark of harness-init.sh as a session started with it (or `harness
-	// init` wrote it); Init is false when there was none.
-	Init      bool  `json:"init,omitempty"`
-	InitSize  int64 `json:"init_size,omitempty"`
-	InitModNs int64 `json:"init_mtime_ns,omitempty"`
+	Root string `json:"root"`
+	// The stamp of harness-tasks.json right after the harness wrote it:
+	// size, modification time, inode and status-change time. No
+	// unprivileged process can set a status-change time back, so a
+	// same-size rewrite with its modification time put back still moves
+	// the stamp (and the file is then compared with the record's copy).
+	Size    int64 `json:"size"`
+	ModNs   int64 `json:"mtime_ns"`
+	Ino     int64 `json:"ino,omitempty"`
+	CtimeNs int64 `json:"ctime_ns,omitempty"`
+	Active  bool  `json:"active"` // whether the harness left .harness-active in place
+	// The stamp of harness-init.sh as a session started with it (or
+	// `harness init` wrote it); Init is false when there was none.
+	Init        bool  `json:"init,omitempty"`
+	InitSize    int64 `json:"init_size,omitempty"`
+	InitModNs   int64 `json:"init_mtime_ns,omitempty"`
+	InitIno     int64 `json:"init_ino,omitempty"`
+	InitCtimeNs int64 `json:"init_ctime_ns,omitempty"`
+	// Sessions are the Claude Code sessions (the latest few) whose hooks
+	// saw the marker in place: a marker that disappears while one of them
+	// runs was removed by it and is put back; one gone at the hook of a
+	// session not among them was removed by a person between sessions,
+	// which switches the harness off. Several sessions may work at once
+	// (concurrent mode), hence a list.
+	Sessions []string `json:"sessions,omitempty"`
+	// Paused is when a person paused the run (`harness pause`), "" when it
+	// is not paused: the hooks decide on this, not on the runtime
+	// directory's pause file, which only mirrors it.
+	Paused string `json:"paused,omitempty"`
+	// Unverified are tasks a change the record adopted completed, whose
+	// validation the trusted side has not yet seen pass: the verification
+	// gate runs them at the next turn end, whatever the log says.
+	Unverified []string `json:"unverified,omitempty"`
+	// LogSession is the session whose hook last compared the whole log
+	// with the record's mirror (every hook compares its recent part).
+	LogSession string `json:"log_session,omitempty"`
+}
+
+// Stamp is what a stat says of a file, as the mark keeps it.
+type Stamp struct{ Size, ModNs, Ino, CtimeNs int64 }
+
+// StampOf is fi's stamp. The inode and status-change time are zero where
+// the platform has none (Windows).
+func StampOf(fi os.FileInfo) Stamp {
+	ino, ctime := sysStamp(fi)
+	return Stamp{Size: fi.Size(), ModNs: fi.ModTime().UnixNano(), Ino: ino, CtimeNs: ctime}
+}
+
+// Tasks is the stamp the tasks file had when the harness last wrote it.
+func (m Mark) Tasks() Stamp { return Stamp{m.Size, m.ModNs, m.Ino, m.CtimeNs} }
+
+// InitStamp is the stamp harness-init.sh had when it was recorded.
+func (m Mark) InitStamp() Stamp { return Stamp{m.InitSize, m.InitModNs, m.InitIno, m.InitCtimeNs} }
+
+func (m *Mark) setTasks(s Stamp) {
+	m.Size, m.ModNs, m.Ino, m.CtimeNs = s.Size, s.ModNs, s.Ino, s.CtimeNs
+}
+
+func (m *Mark) setInit(s Stamp) {
+	m.InitSize, m.InitModNs, m.InitIno, m.InitCtimeNs = s.Size, s.ModNs, s.Ino, s.CtimeNs
 }
 
 // ReadMark returns the record's mark for root; ok is false when there is
@@ -87,7 +190,7 @@ func ReadMark(root string) (m Mark, ok bool) {
 	if dir == "" {
 		return Mark{}, false
 	}
-	data, err := os.ReadFile(filepath.Join(dir, markName))
+	data, err := safefile.ReadFile(filepath.Join(dir, markName), safefile.Small)
 	if err != nil {
 		return Mark{}, false
 	}
@@ -105,6 +208,12 @@ func (m Mark) encode() []byte {
 	w.Str("root", m.Root)
 	w.Int("size", m.Size)
 	w.Int("mtime_ns", m.ModNs)
+	if m.Ino != 0 {
+		w.Int("ino", m.Ino)
+	}
+	if m.CtimeNs != 0 {
+		w.Int("ctime_ns", m.CtimeNs)
+	}
 	w.Bool("active", m.Active)
 	if m.Init {
 		w.Bool("init", true)
@@ -114,6 +223,24 @@ func (m Mark) encode() []byte {
 	}
 	if m.InitModNs != 0 {
 		w.Int("init_mtime_ns", m.InitModNs)
+	}
+	if m.InitIno != 0 {
+		w.Int("init_ino", m.InitIno)
+	}
+	if m.InitCtimeNs != 0 {
+		w.Int("init_ctime_ns", m.InitCtimeNs)
+	}
+	if len(m.Sessions) > 0 {
+		w.Strs("sessions", m.Sessions)
+	}
+	if m.Paused != "" {
+		w.Str("paused", m.Paused)
+	}
+	if len(m.Unverified) > 0 {
+		w.Strs("unverified", m.Unverified)
+	}
+	if m.LogSession != "" {
+		w.Str("log_session", m.LogSession)
 	}
 	return w.Bytes()
 }
@@ -125,8 +252,12 @@ func decodeMark(data []byte) (m Mark, ok bool) {
 		return Mark{}, false
 	}
 	return Mark{Root: obj.Get("root").Str, Size: obj.Get("size").Int(), ModNs: obj.Get("mtime_ns").Int(),
+		Ino: obj.Get("ino").Int(), CtimeNs: obj.Get("ctime_ns").Int(),
 		Active: obj.Get("active").Bool(), Init: obj.Get("init").Bool(), InitSize: obj.Get("init_size").Int(),
-		InitModNs: obj.Get("init_mtime_ns").Int()}, true
+		InitModNs: obj.Get("init_mtime_ns").Int(), InitIno: obj.Get("init_ino").Int(),
+		InitCtimeNs: obj.Get("init_ctime_ns").Int(), Sessions: jsonobj.Strs(obj.Get("sessions")),
+		Paused: obj.Get("paused").Str, Unverified: jsonobj.Strs(obj.Get("unverified")),
+		LogSession: obj.Get("log_session").Str}, true
 }
 
 // SaveTasks records data as the tasks file the harness has just written
@@ -146,14 +277,23 @@ func SaveTasks(root string, data []byte, active bool) error {
 		return err
 	}
 	if _, err := os.Stat(filepath.Join(dir, LogMirror)); os.IsNotExist(err) {
-		if log, err := os.ReadFile(filepath.Join(root, LogMirror)); err == nil {
+		if log, err := safefile.ReadFile(filepath.Join(root, LogMirror), MaxLog); err == nil {
 			replace(filepath.Join(dir, LogMirror), log)
 		}
 	}
 	if err := replace(filepath.Join(dir, TasksCopy), data); err != nil {
 		return err
 	}
-	return writeMark(dir, Mark{Root: root, Size: fi.Size(), ModNs: fi.ModTime().UnixNano(), Active: active})
+	// What the mark says of the other files (harness-init.sh, the
+	// marker's session, the pause) is kept: a save of the tasks file
+	// changes none of them.
+	m, ok := ReadMark(root)
+	if !ok || m.Root != root {
+		m = Mark{Root: root}
+	}
+	m.setTasks(StampOf(fi))
+	m.Active = active
+	return writeMark(dir, m)
 }
 
 // PatchTasks records the patch of the tasks file the harness has just made
@@ -164,7 +304,7 @@ func SaveTasks(root string, data []byte, active bool) error {
 // whether it did; when not, the caller records the file whole (SaveTasks).
 func PatchTasks(root string, before os.FileInfo, at int64, old, nv []byte, active bool) bool {
 	m, ok := ReadMark(root)
-	if !ok || m.Size != before.Size() || m.ModNs != before.ModTime().UnixNano() {
+	if !ok || m.Tasks() != StampOf(before) {
 		return false
 	}
 	dir := Dir(root)
@@ -175,7 +315,8 @@ func PatchTasks(root string, before os.FileInfo, at int64, old, nv []byte, activ
 	if err != nil {
 		return false
 	}
-	m.Size, m.ModNs, m.Active = fi.Size(), fi.ModTime().UnixNano(), active
+	m.setTasks(StampOf(fi))
+	m.Active = active
 	return writeMark(dir, m) == nil
 }
 
@@ -190,21 +331,23 @@ func SaveInit(root string) {
 	dir := Dir(root)
 	path := filepath.Join(root, InitCopy)
 	fi, err := os.Lstat(path)
-	data, rerr := os.ReadFile(path)
+	data, rerr := safefile.ReadFile(path, MaxInit)
 	if err != nil || rerr != nil || !fi.Mode().IsRegular() {
 		if m.Init {
-			m.Init, m.InitSize, m.InitModNs = false, 0, 0
+			m.Init = false
+			m.setInit(Stamp{})
 			writeMark(dir, m)
 		}
 		return
 	}
-	if m.Init && m.InitSize == fi.Size() && m.InitModNs == fi.ModTime().UnixNano() {
+	if m.Init && m.InitStamp() == StampOf(fi) {
 		return
 	}
 	if replace(filepath.Join(dir, InitCopy), data) != nil {
 		return
 	}
-	m.Init, m.InitSize, m.InitModNs = true, fi.Size(), fi.ModTime().UnixNano()
+	m.Init = true
+	m.setInit(StampOf(fi))
 	writeMark(dir, m)
 }
 
@@ -215,8 +358,125 @@ func TouchInit(root string, fi os.FileInfo) {
 	if !ok {
 		return
 	}
-	m.InitSize, m.InitModNs = fi.Size(), fi.ModTime().UnixNano()
+	m.setInit(StampOf(fi))
 	writeMark(Dir(root), m)
+}
+
+// maxSessions bounds the sessions the mark remembers.
+const maxSessions = 8
+
+// SawMarker reports whether a hook of session saw the marker in place.
+func (m Mark) SawMarker(session string) bool { return slices.Contains(m.Sessions, session) }
+
+// SetSession records session as one whose hook saw the marker in place.
+// Only a hook calls it: the hooks are the one judge of whether a missing
+// marker was a live session's doing.
+func SetSession(root, session string) {
+	m, ok := ReadMark(root)
+	if !ok || m.SawMarker(session) {
+		return
+	}
+	m.Sessions = append(m.Sessions, session)
+	if len(m.Sessions) > maxSessions {
+		m.Sessions = m.Sessions[len(m.Sessions)-maxSessions:]
+	}
+	writeMark(Dir(root), m)
+}
+
+// SetPaused records a person's pause (at, a timestamp) or its end ("").
+// It reports whether the record holds it (false without a record).
+func SetPaused(root, at string) bool {
+	m, ok := ReadMark(root)
+	if !ok {
+		return false
+	}
+	if m.Paused == at {
+		return true
+	}
+	m.Paused = at
+	return writeMark(Dir(root), m) == nil
+}
+
+// AddUnverified records ids as completed without the trusted side having
+// seen their validation pass (see Mark.Unverified).
+func AddUnverified(root string, ids ...string) {
+	m, ok := ReadMark(root)
+	if !ok || len(ids) == 0 {
+		return
+	}
+	for _, id := range ids {
+		if !slices.Contains(m.Unverified, id) {
+			m.Unverified = append(m.Unverified, id)
+		}
+	}
+	writeMark(Dir(root), m)
+}
+
+// Verified takes ids off the record's unverified tasks: the verification
+// gate ran their validation to an outcome.
+func Verified(root string, ids ...string) {
+	m, ok := ReadMark(root)
+	if !ok || len(m.Unverified) == 0 {
+		return
+	}
+	kept := m.Unverified[:0:0]
+	for _, id := range m.Unverified {
+		if !slices.Contains(ids, id) {
+			kept = append(kept, id)
+		}
+	}
+	if len(kept) == len(m.Unverified) {
+		return
+	}
+	m.Unverified = kept
+	writeMark(Dir(root), m)
+}
+
+// SetLogSession records that a hook of session compared the whole log.
+func SetLogSession(root, session string) {
+	m, ok := ReadMark(root)
+	if !ok || m.LogSession == session {
+		return
+	}
+	m.LogSession = session
+	writeMark(Dir(root), m)
+}
+
+// SameLogPrefix reports whether root's progress log begins with the
+// record's mirror of it, byte for byte: the whole text the harness wrote,
+// read side by side in pieces. True when there is no mirror to compare.
+func SameLogPrefix(root string) bool {
+	dir := Dir(root)
+	if dir == "" {
+		return true
+	}
+	fm, err := safefile.Open(filepath.Join(dir, LogMirror))
+	if err != nil {
+		return true
+	}
+	defer fm.Close()
+	mi, err := fm.Stat()
+	if err != nil {
+		return true
+	}
+	fl, err := safefile.Open(filepath.Join(root, LogMirror))
+	if err != nil {
+		return false
+	}
+	defer fl.Close()
+	const piece = 256 << 10
+	x, y := make([]byte, piece), make([]byte, piece)
+	for left := mi.Size(); left > 0; {
+		n := int(min(left, piece))
+		if _, err := io.ReadFull(fm, x[:n]); err != nil {
+			return true // the mirror cannot be read: nothing to compare
+		}
+		if _, err := io.ReadFull(fl, y[:n]); err != nil || !bytes.Equal(x[:n], y[:n]) {
+			return false
+		}
+		left -= int64(n)
+	}
+	return true
 }
 
 // SetActive records whether the hooks are on, when root has a record.
@@ -236,7 +496,7 @@ func Touch(root string, fi os.FileInfo) {
 	if !ok {
 		return
 	}
-	m.Size, m.ModNs = fi.Size(), fi.ModTime().UnixNano()
+	m.setTasks(StampOf(fi))
 	writeMark(Dir(root), m)
 }
 
@@ -257,12 +517,12 @@ func AppendLog(root string, b []byte) {
 	}
 	live := filepath.Join(root, LogMirror)
 	if li, err := os.Stat(live); err == nil && li.Size() != mi.Size()+int64(len(b)) {
-		if log, err := os.ReadFile(live); err == nil && len(log) >= len(b) {
+		if log, err := safefile.ReadFile(live, MaxLog); err == nil && len(log) >= len(b) {
 			replace(mirror, log)
 			return
 		}
 	}
-	f, err := os.OpenFile(mirror, os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := safefile.Append(mirror, 0o600)
 	if err != nil {
 		return
 	}
@@ -277,6 +537,33 @@ func writeMark(dir string, m Mark) error { return replace(filepath.Join(dir, mar
 // something else.
 func replace(path string, data []byte) error { return atomicfile.Replace(path, data, 0o600) }
 
+// Writable reports whether this process can write root's record (Claude
+// Code's sandbox keeps it read-only to the agent's commands).
+func Writable(root string) bool {
+	dir := Dir(root)
+	if dir == "" {
+		return false
+	}
+	f, err := os.CreateTemp(dir, ".probe-*")
+	if err != nil {
+		return false
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return true
+}
+
+// TasksText is the record's copy of the tasks file of root: the text the
+// harness last wrote. ok is false without one.
+func TasksText(root string) (data []byte, ok bool) {
+	dir := Dir(root)
+	if dir == "" {
+		return nil, false
+	}
+	data, err := safefile.ReadFile(filepath.Join(dir, TasksCopy), MaxTasks)
+	return data, err == nil
+}
+
 // SameTasks reports whether the tasks file in root holds the bytes of the
 // record's copy: the text the harness last wrote, under whatever stat.
 func SameTasks(root string) bool {
@@ -288,12 +575,12 @@ func SameTasks(root string) bool {
 // read side by side in pieces: two whole copies of a 7 MB file cost a
 // fresh process more in page faults than the comparison.
 func sameBytes(a, b string) bool {
-	fa, err := os.Open(a)
+	fa, err := safefile.Open(a)
 	if err != nil {
 		return false
 	}
 	defer fa.Close()
-	fb, err := os.Open(b)
+	fb, err := safefile.Open(b)
 	if err != nil {
 		return false
 	}

@@ -194,8 +194,8 @@ func writeTimeline(b *strings.Builder, d *Data) {
 		if r, ok := rows[m.TaskID]; ok {
 			y = 20 + float64(r)*rowH + rowH*0.4
 		}
-		fmt.Fprintf(b, "<path class=\"marker m-%s\" d=\"M%.1f,%.1fl4,-4l4,4l-4,4z\"><title>%s %s [%s] %s</title></path>\n",
-			strings.ToLower(m.Type), xOf(m.Time)-4, y, m.Type, html.EscapeString(m.TaskID), html.EscapeString(m.Category), html.EscapeString(m.Message))
+		fmt.Fprintf(b, "<path class=\"marker m-%s\" d=\"M%.1f,%.1fl4,-4l4,4l-4,4z\"><title>%s</title></path>\n",
+			strings.ToLower(m.Type), xOf(m.Time)-4, y, html.EscapeString(m.Title()))
 	}
 	// Burn-up of completed tasks.
 	base := height - 15
@@ -238,8 +238,9 @@ func writeTable(b *strings.Builder, d *Data) {
 	b.WriteString("<h2>Tasks</h2>\n<table id=\"tasks\"><thead><tr><th data-k=\"s\">id</th><th data-k=\"s\">title</th><th data-k=\"s\">status</th><th data-k=\"s\">priority</th><th data-k=\"n\">attempts</th><th data-k=\"n\">time spent</th></tr></thead><tbody>\n")
 	for _, t := range d.State.Tasks {
 		sp := spent[t.ID]
+		made := attemptsMade(&t)
 		fmt.Fprintf(b, "<tr class=\"row\" data-id=\"%s\"><td>%s</td><td>%s</td><td data-v=\"%s\"><i style=\"background:%s\"></i>%s</td><td>%s</td><td data-v=\"%d\">%d/%d</td><td data-v=\"%d\">%s</td></tr>\n",
-			esc(t.ID), esc(t.ID), esc(t.Title), class[t.ID], fill[class[t.ID]][0], class[t.ID], esc(t.Priority), t.Attempts, t.Attempts, t.MaxAttempts, int64(sp.Seconds()), sp.Round(time.Second))
+			esc(t.ID), esc(t.ID), esc(t.Title), class[t.ID], fill[class[t.ID]][0], class[t.ID], esc(t.Priority), made, made, t.MaxAttempts, int64(sp.Seconds()), sp.Round(time.Second))
 		b.WriteString("<tr class=\"detail\" hidden><td colspan=\"6\">")
 		fmt.Fprintf(b, "<div><b>validation</b> <code>%s</code> (timeout %ds)</div>", esc(t.Command), t.TimeoutSeconds)
 		if t.StartedAtCommit != "" {

@@ -27,6 +27,22 @@ type Event struct {
 	Message  string
 }
 
+// Title is the event as its diamond's tooltip says it: the log line's
+// words, without the brackets of a task or category it has not.
+func (e Event) Title() string {
+	parts := []string{e.Type}
+	if e.TaskID != "" {
+		parts = append(parts, e.TaskID)
+	}
+	if e.Category != "" {
+		parts = append(parts, "["+e.Category+"]")
+	}
+	if e.Message != "" {
+		parts = append(parts, e.Message)
+	}
+	return strings.Join(parts, " ")
+}
+
 // Attempt is one claim of a task: Starting until Completed or ERROR.
 type Attempt struct {
 	TaskID  string
@@ -185,11 +201,29 @@ func bracket(s string) (inside, rest string, ok bool) {
 	return s[1:end], s[end+1:], true
 }
 
+// attemptsMade is how many attempts t has had, the one under way counted,
+// as `harness status` words it: the tasks file counts failed attempts only,
+// so a task done at the first attempt has attempts 0, and is 1 of 3 here.
+func attemptsMade(t *state.Task) int {
+	if t.Status == state.Completed || t.Status == state.InProgress {
+		return t.Attempts + 1
+	}
+	return t.Attempts
+}
+
+// attemptsFinished is how many of t's attempts have ended, passed or failed.
+func attemptsFinished(t *state.Task) int {
+	if t.Status == state.Completed {
+		return t.Attempts + 1
+	}
+	return t.Attempts
+}
+
 // Headline is the numbers at the top of the page.
 type Headline struct {
 	Done, Total       int
-	AttemptsTotal     int
-	SuccessPerAttempt float64 // completed tasks per attempt made, 0..1
+	AttemptsTotal     int     // attempts that ended, passed or failed
+	SuccessPerAttempt float64 // completed tasks per attempt that ended, 0..1
 	MeanTask          time.Duration
 	Sessions, MaxSess int
 	SinceProgress     time.Duration // since the last log line; -1 when there is none
@@ -214,11 +248,12 @@ func Build(s *state.State, tl *Timeline, now time.Time) *Data {
 	d := &Data{State: s, Graph: g, Layout: Lay(g), Timeline: tl, Now: now}
 	h := &d.Headline
 	h.Total = len(s.Tasks)
-	for _, t := range s.Tasks {
+	for i := range s.Tasks {
+		t := &s.Tasks[i]
 		if t.Status == state.Completed {
 			h.Done++
 		}
-		h.AttemptsTotal += t.Attempts
+		h.AttemptsTotal += attemptsFinished(t)
 	}
 	if h.AttemptsTotal > 0 {
 		h.SuccessPerAttempt = float64(h.Done) / float64(h.AttemptsTotal)

@@ -187,7 +187,10 @@ func TestHeadline(t *testing.T) {
 	h := d.Headline
 	assert.Equal(t, 1, h.Done)
 	assert.Equal(t, 2, h.Total)
-	assert.InDelta(t, 1.0/3, h.SuccessPerAttempt, 1e-9)
+	// task-001: two failed attempts, then the one that passed; task-002's
+	// second attempt is under way and has not ended.
+	assert.Equal(t, 4, h.AttemptsTotal)
+	assert.InDelta(t, 1.0/4, h.SuccessPerAttempt, 1e-9)
 	assert.Equal(t, time.Minute, h.MeanTask)
 	assert.Equal(t, time.Minute, h.SinceProgress)
 	assert.Equal(t, []string{"task-002"}, d.Graph.Critical)
@@ -196,6 +199,46 @@ func TestHeadline(t *testing.T) {
 	assert.Contains(t, out.String(), `http-equiv="refresh" content="3"`)
 	assert.Contains(t, out.String(), "<b>1/2</b> done")
 	assert.Contains(t, out.String(), "m-tamper")
+	assert.Contains(t, out.String(), `<td data-v="3">3/3</td>`, "task-001: done at its third attempt")
+	assert.Contains(t, out.String(), `<td data-v="2">2/3</td>`, "task-002: at its second attempt")
+}
+
+// The table counts attempts as `harness status` words them: the tasks
+// file counts failed attempts only. Bug: a task done at the first attempt
+// showed 0/3.
+func TestAttemptsMade(t *testing.T) {
+	for _, tc := range []struct {
+		status         string
+		failed         int
+		made, finished int
+	}{
+		{state.Pending, 0, 0, 0},
+		{state.Pending, 1, 1, 1},
+		{state.InProgress, 0, 1, 0},
+		{state.InProgress, 2, 3, 2},
+		{state.Completed, 0, 1, 1},
+		{state.Completed, 2, 3, 3},
+		{state.Failed, 3, 3, 3},
+	} {
+		task := &state.Task{Status: tc.status, Attempts: tc.failed, MaxAttempts: 3}
+		assert.Equal(t, tc.made, attemptsMade(task), "%s after %d failures", tc.status, tc.failed)
+		assert.Equal(t, tc.finished, attemptsFinished(task), "%s after %d failures", tc.status, tc.failed)
+	}
+}
+
+// A diamond's tooltip has the line's words, without brackets it has not.
+// Bug: a rollback read `ROLLBACK task-002 [] git reset …`.
+func TestEventTitle(t *testing.T) {
+	for line, want := range map[string]string{
+		"[2026-01-01T10:00:00Z] [SESSION-1] ROLLBACK [task-002] git reset --hard abc1234": "ROLLBACK task-002 git reset --hard abc1234",
+		"[2026-01-01T10:00:00Z] [SESSION-1] ERROR [task-001] [TEST_FAIL] exit 1":          "ERROR task-001 [TEST_FAIL] exit 1",
+		"[2026-01-01T10:00:00Z] [SESSION-1] WARN [VALVE] stop allowed":                    "WARN [VALVE] stop allowed",
+		"[2026-01-01T10:00:00Z] [SESSION-1] TAMPER put back harness-tasks.json":           "TAMPER put back harness-tasks.json",
+	} {
+		e, ok := ParseLine(line)
+		require.True(t, ok, line)
+		assert.Equal(t, want, e.Title(), line)
+	}
 }
 
 // BenchmarkReport is the whole `harness report` work for 1,000 tasks and a

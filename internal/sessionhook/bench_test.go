@@ -268,3 +268,50 @@ func BenchmarkSessionStartCold(b *testing.B) {
 		})
 	}
 }
+
+// cycleState renders n pending tasks that dependency validation fails
+// whole: "ring", one cycle through all of them; "chain", each task
+// depending on the next in the file and the last two on each other, so
+// the failure spreads from the end of the file back to its start.
+func cycleState(n int, shape string) string {
+	var b strings.Builder
+	b.WriteString("{\n  \"version\": 2,\n  \"tasks\": [\n")
+	for i := 1; i <= n; i++ {
+		dep := i%n + 1
+		if shape == "chain" && i == n {
+			dep = n - 1
+		}
+		fmt.Fprintf(&b, `    {"id": "task-%05d", "title": "Part %d", "status": "pending", "depends_on": ["task-%05d"], "validation": {"command": "true"}}`, i, i, dep)
+		if i < n {
+			b.WriteString(",")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("  ],\n  \"session_count\": 0,\n  \"last_session\": null\n}\n")
+	return b.String()
+}
+
+// BenchmarkSessionStartCycle10000 is the session start that finds 10,000
+// tasks in a dependency cycle, or blocked by one, and marks every one of
+// them failed [DEPENDENCY]: one write of the tasks file, 10,000 log lines.
+func BenchmarkSessionStartCycle10000(b *testing.B) {
+	for _, shape := range []string{"ring", "chain"} {
+		b.Run(shape, func(b *testing.B) {
+			dir := benchProject(b, 1, 0, false)
+			tasks := []byte(cycleState(10000, shape))
+			p := hook.Parse([]byte(`{"session_id":"` + sessionID + `","source":"startup"}`))
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				os.WriteFile(filepath.Join(dir, "harness-tasks.json"), tasks, 0o644)
+				os.RemoveAll(filepath.Join(dir, root.RuntimeDir))
+				b.StartTimer()
+				if d := SessionStart(p); !strings.Contains(d.Context, "failed=10000") {
+					b.Fatalf("context: %q", d.Context)
+				}
+				b.StopTimer()
+				SessionEnd(hook.Parse([]byte(`{"session_id":"` + sessionID + `","reason":"other"}`)))
+				b.StartTimer()
+			}
+		})
+	}
+}

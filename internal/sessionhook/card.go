@@ -11,6 +11,7 @@ import (
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 )
@@ -117,7 +118,7 @@ func readCard(dir string, now time.Time) string {
 	if err != nil || now.Sub(fi.ModTime()) > cardTTL || fi.Size() > 4*cardMaxBytes {
 		return ""
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, 4*cardMaxBytes)
 	if err != nil {
 		return ""
 	}

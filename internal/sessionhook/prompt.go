@@ -1,7 +1,6 @@
 package sessionhook
 
 import (
-	"os"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/atomicfile"
@@ -9,6 +8,7 @@ import (
 	"github.com/harness-agent/harness/internal/jsonobj"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // Turn is what UserPromptSubmit records of the prompt that started a
@@ -52,7 +52,7 @@ func (t Turn) encode() []byte {
 // readTurn returns the recorded turn of session sessionID; ok is false
 // when there is none (the hook is not registered, or predates the session).
 func readTurn(dir, sessionID string) (t Turn, ok bool) {
-	data, err := os.ReadFile(root.SessionFile(dir, turnPrefix, sessionID))
+	data, err := safefile.ReadFile(root.SessionFile(dir, turnPrefix, sessionID), safefile.Small)
 	if err != nil {
 		return Turn{}, false
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/jsondepth"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // ReflectDone is what the model writes on its own line to end the
@@ -190,17 +191,19 @@ func askedOnlyFromTranscript(path string) string {
 }
 
 // openTranscript opens the transcript at path and returns its size; ok is
-// false when there is none, or it is not a regular file (never open a FIFO
-// or a device: it could hang the hook).
+// false when there is none, or it is not a regular file (never a FIFO or a
+// device: it could hang the hook).
 func openTranscript(path string) (f *os.File, size int64, ok bool) {
 	if path == "" {
 		return nil, 0, false
 	}
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() {
+	f, err := safefile.Open(path)
+	if err != nil {
 		return nil, 0, false
 	}
-	if f, err = os.Open(path); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
 		return nil, 0, false
 	}
 	return f, fi.Size(), true

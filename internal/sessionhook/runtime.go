@@ -13,6 +13,7 @@ import (
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/jsonobj"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/statecache"
 )
 
@@ -31,6 +32,9 @@ type Runtime struct {
 	// LogOffset is the size of harness-progress.txt when the session began
 	// its work: what follows is this session's story.
 	LogOffset int64 `json:"log_offset"`
+	// Story sums up the session's lines of the log read so far (see
+	// readSessionLog).
+	Story *Story `json:"story,omitempty"`
 	// Excluded is set when the session started while another live session
 	// held the session lock. It was told to stay out of the harness for its
 	// whole life, so its hooks stay silent even after that session ends
@@ -109,7 +113,7 @@ func RuntimePath(dir, sessionID string) string {
 // ReadRuntime returns the runtime of session sessionID, or nil when it has
 // none (or an unreadable one).
 func ReadRuntime(dir, sessionID string) *Runtime {
-	data, err := os.ReadFile(RuntimePath(dir, sessionID))
+	data, err := safefile.ReadFile(RuntimePath(dir, sessionID), safefile.Small)
 	if err != nil {
 		return nil
 	}
@@ -159,6 +163,23 @@ func (rt *Runtime) encode() []byte {
 	strOmit(w, "worker", rt.Worker)
 	strOmit(w, "started_at", rt.StartedAt)
 	w.Int("log_offset", rt.LogOffset)
+	if st := rt.Story; st != nil {
+		w.Open("story")
+		w.Int("read", st.Read)
+		if len(st.Completed) > 0 {
+			w.Strs("completed", st.Completed)
+		}
+		if st.Outcomes != 0 {
+			w.Int("outcomes", int64(st.Outcomes))
+		}
+		if len(st.Claimed) > 0 {
+			w.Strs("claimed", st.Claimed)
+		}
+		if len(st.Others) > 0 {
+			w.Strs("others", st.Others)
+		}
+		w.Close()
+	}
 	boolOmit(w, "excluded", rt.Excluded)
 	if len(rt.Held) > 0 {
 		w.Strs("held", rt.Held)
@@ -228,6 +249,11 @@ func decodeRuntime(data []byte) (rt *Runtime, ok bool) {
 			rt.StartedAt = v.Str
 		case "log_offset":
 			rt.LogOffset = v.Int()
+		case "story":
+			if v.IsObject() {
+				rt.Story = &Story{Read: v.Get("read").Int(), Completed: jsonobj.Strs(v.Get("completed")),
+					Outcomes: int(v.Get("outcomes").Int()), Claimed: jsonobj.Strs(v.Get("claimed")), Others: jsonobj.Strs(v.Get("others"))}
+			}
 		case "excluded":
 			rt.Excluded = v.Bool()
 		case "held":

@@ -1,6 +1,7 @@
 package sessionhook
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/statecache"
 )
 
@@ -234,7 +236,7 @@ func TestLinesFromCapsTheRead(t *testing.T) {
 		f.WriteString(line)
 	}
 	f.Close()
-	lines := linesFrom(dir, 0)
+	lines, _, _ := linesAfter(dir, 0)
 	assert.LessOrEqual(t, len(lines)*1024, maxSessionRead)
 	assert.Equal(t, strings.TrimSuffix(line, "\n"), lines[0], "a line cut in half is dropped")
 }
@@ -279,4 +281,61 @@ func TestRuntimeSavesACountInPlace(t *testing.T) {
 	stale.Stop.Blocks = 4
 	require.NoError(t, stale.save(dir))
 	assert.Equal(t, stale, ReadRuntime(dir, "s1"))
+}
+
+// TestReadSessionLogIncremental: read line by line as the log grows (the
+// runtime saved and read back between reads, as Stop does), the session's
+// story sums to what one read of all its lines gives, in both modes; a
+// line being written is read once it is whole; and what was read is not
+// read again (an earlier line rewritten in place changes nothing).
+func TestReadSessionLogIncremental(t *testing.T) {
+	lines := []string{
+		"[2025-07-01T11:00:00Z] [SESSION-2] Starting [task-001] Lexer (base=a worker=wa)",
+		"[2025-07-01T11:00:01Z] [SESSION-2] Completed [task-001] (commit b)",
+		"[2025-07-01T11:00:02Z] [SESSION-2] Starting [task-002] Parser (base=b worker=wb)",
+		"[2025-07-01T11:00:03Z] [SESSION-2] ERROR [task-002] [TEST_FAIL] 2 tests failed",
+		"[2025-07-01T11:00:04Z] [SESSION-2] Starting [task-002] Parser (base=b worker=wa)",
+		"[2025-07-01T11:00:05Z] [SESSION-2] Completed [task-002] (commit c)",
+		"[2025-07-01T11:00:06Z] [SESSION-3] Completed [task-007] (commit d)",
+		"[2025-07-01T11:00:07Z] [SESSION-3] RECOVERY [task-003] action=\"resumed at checkpoint 1/2, re-claimed by wb\" reason=\"ok\"",
+		"[2025-07-01T11:00:08Z] [SESSION-3] Completed [task-003] (commit e)",
+		"[2025-07-01T11:00:11Z] [SESSION-3] Starting [task-005] Five (base=f)",
+		"[2025-07-01T11:00:11Z] [SESSION-3] LOCK task-005 claimed (lease_expires_at=2025-07-01T12:00:11Z worker=wb)",
+		"[2025-07-01T11:00:12Z] [SESSION-3] Completed [task-005] (commit g)",
+		"[2025-07-01T11:00:13Z] [SESSION-3] Completed [task-005] (commit h)",
+		"[2025-07-01T11:00:14Z] [SESSION-3] ERROR [task-006] [TEST_FAIL] boom",
+	}
+	for _, who := range []owner{{n: 3}, {n: 2, worker: "wb", held: []string{"task-007"}}, {n: 1, worker: "wa"}} {
+		t.Run(fmt.Sprintf("%d%s", who.n, who.worker), func(t *testing.T) {
+			whole := t.TempDir()
+			appendLog(t, whole, lines...)
+			want := readSessionLog(whole, &Runtime{Session: who.n}, who)
+
+			dir := t.TempDir()
+			rt := &Runtime{Session: who.n}
+			var got sessionLog
+			for _, l := range lines {
+				f, err := os.OpenFile(progress.Path(dir), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+				require.NoError(t, err)
+				_, err = f.WriteString(l[:30]) // being written: not read yet
+				require.NoError(t, err)
+				readSessionLog(dir, rt, who)
+				_, err = f.WriteString(l[30:] + "\n")
+				require.NoError(t, err)
+				require.NoError(t, f.Close())
+				got = readSessionLog(dir, rt, who)
+				back, ok := decodeRuntime(rt.encode())
+				require.True(t, ok)
+				rt = back
+			}
+			assert.Equal(t, want, got)
+			assert.Equal(t, logSize(dir), rt.Story.Read)
+
+			// Rewrite what was read: the next read does not look at it.
+			log, err := os.ReadFile(progress.Path(dir))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(progress.Path(dir), []byte(strings.ReplaceAll(string(log), "Completed", "Xompleted")), 0o644))
+			assert.Equal(t, want, readSessionLog(dir, rt, who))
+		})
+	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/recovery"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -90,6 +91,9 @@ func SessionStart(p hook.Payload) hook.Decision {
 	}
 	st.saveRuntime()
 	context := startContext(c, st.v, started{source: st.source, o: st.o, env: env, restored: st.restored, held: st.held, gitFacts: gitFacts})
+	if note, _ := c.wiringNote(func() int { return st.o.n }); note != "" {
+		context = note + "\n\n" + context
+	}
 	switch st.source {
 	case sourceCompact, "clear", "resume":
 		if card := readCard(c.root, c.now); card != "" {
@@ -236,7 +240,7 @@ func (st *start) countFast() bool {
 		for i, cl := range sum.InProgress {
 			ids[i] = cl.ID
 		}
-		doc, _ := os.ReadFile(state.Path(c.root))
+		doc, _ := safefile.ReadFile(state.Path(c.root), state.MaxFileSize)
 		st.inProgress = &state.State{Config: sum.Config, SessionCount: sum.SessionCount, Tasks: state.ParseTasks(doc, ids)}
 		mine, expired, _ := c.worker().Interrupted(st.inProgress)
 		st.o.interrupted = len(mine)+len(expired) > 0
@@ -309,7 +313,7 @@ func summaryView(c *call, sum *statecache.Summary) view {
 		if t := sum.NextTask; t != nil && t.ID == id {
 			return t
 		}
-		doc, _ := os.ReadFile(state.Path(c.root))
+		doc, _ := safefile.ReadFile(state.Path(c.root), state.MaxFileSize)
 		return state.ParseTask(doc, id)
 	}}
 }
@@ -425,7 +429,7 @@ const peekBytes = 64 << 10
 // (or reports it), and SessionStart settles the lock again if the restored
 // state says otherwise.
 func peek(dir string) (concurrent bool) {
-	f, err := os.Open(state.Path(dir))
+	f, err := safefile.Open(state.Path(dir))
 	if err != nil {
 		return false
 	}
@@ -436,7 +440,7 @@ func peek(dir string) (concurrent bool) {
 	cfg := gjson.GetBytes(head, "session_config")
 	if !cfg.Exists() || cfg.Index <= 0 || cfg.Index+len(cfg.Raw) >= len(head) {
 		// Not wholly inside the head (or absent): read it all.
-		all, err := os.ReadFile(state.Path(dir))
+		all, err := safefile.ReadFile(state.Path(dir), state.MaxFileSize)
 		if err != nil {
 			return false
 		}
@@ -514,12 +518,13 @@ func healthCheck(dir string, n int, at time.Time) string {
 		command = "./harness-init.sh" // its own interpreter
 	}
 	integrity.Check(dir, "a writer outside the harness", nil)
+	on := root.Active(dir)
 	r := check(dir, command, validation.EnvSeconds("HARNESS_INIT_TIMEOUT", 60*time.Second))
 	line := "env: harness-init.sh " + verdict(r)
 	e := progress.Entry{Time: at, Session: n, Type: progress.Init, Message: "Environment health check: PASS"}
 	// The script is fenced like a validation: what it did to the harness
 	// files is put back, and the check counts as failed.
-	if fence := integrity.Check(dir, root.InitScript, nil); fence.Tampered() {
+	if fence := integrity.Fence(dir, root.InitScript, on); fence.Tampered() {
 		what := "harness-init.sh changed harness files, which were put back: " + fence.Files()
 		e = progress.Entry{Time: at, Session: n, Type: progress.Error, Category: failure.Tamper,
 			Message: "Environment health check: " + what}
@@ -535,7 +540,7 @@ func healthCheck(dir string, n int, at time.Time) string {
 }
 
 func readHead(path string, n int) (string, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return "", err
 	}

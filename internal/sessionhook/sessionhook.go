@@ -11,9 +11,9 @@
 //
 // Stop runs at every turn end, so the hooks read only what they need: the
 // cached summary of the state (the tasks file is parsed only after it
-// changed, or when the full state is needed to finish a run), the part of the
-// progress log this session wrote or its tail, a few small files. They never
-// read the whole log.
+// changed, or when the full state is needed to finish a run), the lines of
+// the progress log this session wrote since the last Stop (or its tail), a
+// few small files. They never read the whole log.
 //
 // What a hook must remember between invocations that is not task state (the
 // safety valves' counts, the reflection rounds, where in the log the session

@@ -1,13 +1,17 @@
 package sessionhook
 
 import (
+	"bytes"
 	"io"
-	"os"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // maxSessionRead bounds how much of the log one session's story may take:
@@ -29,6 +33,25 @@ const leaseClaim = " claimed (lease_expires_at="
 type sessionLog struct {
 	completed []string // ids with a Completed line, first completion first, once each
 	outcomes  int      // Completed lines plus task ERROR lines: tasks executed
+	// unverified counts the completed ids the record holds as not yet
+	// verified (record.Mark.Unverified): completions the record adopted
+	// without a validation the trusted side saw. The log, which the agent
+	// can write, does not decide whether they are checked.
+	unverified int
+}
+
+// addUnverified adds the record's unverified completions to the session's.
+func (l *sessionLog) addUnverified(dir string) {
+	m, ok := record.ReadMark(dir)
+	if !ok {
+		return
+	}
+	for _, id := range m.Unverified {
+		l.unverified++
+		if !slices.Contains(l.completed, id) {
+			l.completed = append(l.completed, id)
+		}
+	}
 }
 
 // owner says whose task outcomes a session's log lines are.
@@ -50,72 +73,154 @@ type owner struct {
 	held   []string
 }
 
-// readSessionLog reads the session's lines of the log (those after the
-// runtime's log offset, or the recent ones without a runtime) and sums up
-// the task outcomes that are its own.
+// readSessionLog sums up the task outcomes of the session's lines of the
+// log that are its own: those after the runtime's log offset, or the recent
+// ones without a runtime.
+//
+// With a runtime the sum is kept in it (rt.Story) with how far it reaches,
+// and each call reads only the lines appended since: Stop runs at every
+// turn end, and reading the session's whole part again each time grew with
+// the session. The caller saves the runtime.
 func readSessionLog(dir string, rt *Runtime, who owner) sessionLog {
-	var lines []string
-	if rt != nil && rt.LogOffset >= 0 {
-		lines = linesFrom(dir, rt.LogOffset)
-	} else {
-		lines, _ = progress.Tail(dir, tailWithoutRuntime)
+	if rt == nil || rt.LogOffset < 0 {
+		lines, _ := progress.Tail(dir, tailWithoutRuntime)
+		t := newTally(who, nil)
+		for _, l := range lines {
+			t.line(l)
+		}
+		return t.out
 	}
-	tag := "[SESSION-" + strconv.Itoa(who.n) + "] "
-	claimed := map[string]bool{} // concurrent mode: task id -> last claimed by this worker
-	for _, id := range who.held {
-		claimed[id] = true
+	st := rt.Story
+	if st == nil || st.Read < rt.LogOffset {
+		st = &Story{Read: rt.LogOffset}
 	}
-	var out sessionLog
-	seen := map[string]bool{}
+	lines, read, restarted := linesAfter(dir, st.Read)
+	if restarted {
+		st = &Story{} // the log was replaced: judge on its last part
+	}
+	t := newTally(who, st)
 	for _, l := range lines {
-		i := strings.Index(l, "] [SESSION-")
-		if i < 0 {
-			continue
+		t.line(l)
+	}
+	rt.Story = t.story(read)
+	return t.out
+}
+
+// Story is the sum of a session's own lines of the log up to Read, kept in
+// its runtime so that the next Stop reads only what follows.
+type Story struct {
+	Read      int64    `json:"read"` // the log offset summed up to: a line's end
+	Completed []string `json:"completed,omitempty"`
+	Outcomes  int      `json:"outcomes,omitempty"`
+	// Concurrent mode: the tasks whose last claim read was this worker's
+	// (Claimed), and those the session holds whose last claim read was
+	// another's (Others).
+	Claimed []string `json:"claimed,omitempty"`
+	Others  []string `json:"others,omitempty"`
+}
+
+// tally sums up lines for one session.
+type tally struct {
+	who     owner
+	tag     string
+	claimed map[string]bool // concurrent mode: task id -> last claimed by this worker
+	seen    map[string]bool
+	out     sessionLog
+}
+
+// newTally starts from st (nil: nothing read yet). The tasks the session
+// holds (who.held) count as claimed by it unless a line read says whose
+// they are.
+func newTally(who owner, st *Story) *tally {
+	t := &tally{who: who, tag: "[SESSION-" + strconv.Itoa(who.n) + "] ", claimed: map[string]bool{}, seen: map[string]bool{}}
+	if st != nil {
+		for _, id := range st.Claimed {
+			t.claimed[id] = true
 		}
-		tagged := strings.HasPrefix(l[i+2:], tag)
-		end := strings.Index(l[i+2:], "] ")
-		if end < 0 {
-			continue
+		for _, id := range st.Others {
+			t.claimed[id] = false
 		}
-		typ, id, cat, msg := fields(l[i+2+end+2:])
-		if who.worker != "" && typ == progress.Lock {
-			if k := strings.Index(msg, leaseClaim); k > 0 {
-				claimed[msg[:k]] = strings.HasSuffix(msg, " worker="+who.worker+")")
-			}
-			continue
+		for _, id := range st.Completed {
+			t.seen[id] = true
 		}
-		if id == "" {
-			continue
-		}
-		if who.worker != "" {
-			switch typ {
-			case progress.Starting: // a new claim; whose, its LOCK line says
-				claimed[id] = strings.HasSuffix(l, " worker="+who.worker+")")
-				continue
-			case progress.Recovery:
-				if strings.Contains(msg, "re-claimed by "+who.worker+`"`) {
-					claimed[id] = true
-				}
-				continue
-			}
-			if !claimed[id] {
-				continue
-			}
-		} else if !tagged {
-			continue
-		}
-		switch {
-		case typ == progress.Completed:
-			out.outcomes++
-			if !seen[id] {
-				seen[id] = true
-				out.completed = append(out.completed, id)
-			}
-		case typ == progress.Error && cat != "" && cat != failure.Dependency && !strings.HasPrefix(msg, regressionNote):
-			out.outcomes++
+		t.out = sessionLog{completed: slices.Clone(st.Completed), outcomes: st.Outcomes}
+	}
+	for _, id := range who.held {
+		if _, known := t.claimed[id]; !known {
+			t.claimed[id] = true
 		}
 	}
-	return out
+	return t
+}
+
+// story is what t summed, up to the log offset read. Of the tasks last
+// claimed by another worker it keeps those the session holds: only there
+// does it change anything (newTally's seeding); any other task becomes
+// this worker's again only through a claim line yet to be read.
+func (t *tally) story(read int64) *Story {
+	st := &Story{Read: read, Completed: t.out.completed, Outcomes: t.out.outcomes}
+	if t.who.worker != "" {
+		for _, id := range slices.Sorted(maps.Keys(t.claimed)) {
+			switch {
+			case t.claimed[id]:
+				st.Claimed = append(st.Claimed, id)
+			case slices.Contains(t.who.held, id):
+				st.Others = append(st.Others, id)
+			}
+		}
+	}
+	return st
+}
+
+// line adds one log line.
+func (t *tally) line(l string) {
+	who := t.who
+	i := strings.Index(l, "] [SESSION-")
+	if i < 0 {
+		return
+	}
+	tagged := strings.HasPrefix(l[i+2:], t.tag)
+	end := strings.Index(l[i+2:], "] ")
+	if end < 0 {
+		return
+	}
+	typ, id, cat, msg := fields(l[i+2+end+2:])
+	if who.worker != "" && typ == progress.Lock {
+		if k := strings.Index(msg, leaseClaim); k > 0 {
+			t.claimed[msg[:k]] = strings.HasSuffix(msg, " worker="+who.worker+")")
+		}
+		return
+	}
+	if id == "" {
+		return
+	}
+	if who.worker != "" {
+		switch typ {
+		case progress.Starting: // a new claim; whose, its LOCK line says
+			t.claimed[id] = strings.HasSuffix(l, " worker="+who.worker+")")
+			return
+		case progress.Recovery:
+			if strings.Contains(msg, "re-claimed by "+who.worker+`"`) {
+				t.claimed[id] = true
+			}
+			return
+		}
+		if !t.claimed[id] {
+			return
+		}
+	} else if !tagged {
+		return
+	}
+	switch {
+	case typ == progress.Completed:
+		t.out.outcomes++
+		if !t.seen[id] {
+			t.seen[id] = true
+			t.out.completed = append(t.out.completed, id)
+		}
+	case typ == progress.Error && cat != "" && cat != failure.Dependency && !strings.HasPrefix(msg, regressionNote):
+		t.out.outcomes++
+	}
 }
 
 // fields splits "TYPE [id] [CATEGORY] message" after the session tag. A
@@ -155,36 +260,45 @@ func isCategory(s string) bool {
 	return false
 }
 
-// linesFrom returns the log's complete lines after byte offset, at most
-// maxSessionRead bytes of them.
-func linesFrom(dir string, offset int64) []string {
-	f, err := os.Open(progress.Path(dir))
+// linesAfter returns the log's complete lines after byte offset, at most
+// maxSessionRead bytes of them (the last ones), and the offset of the end
+// of the last line returned: an incomplete last line is read next time.
+// restarted is true when the log is shorter than offset (it was replaced):
+// its last part is read then.
+func linesAfter(dir string, offset int64) (lines []string, read int64, restarted bool) {
+	f, err := safefile.Open(progress.Path(dir))
 	if err != nil {
-		return nil
+		return nil, offset, false
 	}
 	defer f.Close()
 	size, err := f.Seek(0, io.SeekEnd)
 	if err != nil {
-		return nil
+		return nil, offset, false
 	}
 	if offset < 0 || offset > size {
-		offset = 0 // the log was replaced: judge on its last part
+		offset, restarted = 0, true
 	}
 	cut := false
 	if size-offset > maxSessionRead {
 		offset, cut = size-maxSessionRead, true
 	}
 	buf := make([]byte, size-offset)
-	if _, err := f.ReadAt(buf, offset); err != nil && err != io.EOF {
-		return nil
+	n, err := f.ReadAt(buf, offset)
+	if err != nil && err != io.EOF {
+		return nil, offset, restarted
 	}
-	text := strings.TrimRight(string(buf), "\n")
-	if text == "" {
-		return nil
-	}
-	lines := strings.Split(text, "\n")
+	buf = buf[:n]
+	whole := bytes.LastIndexByte(buf, '\n') + 1
+	text := string(buf[:whole])
+	read = offset + int64(whole)
 	if cut {
-		lines = lines[1:] // the first line may be cut in half
+		// The first line may be cut in half.
+		if k := strings.IndexByte(text, '\n'); k >= 0 {
+			text = text[k+1:]
+		}
 	}
-	return lines
+	if text == "" {
+		return nil, read, restarted
+	}
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n"), read, restarted
 }

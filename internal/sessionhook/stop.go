@@ -37,10 +37,25 @@ func Stop(p hook.Payload) hook.Decision {
 	if !root.Active(c.root) {
 		return reflection(c, rt)
 	}
+	d := stopChecked(c, rt)
 	if fence.Tampered() {
-		return withNote(stopChecked(c, rt), fence.Message())
+		d = withNote(d, fence.Message())
 	}
-	return stopChecked(c, rt)
+	// A finding about the wiring is told once, when first made (the
+	// person then sees it in `harness status`).
+	if note, fresh := c.wiringNote(func() int { return sessionOf(c, rt) }); fresh {
+		d = withNote(d, note)
+	}
+	return d
+}
+
+// sessionOf is the session's number: its runtime file's, else the log's
+// last.
+func sessionOf(c *call, rt *Runtime) int {
+	if rt != nil && rt.Session > 0 {
+		return rt.Session
+	}
+	return progress.LastSession(c.root)
 }
 
 // stopChecked is Stop once the harness files are as the harness wrote them.
@@ -80,6 +95,7 @@ func stopActive(c *call, rt *Runtime, sum *statecache.Summary) hook.Decision {
 		n = rt.Session
 	}
 	story := readSessionLog(c.root, rt, c.owner(sum, rt, n))
+	story.addUnverified(c.root)
 	if rt == nil {
 		rt = &Runtime{SessionID: c.session, Session: n, Worker: c.workerID, LogOffset: -1}
 	}
@@ -163,7 +179,7 @@ func limitReached(sum *statecache.Summary, story sessionLog, n int) string {
 // gateDue reports whether the verification gate has anything to do: it is
 // on, this session completed tasks, and it has not passed on this state yet.
 func gateDue(sum *statecache.Summary, rt *Runtime, story sessionLog) bool {
-	return sum.Config.VerifyOnStop && rt.Verified != sum.Fingerprint && len(story.completed) > 0
+	return sum.Config.VerifyOnStop && len(story.completed) > 0 && (rt.Verified != sum.Fingerprint || story.unverified > 0)
 }
 
 // gate runs the verification gate when it is due, and remembers that it
@@ -298,5 +314,5 @@ func unreadable(c *call, err error) hook.Decision {
 		return hook.Decision{Kind: hook.Allow, Warning: "WARN: harness state cannot be read and the stop was blocked once already: allowing it. " + fe.Error()}
 	}
 	return hook.Decision{Kind: hook.Block, Reason: "HARNESS: the state cannot be read, so the harness cannot tell whether work remains.\n" + text +
-		"\nRecover it before stopping: restore harness-tasks.json from git or by hand (a valid harness-tasks.json.bak is restored automatically). Never write a fresh file over the job's state; if it cannot be restored, stop and tell the user."}
+		"\nRecover it before stopping: the hint above says how, and it is the user's to run (a write of harness-tasks.json is refused to you; a valid harness-tasks.json.bak is restored automatically). Never write a fresh file over the job's state; if it cannot be restored, stop and tell the user."}
 }

@@ -3,7 +3,6 @@ package sessionhook
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -98,21 +97,14 @@ func recordAPIError(c *call, rt *Runtime, kind, details string, atEnd bool) stri
 // path: when Claude Code wrote it for an API error (isApiErrorMessage), it
 // returns the error's kind and the text shown to the person.
 func transcriptAPIError(path string) (kind, details string, ok bool) {
-	if path == "" {
-		return "", "", false
-	}
-	f, err := os.Open(path)
-	if err != nil {
+	f, size, ok := openTranscript(path)
+	if !ok {
 		return "", "", false
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", "", false
-	}
 	const tail = 256 << 10
-	off := max(fi.Size()-tail, 0)
-	buf := make([]byte, fi.Size()-off)
+	off := max(size-tail, 0)
+	buf := make([]byte, size-off)
 	if _, err := f.ReadAt(buf, off); err != nil {
 		return "", "", false
 	}

@@ -3,6 +3,7 @@ package sessionhook
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +12,8 @@ import (
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 	"github.com/harness-agent/harness/internal/validation"
@@ -44,9 +47,22 @@ type recheck struct {
 func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string) (hook.Decision, bool) {
 	checks := checksFor(s, ids)
 	if len(checks) == 0 {
+		record.Verified(c.root, ids...)
 		return hook.Decision{}, false
 	}
+	on := root.Active(c.root)
 	runChecks(c.tree(s).Dir, checks, gateBudget())
+	// What ran to an outcome is verified (passed, or reopened below), as
+	// is what needs no check (no longer completed); what the budget cut
+	// stays unverified for the next turn end.
+	var cut []string
+	for _, ch := range checks {
+		if ch.cut {
+			cut = append(cut, ch.tasks...)
+		}
+	}
+	settled := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return slices.Contains(cut, id) })
+	defer record.Verified(c.root, settled...)
 	// The commands are fenced like a validation: what they did to the
 	// harness files is put back, and the tasks they check fail with
 	// [TAMPER] (run side by side, no one command can be named).
@@ -54,7 +70,7 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 	for _, ch := range checks {
 		commands = append(commands, "`"+clip(ch.command, 60)+"`")
 	}
-	fence := integrity.Check(c.root, "the verification gate ("+strings.Join(commands, ", ")+")", nil)
+	fence := integrity.Fence(c.root, "the verification gate ("+strings.Join(commands, ", ")+")", on)
 	category, note := failure.TestFail, regressionNote
 	if fence.Tampered() {
 		category, note = failure.Tamper, "the validation commands the verification gate ran changed harness files, which were put back: "+fence.Files()

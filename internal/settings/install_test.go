@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/testbin"
 )
 
 // These tests run the real install.sh, as a user would, in throw-away HOMEs.
@@ -51,8 +53,12 @@ func buildEnv(t *testing.T, home string) []string {
 	})
 	var env []string
 	for _, kv := range os.Environ() {
-		switch strings.SplitN(kv, "=", 2)[0] {
-		case "HOME", "XDG_CONFIG_HOME", "GOCACHE", "GOMODCACHE", "GOPATH", "CLAUDE_PROJECT_DIR", "HARNESS_STATE_ROOT":
+		k := strings.SplitN(kv, "=", 2)[0]
+		switch k {
+		case "HOME", "XDG_CONFIG_HOME", "GOCACHE", "GOMODCACHE", "GOPATH", "HARNESS_STATE_ROOT":
+			continue
+		}
+		if strings.HasPrefix(k, "CLAUDE") { // a person's shell, even when the test runs in a session
 			continue
 		}
 		env = append(env, kv)
@@ -78,6 +84,7 @@ func installSHIn(t *testing.T, dir string, env []string, args ...string) result 
 	cmd.Env = env
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
+	cmd = testbin.AsPerson(cmd) // install is a person's decision
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	r := result{stdout: stdout.String(), stderr: stderr.String()}

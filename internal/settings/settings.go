@@ -88,6 +88,10 @@ func Program(command string) string {
 	return strings.TrimSuffix(filepath.Base(w), ".exe")
 }
 
+// Executable returns the path of the executable a hook command runs: its
+// first shell word, quotes removed.
+func Executable(command string) string { return firstWord(command) }
+
 // IsOurs reports whether a hook command runs one of the harness hooks.
 func IsOurs(command string) bool { return hookFor(Program(command)) != nil }
 

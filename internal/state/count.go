@@ -2,7 +2,6 @@ package state
 
 import (
 	"bytes"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // CountSession is a session start's one change to the tasks file,
@@ -73,6 +73,7 @@ func editTop(dir, name string, accept func() bool, value func(old []byte) ([]byt
 		return false, failure.Wrap(failure.EnvSetup, err, "%v", err)
 	}
 	defer unlock()
+	removeStaleTemps(dir)
 	if !accept() {
 		return false, nil
 	}
@@ -95,7 +96,7 @@ func editTop(dir, name string, accept func() bool, value func(old []byte) ([]byt
 			return true, nil
 		}
 	}
-	doc, err := os.ReadFile(path)
+	doc, err := safefile.ReadFile(path, MaxFileSize)
 	if err != nil {
 		return false, nil
 	}
@@ -118,7 +119,7 @@ func editTop(dir, name string, accept func() bool, value func(old []byte) ([]byt
 // it), then all of it. It returns the value's offset and bytes, and the
 // file's size.
 func locateTop(path, name string) (at int64, value []byte, size int64, ok bool) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return 0, nil, 0, false
 	}

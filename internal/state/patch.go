@@ -9,6 +9,7 @@ import (
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // sector is the unit a storage device writes whole: a write inside one
@@ -69,7 +70,7 @@ func patchInPlace(dir string, size, at int64, old, nv []byte) (patched bool, err
 	}
 	before, err := f.Stat()
 	there := make([]byte, len(old))
-	if err != nil || before.Size() != size {
+	if err != nil || !before.Mode().IsRegular() || before.Size() != size {
 		f.Close()
 		return false, nil
 	}
@@ -92,7 +93,7 @@ func patchInPlace(dir string, size, at int64, old, nv []byte) (patched bool, err
 	var whole []byte
 	read := func() []byte {
 		if whole == nil {
-			whole, _ = os.ReadFile(path)
+			whole, _ = safefile.ReadFile(path, MaxFileSize)
 		}
 		return whole
 	}

@@ -433,11 +433,20 @@ func backup(dir string, doc []byte, mode os.FileMode) error {
 }
 
 // removeStaleTemps removes the temporary files earlier writes of the tasks
-// file and its backup left when they were killed half-way
-// (".harness-tasks.json<random>", ".harness-tasks.json.bak<random>",
-// ".harness-tasks.json.bak.<pid>"). It runs under the transaction lock,
-// which every writer of those files holds, so none of them is in use.
+// file, its backup and the record's copy left when they were killed
+// half-way: ".harness-tasks.json<random>", ".harness-tasks.json.bak<random>",
+// ".harness-tasks.json.bak.<pid>", ".harness-tasks.json.corrupt-<time><random>"
+// beside the file, ".harness-tasks.json.<pid>" in the record. Every writer
+// runs it first, under the transaction lock, which every writer of those
+// files holds, so none of them is in use; nothing else is touched.
 func removeStaleTemps(dir string) {
+	removeTemps(dir)
+	if rd := record.Dir(dir); rd != "" {
+		removeTemps(rd)
+	}
+}
+
+func removeTemps(dir string) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return
@@ -445,22 +454,40 @@ func removeStaleTemps(dir string) {
 	names, _ := f.Readdirnames(-1)
 	f.Close()
 	for _, name := range names {
-		if rest, ok := strings.CutPrefix(name, "."+FileName); ok && staleTempSuffix(rest) {
+		if staleTemp(name) {
 			os.Remove(filepath.Join(dir, name))
 		}
 	}
 }
 
-// staleTempSuffix reports whether rest, what follows ".harness-tasks.json"
-// in a file name, is the random or pid suffix of a temporary file: digits,
-// optionally after ".bak" or ".bak.".
-func staleTempSuffix(rest string) bool {
-	rest = strings.TrimPrefix(rest, ".bak")
-	rest = strings.TrimPrefix(rest, ".")
-	if rest == "" {
+// staleTemp reports whether name is one of the temporary files a write of
+// the tasks file (or its backup, corrupt copy or record copy) makes:
+// ".harness-tasks.json", then ".bak", or ".corrupt-" and a time, or
+// nothing, then an optional ".", then the digits of a random number or a
+// pid.
+func staleTemp(name string) bool {
+	rest, ok := strings.CutPrefix(name, "."+FileName)
+	if !ok {
 		return false
 	}
-	for _, r := range rest {
+	if r, ok := strings.CutPrefix(rest, ".corrupt-"); ok {
+		const stamp = len("20060102T150405Z")
+		if len(r) <= stamp || r[stamp-1] != 'Z' || !digits(r[:8]) {
+			return false
+		}
+		rest = r[stamp:]
+	} else {
+		rest = strings.TrimPrefix(rest, ".bak")
+	}
+	return digits(strings.TrimPrefix(rest, "."))
+}
+
+// digits reports whether s is one or more ASCII digits.
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
 		if r < '0' || r > '9' {
 			return false
 		}
@@ -489,6 +516,7 @@ func (s *State) applyRemovals() ([]byte, []int, error) {
 // place of a changed or deleted one, with its backup and record, as a save
 // does. The caller holds the transaction lock (internal/integrity does).
 func Restore(dir string, data []byte) error {
+	removeStaleTemps(dir)
 	mode := fileMode(BackupPath(dir))
 	if err := atomicfile.WriteFile(Path(dir), data, mode); err != nil {
 		return failure.Wrap(failure.EnvSetup, err, "cannot restore %s: %v", Path(dir), err)

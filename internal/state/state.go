@@ -14,6 +14,7 @@ package state
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,6 +30,7 @@ import (
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // File names inside the state root.
@@ -698,22 +700,26 @@ func (t *Task) PermanentlyFailed() bool {
 	return t.Attempts >= t.MaxAttempts || t.HasDependencyError()
 }
 
-// HasDependencyError reports whether t's error log holds a [DEPENDENCY] entry.
+// HasDependencyError reports whether t's last error_log entry is a
+// [DEPENDENCY] one. Nothing is appended after such an entry while the task
+// stays failed; a task reopened by `harness retry` keeps its old entries,
+// and a [DEPENDENCY] among them no longer says why it fails now.
 func (t *Task) HasDependencyError() bool {
-	for _, e := range t.ErrorLog {
-		if strings.HasPrefix(e, "["+failure.Dependency+"]") {
-			return true
-		}
-	}
-	return false
+	n := len(t.ErrorLog)
+	return n > 0 && strings.HasPrefix(t.ErrorLog[n-1], "["+failure.Dependency+"]")
 }
+
+// MaxFileSize bounds a tasks file the harness reads whole (10,000 tasks
+// take about 7 MB): a larger file, like anything but a regular file in its
+// place (a FIFO, a directory), is reported unreadable instead of being read.
+const MaxFileSize = 128 << 20
 
 // Load reads and parses the tasks file in dir without taking any lock. When
 // the file is corrupt and the backup is valid, it returns the backup's state
 // with FromBackup set (restoring the file is a write, left to Update).
 func Load(dir string) (*State, error) {
-	raw, err := os.ReadFile(Path(dir))
-	if os.IsNotExist(err) {
+	raw, err := safefile.ReadFile(Path(dir), MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
@@ -743,14 +749,35 @@ var ErrUnrecoverable = errors.New("harness-tasks.json corrupted and unrecoverabl
 // Unrecoverable is the error for a corrupt tasks file without a valid backup.
 func Unrecoverable(dir string) *failure.Error {
 	return failure.Wrap(failure.EnvSetup, ErrUnrecoverable, "%s", ErrUnrecoverable).
-		WithHint("%s is not valid JSON and %s is missing or invalid; restore it from git or by hand (task metadata cannot be rebuilt from the log)", Path(dir), BackupName)
+		WithHint("%s is not valid JSON and %s is missing or invalid; %s", Path(dir), BackupName, restoreHint(dir))
+}
+
+// restoreHint says how to get the tasks file back when neither it nor its
+// backup can be read. git rarely has it (harness init keeps it out), but
+// the record keeps a copy of the last one the harness wrote, outside the
+// project: when that copy reads, the hint is the command that puts it
+// back, the corrupt file kept aside.
+func restoreHint(dir string) string {
+	live := Path(dir)
+	aside := failure.ShellArg(live + ".corrupt")
+	if rec := record.Dir(dir); rec != "" {
+		copied := filepath.Join(rec, record.TasksCopy)
+		if raw, err := os.ReadFile(copied); err == nil {
+			if _, err := Parse(raw, copied); err == nil {
+				return fmt.Sprintf("the harness keeps a copy of the last one it wrote (hand edits since are not in it); put it back with: mv %s %s && cp %s %s",
+					failure.ShellArg(live), aside, failure.ShellArg(copied), failure.ShellArg(live))
+			}
+		}
+	}
+	return fmt.Sprintf("no copy of it is kept (harness init keeps it out of git): if you committed it, restore it from git; otherwise move it aside (mv %s %s), run `harness init` and add the tasks again with `harness add` (their metadata cannot be rebuilt from the log)",
+		failure.ShellArg(live), aside)
 }
 
 // IsUnrecoverable reports whether err is Unrecoverable's.
 func IsUnrecoverable(err error) bool { return errors.Is(err, ErrUnrecoverable) }
 
 func loadBackup(dir string) (*State, error) {
-	raw, err := os.ReadFile(BackupPath(dir))
+	raw, err := safefile.ReadFile(BackupPath(dir), MaxFileSize)
 	if err != nil {
 		return nil, Unrecoverable(dir)
 	}
@@ -770,6 +797,41 @@ func Update(dir string, fn func(*State) error) (*State, error) {
 	return UpdateThen(dir, fn, nil)
 }
 
+// buildsOnRecord refuses to let a verb the agent runs build on a change of
+// the tasks file that the record does not hold and the protocol's verbs
+// could not have made (JudgeTransition), nor a completion where the verbs
+// write the record: its save would otherwise make that change the
+// harness's own. It is judged here, under the transaction lock, on the very
+// text the verb read, so no writer can slip in between the check and the
+// read. A legal change (an earlier verb of the same command whose record
+// write the sandbox refused) is built on, and the hook after the call
+// judges it all. Hooks (trusted)
+// have checked before, and a person's verbs build on the file as they left
+// it.
+func buildsOnRecord(s *State) error {
+	if record.Trusted() || os.Getenv("CLAUDE_CODE_SESSION_ID") == "" {
+		return nil
+	}
+	recorded, ok := record.TasksText(s.Dir)
+	if !ok || string(recorded) == string(s.raw) {
+		return nil
+	}
+	before, err := Parse(recorded, Path(s.Dir))
+	if err != nil {
+		return nil
+	}
+	tr := JudgeTransition(before, s)
+	if tr.Broken != "" {
+		return failure.New(failure.Tamper, "%s holds a change the harness did not make (%s): the harness does not build on it", FileName, tr.Broken).
+			WithHint("change the state only with the harness verbs; the check after this tool call puts the file back")
+	}
+	if len(tr.Completed) > 0 && record.Writable(s.Dir) {
+		return failure.New(failure.Tamper, "%s holds a completion of %s the harness did not make: the harness does not build on it", FileName, tr.Completed[0]).
+			WithHint("a task completes only by `harness validate %s`; the check after this tool call puts the file back", tr.Completed[0])
+	}
+	return nil
+}
+
 // UpdateThen is Update, and when it wrote the file, calls written with the
 // state as written while the transaction lock is still held: what written
 // derives from the file (the hooks' cache, keyed by the file's identity)
@@ -785,6 +847,9 @@ func UpdateThen(dir string, fn func(*State) error, written func(*State)) (*State
 	s, err := loadLocked(dir)
 	if err != nil {
 		return nil, err
+	}
+	if err := buildsOnRecord(s); err != nil {
+		return s, err
 	}
 	s.snapshot()
 	if err := fn(s); err != nil {
@@ -802,7 +867,7 @@ func loadLocked(dir string) (*State, error) {
 	if err != nil || !s.FromBackup {
 		return s, err
 	}
-	corrupt, _ := os.ReadFile(Path(dir))
+	corrupt, _ := safefile.ReadFile(Path(dir), MaxFileSize)
 	keep := fmt.Sprintf("%s.corrupt-%s", Path(dir), time.Now().UTC().Format("20060102T150405Z"))
 	if err := atomicfile.WriteFile(keep, corrupt, 0o644); err != nil {
 		return nil, failure.Wrap(failure.EnvSetup, err, "cannot keep the corrupt file as %s: %v", keep, err)
@@ -855,6 +920,11 @@ func Create(dir string, now time.Time) error {
 		return err
 	}
 	if err := f.Close(); err != nil {
+		return err
+	}
+	// Every write leaves its backup, the first one too: the check after
+	// each tool call holds the backup to the record.
+	if err := backup(dir, []byte(doc), fileMode(Path(dir))); err != nil {
 		return err
 	}
 	record.SaveTasks(dir, []byte(doc), root.Active(dir))

@@ -338,3 +338,28 @@ func TestUnchangedCoversEveryField(t *testing.T) {
 	same := base.clone()
 	assert.True(t, unchanged(&base, &same))
 }
+
+// A failure is for good when the attempts are spent or the last error_log
+// entry is a [DEPENDENCY] one: a task reopened by `harness retry` keeps its
+// old entries, and one that fails again for another reason has attempts
+// left like any task.
+func TestPermanentlyFailed(t *testing.T) {
+	tests := []struct {
+		name         string
+		task         Task
+		dep, forGood bool
+	}{
+		{"attempts left", Task{Status: Failed, Attempts: 1, MaxAttempts: 3, ErrorLog: []string{"[TEST_FAIL] x"}}, false, false},
+		{"attempts spent", Task{Status: Failed, Attempts: 3, MaxAttempts: 3, ErrorLog: []string{"[TEST_FAIL] x"}}, false, true},
+		{"failed [DEPENDENCY]", Task{Status: Failed, MaxAttempts: 3, ErrorLog: []string{"[DEPENDENCY] Blocked by failed a"}}, true, true},
+		{"reopened, failed again", Task{Status: Failed, Attempts: 1, MaxAttempts: 3, ErrorLog: []string{"[DEPENDENCY] Circular", "[TEST_FAIL] x"}}, false, false},
+		{"reopened, pending", Task{Status: Pending, MaxAttempts: 3, ErrorLog: []string{"[DEPENDENCY] Circular"}}, true, false},
+		{"no errors", Task{Status: Failed, MaxAttempts: 3}, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.dep, tt.task.HasDependencyError())
+			assert.Equal(t, tt.forGood, tt.task.PermanentlyFailed())
+		})
+	}
+}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 )
@@ -240,10 +241,10 @@ func skimmed(dir, key string) *Summary {
 	if !ok || m.Root != dir {
 		return nil
 	}
-	if fi, err := os.Stat(state.Path(dir)); err != nil || keyOf(fi) != key || fi.Size() != m.Size || fi.ModTime().UnixNano() != m.ModNs {
+	if fi, err := os.Stat(state.Path(dir)); err != nil || keyOf(fi) != key || record.StampOf(fi) != m.Tasks() {
 		return nil
 	}
-	raw, err := os.ReadFile(state.Path(dir))
+	raw, err := safefile.ReadFile(state.Path(dir), state.MaxFileSize)
 	if err != nil || int64(len(raw)) != m.Size {
 		return nil
 	}
@@ -347,17 +348,21 @@ func cached(dir string, fits func(key string) bool) *Summary {
 	s := readAt(copy, fits)
 	if s != nil {
 		// .harness-runtime was removed: the record's copy puts it back.
-		if data, err := os.ReadFile(copy); err == nil && os.MkdirAll(filepath.Join(dir, RuntimeDir), 0o755) == nil {
+		if data, err := safefile.ReadFile(copy, maxSummary); err == nil && os.MkdirAll(filepath.Join(dir, RuntimeDir), 0o755) == nil {
 			replace(Path(dir), data, 0o644)
 		}
 	}
 	return s
 }
 
+// maxSummary bounds a summary file read: the claims of thousands of tasks
+// in progress fit many times over.
+const maxSummary = 16 << 20
+
 // readAt reads the summary cached at path when its key fits, nil
 // otherwise.
 func readAt(path string, fits func(key string) bool) *Summary {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, maxSummary)
 	if err != nil {
 		return nil
 	}

@@ -2,6 +2,7 @@ package taskcycle
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +23,10 @@ type Claim struct {
 	Count int        // tasks started by this session (with Stop)
 	Stats schedule.Stats
 	Dirty []string // uncommitted changes that are now part of the attempt
+	// Reopenable, when nothing was claimed, are the tasks failed
+	// [DEPENDENCY] whose dependencies are fixed now: `harness retry`, a
+	// person's verb, brings them back.
+	Reopenable []string
 }
 
 // Claimed reports whether a task was claimed.
@@ -92,10 +97,13 @@ func (w *Worker) Claim(id string) (*Claim, error) {
 				c.Why = why
 				return nil
 			}
-		} else if cands := schedule.Candidates(s.Tasks); len(cands) > 0 {
-			pick = cands[0]
+		} else if ch := schedule.Choose(s.Tasks); ch.Next != nil {
+			pick = ch.Next
+		} else if len(ch.Skipped) > 0 {
+			pick = ch.Skipped[0] // refused below: the person must give it a check
 		} else {
 			c.Why = string(schedule.Explain(s.Tasks))
+			c.Reopenable = schedule.Reopenable(s.Tasks)
 			return nil
 		}
 		if strings.TrimSpace(pick.Command) == "" {
@@ -190,11 +198,10 @@ func whyNot(s *state.State, t *state.Task, now time.Time) string {
 		return t.ID + " is completed"
 	case t.Status == state.InProgress:
 		return fmt.Sprintf("%s is claimed by %s until %s", t.ID, orNone(t.ClaimedBy), orNone(t.LeaseExpiresAt))
+	case t.PermanentlyFailed() && t.HasDependencyError():
+		return t.ID + " is blocked: " + lastError(t) + "; " + reopenAdvice(s, t)
 	case t.PermanentlyFailed():
-		if t.HasDependencyError() {
-			return t.ID + " is blocked: " + lastError(t)
-		}
-		return fmt.Sprintf("%s failed permanently (%d/%d attempts)", t.ID, t.Attempts, t.MaxAttempts)
+		return fmt.Sprintf("%s failed permanently (%d/%d attempts); a person reopens it with `harness retry %s`", t.ID, t.Attempts, t.MaxAttempts, failure.ShellArg(t.ID))
 	}
 	var waits []string
 	for _, d := range t.DependsOn {
@@ -203,6 +210,32 @@ func whyNot(s *state.State, t *state.Task, now time.Time) string {
 		}
 	}
 	return fmt.Sprintf("%s waits on %s", t.ID, strings.Join(waits, ", "))
+}
+
+// reopenAdvice says how a task failed [DEPENDENCY] comes back: a failure
+// for good, which only a person's `harness retry` undoes, once nothing
+// would fail it again.
+func reopenAdvice(s *state.State, t *state.Task) string {
+	if ids := schedule.Reopenable(s.Tasks); slices.Contains(ids, t.ID) {
+		return "its dependencies are fixed now: a person reopens it with " + RetryCommand(ids)
+	}
+	if cyc := schedule.CycleThrough(s.Tasks, t.ID); cyc != nil {
+		return fmt.Sprintf("it is still on the cycle %s: a person changes one of its links with `harness edit ID --depends-on …`, then reopens the tasks with `harness retry ID…`", cyc)
+	}
+	msg := "its dependencies"
+	if marks := schedule.Reopen(s.Tasks, []string{t.ID}); len(marks) > 0 {
+		msg = marks[0].Message
+	}
+	return fmt.Sprintf("reopened now it would fail again (%s): a person fixes its dependencies first (`harness edit %s --depends-on …`), then reopens it with `harness retry %s`", msg, failure.ShellArg(t.ID), failure.ShellArg(t.ID))
+}
+
+// RetryCommand is the `harness retry` that reopens ids, quoted.
+func RetryCommand(ids []string) string {
+	args := make([]string, len(ids))
+	for i, id := range ids {
+		args[i] = failure.ShellArg(id)
+	}
+	return "`harness retry " + strings.Join(args, " ") + "`"
 }
 
 func lastError(t *state.Task) string {

@@ -124,9 +124,10 @@ func TestSIGKILLDuringWritesNeverCorrupts(t *testing.T) {
 	assert.NotEmpty(t, p.task("task-001").Checkpoints, "the checkpoints that completed are recorded")
 
 	// A restore loses nothing: after one more completed write the backup
-	// holds exactly what was written, and an in-place write that breaks the
-	// live file (an editor, a redirect) is repaired from it with every
-	// checkpoint.
+	// and the record hold exactly what was written, and an in-place write
+	// that breaks the live file (an editor, a redirect) is repaired with
+	// every checkpoint (from the record, by the check before the verb; the
+	// backup is what is left without one: state_corrupt.txtar).
 	out, err := run(0).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	written, err := os.ReadFile(filepath.Join(p.dir, state.FileName))
@@ -141,7 +142,8 @@ func TestSIGKILLDuringWritesNeverCorrupts(t *testing.T) {
 	assert.Equal(t, string(written), string(bak), "the in-place write reached the backup, or the backup is behind")
 	out, err = run(1).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	assert.Contains(t, string(out), "restored from harness-tasks.json.bak")
+	assert.Contains(t, string(out), "HARNESS TAMPER")
+	assert.Contains(t, string(out), "- harness-tasks.json was changed")
 	assert.Len(t, p.task("task-001").Checkpoints, want, "the restore lost a write")
 }
 
@@ -169,6 +171,7 @@ func TestHugeCycleIsMarkedOnceWithBoundedMessages(t *testing.T) {
 	const n = 10000
 	p := newProject(t, state.Exclusive)
 	p.write(state.FileName, cycleState(n))
+	p.adopt()
 	size := func(name string) int {
 		fi, err := os.Stat(filepath.Join(p.dir, name))
 		if os.IsNotExist(err) {

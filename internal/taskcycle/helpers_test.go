@@ -75,12 +75,22 @@ func newProject(t *testing.T, mode string, tasks ...state.Task) *project {
 	return p
 }
 
-// setJSON edits the tasks file by text replacement, as a human would.
+// setJSON edits the tasks file by text replacement, as a human would, and
+// adopts the edit as `harness adopt` does (else the next check puts it
+// back).
 func (p *project) setJSON(old, new string) {
 	p.t.Helper()
 	raw := p.read("harness-tasks.json")
 	require.Contains(p.t, raw, old)
 	p.write("harness-tasks.json", strings.Replace(raw, old, new, 1))
+	p.adopt()
+}
+
+// adopt makes the tasks file as it is the harness's own: its backup and
+// the record follow it, as `harness adopt` does.
+func (p *project) adopt() {
+	p.t.Helper()
+	require.NoError(p.t, state.Restore(p.dir, []byte(p.read(state.FileName))))
 }
 
 func (p *project) worker(id string) *Worker {

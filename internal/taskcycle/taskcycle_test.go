@@ -62,12 +62,16 @@ func TestClaimByIDSaysWhyNot(t *testing.T) {
 	done.Status = state.Completed
 	dead := task("task-004", "true")
 	dead.Status, dead.Attempts = state.Failed, 3
-	p := newProject(t, state.Concurrent, task("task-001", "true"), dep, done, dead)
+	blocked := task("task-005", "true")
+	blocked.Status, blocked.DependsOn, blocked.ErrorLog = state.Failed, []string{"task-004"}, []string{"[DEPENDENCY] Blocked by failed task-004"}
+	p := newProject(t, state.Concurrent, task("task-001", "true"), dep, done, dead, blocked)
 	w := p.worker("w1")
 	for id, why := range map[string]string{
 		"task-002": "task-002 waits on task-001 (pending)",
 		"task-003": "task-003 is completed",
-		"task-004": "task-004 failed permanently (3/3 attempts)",
+		"task-004": "task-004 failed permanently (3/3 attempts); a person reopens it with `harness retry task-004`",
+		"task-005": "task-005 is blocked: [DEPENDENCY] Blocked by failed task-004; reopened now it would fail again (Blocked by failed task-004): " +
+			"a person fixes its dependencies first (`harness edit task-005 --depends-on …`), then reopens it with `harness retry task-005`",
 	} {
 		c, err := w.Claim(id)
 		require.NoError(t, err)

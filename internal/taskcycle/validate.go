@@ -11,6 +11,8 @@ import (
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/scope"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -69,11 +71,12 @@ func (w *Worker) Validate(ctx context.Context, id string) (*Outcome, error) {
 		return nil, err
 	}
 	integrity.Settle(w.Root)
+	on := root.Active(w.Root)
 	r := validation.Run(ctx, tree.Dir, t.Command, t.Timeout())
 	// The command is the project's, not the harness's: whatever it did to
 	// the harness files is put back before anything is recorded, and an
 	// attempt whose check rewrote the state it is judged by has failed.
-	if fence := integrity.CheckVerb(w.Root, fmt.Sprintf("the validation of %s (`%s`)", id, t.Command)); fence.Tampered() {
+	if fence := integrity.Fence(w.Root, fmt.Sprintf("the validation of %s (`%s`)", id, t.Command), on); fence.Tampered() {
 		o, err := w.fail(ctx, *t, tree, failure.Tamper, "the validation command changed harness files, which were put back: "+fence.Files(), true)
 		if o != nil {
 			o.Check = &r
@@ -145,6 +148,7 @@ func (w *Worker) complete(t state.Task, tree Tree) (*Outcome, error) {
 	}
 	now := w.Now()
 	o := &Outcome{Completed: true, Commit: hash, NewCommit: made, Tree: tree}
+	exclusive := false
 	_, err = statecache.Update(w.Root, func(s *state.State) error {
 		cur := s.Task(t.ID)
 		if !sameClaim(cur, &t) {
@@ -154,6 +158,7 @@ func (w *Worker) complete(t state.Task, tree Tree) (*Outcome, error) {
 		cur.CompletedAt = stamp(now)
 		clearClaim(cur)
 		o.Task = *cur
+		exclusive = !s.Concurrent()
 		return progress.Append(w.Root, progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Completed, TaskID: t.ID,
 			Message: fmt.Sprintf("(commit %s)", git.Short(hash))})
 	})
@@ -164,6 +169,14 @@ func (w *Worker) complete(t state.Task, tree Tree) (*Outcome, error) {
 			err = &committed
 		}
 		return nil, err
+	}
+	if !record.Trusted() && exclusive {
+		// The check ran in a process the agent started: the verification
+		// gate runs it again at the next turn end, because the record says
+		// so, whatever the log or the runtime files then say. (In
+		// concurrent mode each worker's gate runs its own completions, which
+		// only the log's claims tell apart.)
+		record.AddUnverified(w.Root, t.ID)
 	}
 	return o, nil
 }
@@ -245,9 +258,10 @@ func (w *Worker) fail(ctx context.Context, t state.Task, tree Tree, category, me
 	}
 	if o.Task.Cleanup != "" {
 		integrity.Settle(w.Root)
+		on := root.Active(w.Root)
 		r := validation.Run(ctx, tree.Dir, o.Task.Cleanup, w.CleanupTimeout)
 		f.Cleanup = &r
-		if fence := integrity.CheckVerb(w.Root, fmt.Sprintf("on_failure.cleanup of %s (`%s`)", t.ID, o.Task.Cleanup)); fence.Tampered() {
+		if fence := integrity.Fence(w.Root, fmt.Sprintf("on_failure.cleanup of %s (`%s`)", t.ID, o.Task.Cleanup), on); fence.Tampered() {
 			f.CleanupFence = &fence
 		}
 		if r.Outcome != validation.Pass {

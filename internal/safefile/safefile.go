@@ -1,0 +1,119 @@
+// Package safefile reads files that someone other than the harness may have
+// put in place: a path from a hook's payload (the transcript), or a file in
+// the project or beside it that the agent can replace (the tasks file, the
+// progress log, harness-init.sh, the runtime files, the lock's pid file).
+//
+// Such a path may name a FIFO, whose open waits for a writer forever, a
+// device that never ends (/dev/zero), a directory or a socket. os.ReadFile
+// would hang the hook or read without end. Open opens without waiting
+// (O_NONBLOCK on Unix), looks at what it opened (fstat, so a file swapped
+// in after a stat cannot slip through) and goes on only with a regular
+// file; ReadFile also refuses a file larger than the caller's limit.
+// Anything else is an error wrapping ErrNotRegular or ErrTooLarge, and
+// nothing of it is read. Append is the same for a file appended to (the
+// log): a write open of a FIFO waits for a reader.
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// ErrNotRegular is why a FIFO, a device, a directory or a socket is not read.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrTooLarge is why a file larger than the caller's limit is not read.
+var ErrTooLarge = errors.New("file too large")
+
+// Small is the limit for the harness's own small files (a session's
+// runtime file, the record's mark, a summary, a lock's pid): any of them
+// larger is not one the harness wrote.
+const Small = 1 << 20
+
+// Open opens path for reading when it is a regular file. It never waits on
+// a FIFO or a device.
+func Open(path string) (*os.File, error) {
+	return regular(open(path, os.O_RDONLY, 0))
+}
+
+// Append opens path for appending, creating it with perm when it is
+// missing, when it is a regular file. It never waits on a FIFO with no
+// reader, where a plain open for writing would wait for one forever.
+func Append(path string, perm os.FileMode) (*os.File, error) {
+	return regular(open(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm))
+}
+
+// regular returns f when it is a regular file, and closes it otherwise.
+func regular(f *os.File, err error) (*os.File, error) {
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: f.Name(), Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
+	}
+	return f, nil
+}
+
+// ReadFile reads the regular file at path whole, when it holds at most
+// limit bytes.
+func ReadFile(path string, limit int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > limit {
+		return nil, tooLarge(path, limit)
+	}
+	// The size may change while it is read: read one byte past the limit
+	// to tell a file that grew past it.
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if int64(len(data)) > limit {
+			return nil, tooLarge(path, limit)
+		}
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
+}
+
+func tooLarge(path string, limit int64) error {
+	return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (over %d bytes)", ErrTooLarge, limit)}
+}
+
+// kind names a file mode that is not a regular file's, for the error.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "type " + m.Type().String()
+}

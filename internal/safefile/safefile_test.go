@@ -1,0 +1,61 @@
+package safefile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	link := filepath.Join(dir, "link")
+	require.NoError(t, os.Symlink(write("target", "via a link"), link))
+	for _, tc := range []struct {
+		name  string
+		path  string
+		limit int64
+		want  string
+		err   error
+	}{
+		{"regular", write("a", "hello"), 10, "hello", nil},
+		{"empty", write("e", ""), 10, "", nil},
+		{"exactly the limit", write("l", "12345"), 5, "12345", nil},
+		{"over the limit", write("o", "123456"), 5, "", ErrTooLarge},
+		{"symlink to a regular file", link, 100, "via a link", nil},
+		{"directory", dir, 100, "", ErrNotRegular},
+		{"missing", filepath.Join(dir, "none"), 100, "", fs.ErrNotExist},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ReadFile(tc.path, tc.limit)
+			if tc.err != nil {
+				assert.ErrorIs(t, err, tc.err)
+				assert.Nil(t, got)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(got))
+		})
+	}
+}
+
+func TestReadFileSparseOverLimit(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "sparse")
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(64<<20))
+	require.NoError(t, f.Close())
+	_, err = ReadFile(p, Small)
+	assert.ErrorIs(t, err, ErrTooLarge)
+	var pe *fs.PathError
+	assert.True(t, errors.As(err, &pe))
+}

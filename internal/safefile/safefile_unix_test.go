@@ -1,0 +1,70 @@
+//go:build unix
+
+package safefile
+
+import (
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestOpenNeverWaits: a FIFO with no writer (whose plain open would wait
+// forever), a device that never ends and a socket are refused at once.
+func TestOpenNeverWaits(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	sock := filepath.Join(dir, "sock")
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	require.NoError(t, err)
+	defer syscall.Close(fd)
+	require.NoError(t, syscall.Bind(fd, &syscall.SockaddrUnix{Name: sock}))
+	for _, path := range []string{fifo, "/dev/zero", "/dev/null", sock} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() {
+				_, err := ReadFile(path, Small)
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				assert.Error(t, err)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("ReadFile(%s) did not return", path)
+			}
+		})
+	}
+}
+
+// TestAppendNeverWaits: a FIFO (no reader: a plain write open would wait
+// forever) and a directory are refused; a missing file is created.
+func TestAppendNeverWaits(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	for _, path := range []string{fifo, dir, "/dev/null"} {
+		done := make(chan error, 1)
+		go func() {
+			f, err := Append(path, 0o644)
+			if err == nil {
+				f.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			assert.Error(t, err, path)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Append(%s) did not return", path)
+		}
+	}
+	f, err := Append(filepath.Join(dir, "new"), 0o644)
+	require.NoError(t, err)
+	_, err = f.WriteString("line\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}

@@ -1,0 +1,59 @@
+package sessionhook
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/wiring"
+)
+
+// wiringNote checks how the harness is wired into Claude Code
+// (internal/wiring: hooks registered, not switched off, executables as
+// installed) and returns the note for the model, "" when all is well.
+// fresh is true the first time a finding is made: a TAMPER line is then
+// logged, once, not at every hook.
+func (c *call) wiringNote(session func() int) (note string, fresh bool) {
+	problems := wiring.Check(wiringWhere(c.root, c.p.Cwd()))
+	rec := record.Dir(c.root)
+	if rec == "" {
+		return wiringText(problems), false
+	}
+	fresh = wiring.Fresh(problems, filepath.Join(rec, record.WiringSeen))
+	if fresh {
+		progress.Append(c.root, progress.Entry{Time: c.now, Session: session(), Type: progress.Tamper,
+			Message: "hooks " + strings.Join(problems, "; ")})
+	}
+	return wiringText(problems), fresh
+}
+
+// wiringWhere is what a hook checks for the state root dir: the settings
+// of the session's project directories, the install the hook runs from and
+// the default one, and the record's account of executables already
+// verified.
+func wiringWhere(dir, cwd string) wiring.Where {
+	w := wiring.Where{Projects: wiring.Projects(os.Getenv("CLAUDE_PROJECT_DIR"), cwd, dir), BinDirs: []string{wiring.DefaultBinDir()}}
+	if self, err := os.Executable(); err == nil {
+		w.BinDirs = append(w.BinDirs, filepath.Dir(self))
+	}
+	if rec := record.Dir(dir); rec != "" {
+		w.Verified = filepath.Join(rec, record.WiringVerified)
+	}
+	return w
+}
+
+// wiringText tells the model what undid the harness's wiring.
+func wiringText(problems []string) string {
+	if len(problems) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("HARNESS TAMPER (hooks): the harness's own checks may no longer run:\n")
+	for _, p := range problems {
+		b.WriteString("- " + p + "\n")
+	}
+	b.WriteString("Do not change Claude Code's settings, the harness's executables or its record. Tell the user now: they restore it with `harness install` (`harness status` shows what is wrong).")
+	return b.String()
+}
