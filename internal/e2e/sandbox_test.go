@@ -86,7 +86,7 @@ func TestScenarioSandboxRecord(t *testing.T) {
 	// only the sandbox stands in the way.
 	targets := []string{record, filepath.Join(filepath.Dir(p.recordDir()), "planted"),
 		filepath.Join(p.Bin, "harness-stop"), settings}
-	script := ("import sys\nfor p in sys.argv[1:]:\n    try:\n        open(p, 'w').write('{}')\n        print('WROTE', p)\n    except OSError as e:\n        print('REFUSED', p, e.strerror)\n")
+	script := "import sys\nfor p in sys.argv[1:]:\n    try:\n        open(p, 'w').write('{}')\n        print('WROTE', p)\n    except OSError as e:\n        print('REFUSED', p, e.strerror)\n"
 	api := fakeapi.New(t,
 		fakeapi.Write(p.path("try.py"), script),
 		fakeapi.Bash("python3 try.py "+strings.Join(targets, " ")),
