@@ -20,7 +20,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 usage() {
 	cat <<EOF
-usage: ./install.sh [--bin-dir DIR] [--project DIR] [--dry-run] [--uninstall]
+usage: ./install.sh [--bin-dir DIR] [--project DIR] [--sandbox] [--dry-run] [--uninstall]
 
 Builds the harness (scripts/build.sh) and installs it for Claude Code:
   - the executables in the bin directory (default ~/.claude/harness/bin),
@@ -37,6 +37,10 @@ options:
   --project DIR   project scope: hooks in DIR/.claude/settings.json and the
                   skill in DIR/.claude/skills/harness (executables still in
                   the bin directory)
+  --sandbox       also turn on Claude Code's OS sandbox for the agent's
+                  commands, with the harness's record, executables,
+                  settings and skill read-only inside it (user scope; with
+                  --uninstall, remove only that; see docs/install.md)
   --dry-run       print what would be done, change nothing
   --uninstall     remove what install added: our hook entries, the skill (if
                   install.sh put it there) and, once no settings file uses
@@ -121,7 +125,7 @@ use_harness() {
 	harness=$tmp/bin/harness
 }
 
-bin_dir="" project="" dry_run=0 uninstall=0
+bin_dir="" project="" dry_run=0 uninstall=0 sandbox=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--bin-dir | --project)
@@ -132,6 +136,7 @@ while [ $# -gt 0 ]; do
 	--bin-dir=*) bin_dir=${1#*=} && shift ;;
 	--project=*) project=${1#*=} && shift ;;
 	--dry-run) dry_run=1 && shift ;;
+	--sandbox) sandbox=1 && shift ;;
 	--uninstall) uninstall=1 && shift ;;
 	-h | --help) usage && exit 0 ;;
 	*) fail USAGE "unknown argument $1" "./install.sh --help" ;;
@@ -146,6 +151,7 @@ flags=(--as install.sh)
 [ -z "$bin_dir" ] || flags+=(--bin-dir "$bin_dir")
 [ -z "$project" ] || flags+=(--project "$project")
 [ "$dry_run" = 0 ] || flags+=(--dry-run)
+[ "$sandbox" = 0 ] || flags+=(--sandbox)
 [ "$uninstall" = 1 ] || need_go
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/harness-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

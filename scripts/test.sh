@@ -44,6 +44,19 @@ if [ "${HARNESS_E2E_REQUIRED:-}" = 1 ] && ! command -v chromium >/dev/null && ! 
   fi
 fi
 
+# The sandbox scenarios (internal/e2e/sandbox_test.go) run Claude Code's
+# own OS sandbox, which on Linux needs bubblewrap and socat; CI installs
+# Debian's.
+if [ "${HARNESS_E2E_REQUIRED:-}" = 1 ] && [ "$(uname -s)" = Linux ] && { ! command -v bwrap >/dev/null || ! command -v socat >/dev/null; }; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap socat >/dev/null ||
+      { echo "test: installing bubblewrap and socat failed" >&2; exit 1; }
+  else
+    echo "test: bubblewrap or socat is missing (install them: apt-get install -y bubblewrap socat)" >&2
+    exit 1
+  fi
+fi
+
 if git rev-parse --git-dir >/dev/null 2>&1; then
   unformatted=$(git ls-files -z '*.go' | xargs -0 gofmt -l)
 else

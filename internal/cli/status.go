@@ -82,6 +82,10 @@ type statusJSON struct {
 	// Wiring lists what undid the harness's wiring into Claude Code (hooks
 	// no longer registered, "disableAllHooks", a replaced executable).
 	Wiring []string `json:"wiring,omitempty"`
+	// TrustLevel is the level of trust in force: "sandboxed" or
+	// "standard" (trustlevel.go), and why below sandboxed.
+	TrustLevel    string `json:"trust_level"`
+	TrustLevelWhy string `json:"trust_level_why,omitempty"`
 }
 
 // skippedJSON is an eligible task `status --json` says claim passes over.
@@ -178,6 +182,8 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			Counts: map[string]int{"total": st.Total, "pending": st.Pending, "in_progress": st.InProgress,
 				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked},
 			Paused: root.Paused(dir), Trust: orEmpty(trustNotes(dir)), Unattended: suspectPerson(dir), Wiring: e.wiringProblems(dir)}
+		lv := trustLevelOf(dir)
+		out.TrustLevel, out.TrustLevelWhy = lv.Level, lv.Why
 		for _, l := range budgetUse(dir, s) {
 			out.Budget = append(out.Budget, budgetLineJSON{l.Name, l.Limit, l.Used, l.Percent(), l.Over()})
 		}
@@ -243,6 +249,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		last = "never"
 	}
 	fmt.Fprintf(w, "\nsessions: %d (last ended %s)\n", s.SessionCount, last)
+	fmt.Fprintln(w, trustLevelOf(dir))
 	if root.Paused(dir) {
 		fmt.Fprintln(w, "paused by the user: `harness resume` continues")
 	}

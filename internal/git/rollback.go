@@ -240,7 +240,7 @@ func Snapshot(dir, stateRoot, ref, message string) (usedRef, commit string, err 
 	p := protect(top, stateRoot)
 	// No exclude pathspecs here: git add fails when one names an ignored
 	// file (harness init lists the harness files in .git/info/exclude).
-	if _, err := runIn(top, env, WorkTimeout, nil, "add", "-A"); err != nil {
+	if err := addAll(top, env, WorkTimeout); err != nil {
 		return "", "", err
 	}
 	// Drop the harness files (tracked ones came with the copied index), so
@@ -316,8 +316,7 @@ func Rollback(dir, stateRoot, base string) error {
 			return err
 		} // an empty base tree has nothing to check out
 	}
-	_, err = runIn(top, nil, WorkTimeout, nil, append([]string{"clean", "-f", "-d", "-q"}, p.cleanExcludes()...)...)
-	return err
+	return clean(top, p.cleanExcludes(), WorkTimeout)
 }
 
 // CommitAll stages every change in the work tree holding dir (untracked files
@@ -330,7 +329,7 @@ func CommitAll(dir, stateRoot, message string) (hash string, committed bool, err
 		return "", false, err
 	}
 	p := protect(top, stateRoot)
-	if _, err := runIn(top, nil, WorkTimeout, nil, "add", "-A"); err != nil {
+	if err := addAll(top, nil, WorkTimeout); err != nil {
 		return "", false, err
 	}
 	// Unstage the harness files, whoever staged them (this add, or the

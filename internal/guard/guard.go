@@ -80,6 +80,9 @@ func (c *call) decide() hook.Decision {
 	if d, denied := c.doomLoop(); denied {
 		return d
 	}
+	if d, denied := c.sandboxEscape(); denied {
+		return d
+	}
 	c.sessionWarning()
 	c.heartbeat()
 	switch c.tool {

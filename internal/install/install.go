@@ -62,6 +62,11 @@ type Options struct {
 	Skill     fs.FS  // the embedded skill (its files under "harness/")
 	Version   string // the version being installed
 	DryRun    bool
+	// Sandbox adds Claude Code's sandbox settings (sandbox.go); with
+	// Uninstall, it removes only them. RecordDir and LockDir are the
+	// record's and the locks' directories it names ("": the defaults).
+	Sandbox            bool
+	RecordDir, LockDir string
 	// Name is how messages name the installer ("harness install", or
 	// "install.sh" when the script calls it); Rerun is the command a hint
 	// tells the user to run again.
@@ -224,6 +229,12 @@ func Install(o Options) (err error) {
 	}
 	var plan bytes.Buffer
 	planned, err := settings.Install(r.settings, r.BinDir, true)
+	if err == nil && r.Sandbox {
+		if err = r.checkSandbox(); err != nil {
+			return err
+		}
+		_, err = settings.EnableSandbox(r.settings, r.sandboxPlan(), true)
+	}
 	if err != nil {
 		fmt.Fprintln(r.Err, text(err))
 		return failure.New(failure.Config, "%s cannot be used (above); nothing was installed", r.settings)
@@ -288,6 +299,11 @@ func Install(o Options) (err error) {
 				fmt.Fprint(r.Out, "  "+l)
 			}
 		}
+		if r.Sandbox {
+			if err := r.sandbox(); err != nil {
+				return err
+			}
+		}
 		for _, dir := range ranFrom {
 			if dir != r.BinDir {
 				r.release(dir)
@@ -306,6 +322,11 @@ func Install(o Options) (err error) {
 		return stepErr(step, err)
 	}
 	res.Print(r.Out, "install", false)
+	if r.Sandbox {
+		if err := r.sandbox(); err != nil {
+			return stepErr("writing the sandbox settings in "+r.settings, err)
+		}
+	}
 	r.forget()
 	writeVersion(r.BinDir, r.Version)
 	if err := wiring.WriteManifest(r.BinDir, Programs()); err != nil {
@@ -348,6 +369,20 @@ func Uninstall(o Options) error {
 	}
 	if r.DryRun {
 		r.say("dry run: nothing will be changed")
+	}
+	// The sandbox settings go first: with them gone, a settings file the
+	// harness created holds only the hooks, and goes with them.
+	if err := r.unsandbox(); err != nil {
+		fmt.Fprintln(r.Err, text(err))
+		return failure.New(failure.EnvSetup, "could not remove the sandbox settings from %s (above); nothing else was removed", r.settings)
+	}
+	if r.Sandbox {
+		if r.DryRun {
+			r.say("dry run: nothing was changed")
+		} else {
+			r.say("sandbox settings removed; the hooks stay")
+		}
+		return nil
 	}
 	ranFrom, err := dirsOf(r.settings)
 	if err != nil {

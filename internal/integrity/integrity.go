@@ -94,8 +94,22 @@ func Check(dir, by string, adopt Adopt) Result { return check(dir, by, adopt, fa
 // Fence is Check right after a command the harness ran itself (a
 // validation, a cleanup, harness-init.sh, the verification gate): when the
 // marker was in place before the command (markerBefore), its removal is
-// the command's doing and is put back, whoever runs the harness.
-func Fence(dir, by string, markerBefore bool) Result { return check(dir, by, nil, markerBefore) }
+// the command's doing and is put back, whoever runs the harness. Inside
+// Claude Code's sandbox, where a verb cannot write the record, the record
+// lags behind the verbs of the same command line: their legal writes are
+// kept (Legal), and the hooks judge the whole call afterwards.
+func Fence(dir, by string, markerBefore bool) Result {
+	return check(dir, by, sandboxed(dir), markerBefore)
+}
+
+// sandboxed is Legal(dir) where this process cannot write the record (a
+// verb inside Claude Code's sandbox), else nil: nothing may change.
+func sandboxed(dir string) Adopt {
+	if record.Writable(dir) {
+		return nil
+	}
+	return Legal(dir)
+}
 
 func check(dir, by string, adopt Adopt, fenced bool) Result {
 	m, ok := record.ReadMark(dir)
@@ -502,8 +516,10 @@ func Root(cwd string) string {
 // what is there now was made before the command, so the command is not
 // blamed for it. A change made outside the harness is put back, whoever
 // runs the harness: a person keeps a hand edit with `harness adopt`.
+// Inside Claude Code's sandbox the legal write of a verb before it on the
+// same command line (a claim the record could not follow) is kept.
 func Settle(dir string) Result {
-	return Check(dir, "a writer outside the harness", nil)
+	return Check(dir, "a writer outside the harness", sandboxed(dir))
 }
 
 // hookSession is the Claude Code session this process runs in, "" outside

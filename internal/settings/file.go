@@ -134,7 +134,7 @@ func createdByUs(path string, doc []byte) bool {
 		return false
 	}
 	rest, _, err := Unregister(doc, path)
-	return err == nil && bytes.Equal(rest, newFile)
+	return err == nil && bytes.Equal(withoutSandbox(rest, path), newFile)
 }
 
 // Print writes what an install or uninstall (action) did to the settings

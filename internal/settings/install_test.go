@@ -284,7 +284,7 @@ func TestInstallScriptUsage(t *testing.T) {
 	env := buildEnv(t, t.TempDir())
 	r := installSH(t, env, "--help")
 	assert.Equal(t, 0, r.code)
-	assert.Contains(t, r.stdout, "usage: ./install.sh [--bin-dir DIR] [--project DIR] [--dry-run] [--uninstall]")
+	assert.Contains(t, r.stdout, "usage: ./install.sh [--bin-dir DIR] [--project DIR] [--sandbox] [--dry-run] [--uninstall]")
 	assert.Contains(t, r.stdout, "Needs Go "+goLine(t)+" or newer")
 
 	r = installSH(t, env, "--frobnicate")

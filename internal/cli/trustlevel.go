@@ -1,0 +1,31 @@
+package cli
+
+import (
+	"os"
+
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/settings"
+)
+
+// trustLevel is the level of trust `harness status` reports.
+type trustLevel settings.Trust
+
+// trustLevelOf reads the level in force for the project at dir from the
+// settings Claude Code merges there (the launch directory when a session runs the
+// command, else dir).
+func trustLevelOf(dir string) trustLevel {
+	project := os.Getenv("CLAUDE_PROJECT_DIR")
+	if project == "" {
+		project = dir
+	}
+	home, _ := os.UserHomeDir()
+	return trustLevel(settings.TrustOf(home, project, record.Base()))
+}
+
+// String is the status line: "trust: sandboxed (…)" or "trust: standard (…)".
+func (t trustLevel) String() string {
+	if t.Level == settings.Sandboxed {
+		return "trust: sandboxed (the agent's commands run in Claude Code's sandbox, the record read-only there)"
+	}
+	return "trust: standard (" + t.Why + "; changes to the harness files are detected and put back; `harness install --sandbox` makes them impossible)"
+}
