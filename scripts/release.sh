@@ -37,12 +37,17 @@ for p in $programs; do
 done
 
 # npm_pkg GOOS GOARCH BINDIR stages the platform package for GOOS/GOARCH.
+npm_name() {
+	local os=$1 cpu=$2
+	[ "$os" != windows ] || os=win32
+	[ "$cpu" != amd64 ] || cpu=x64
+	echo "$os-$cpu"
+}
 npm_pkg() {
 	local os=$1 cpu=$2 name
 	[ "$os" != windows ] || os=win32
 	[ "$cpu" != amd64 ] || cpu=x64
 	name=$os-$cpu
-	npm_platforms="$npm_platforms $name"
 	mkdir -p "$stage/npm/$name"
 	cp -R "$3" "$stage/npm/$name/bin"
 	cat >"$stage/npm/$name/package.json" <<JSON
@@ -60,7 +65,12 @@ npm_pkg() {
 JSON
 }
 
-for platform in $platforms; do
+# pack PLATFORM builds and packs one platform. The platforms are packed
+# side by side, as many at once as there are cores: linking and
+# compressing take most of a release's time, and each archive is made
+# alone (same bytes whatever the order).
+pack() {
+	local platform=$1 goos goarch name dir ext
 	goos=${platform%/*} goarch=${platform#*/}
 	name=harness-$version-$goos-$goarch
 	dir=$stage/$name
@@ -87,7 +97,28 @@ for platform in $platforms; do
 		tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - "$name" | gzip -n -9 >"$out/$name.tar.gz"
 	fi
 	echo "packed $name"
+}
+
+jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+failed=0
+pids=()
+# finish waits for the platforms being packed (each exits non-zero on any
+# failure: set -e holds in a background job).
+finish() {
+	local pid
+	for pid in "${pids[@]}"; do
+		wait "$pid" || failed=1
+	done
+	pids=()
+}
+for platform in $platforms; do
+	npm_platforms="$npm_platforms $(npm_name "${platform%/*}" "${platform#*/}")"
+	[ "${#pids[@]}" -lt "$jobs" ] || finish
+	pack "$platform" &
+	pids+=($!)
 done
+finish
+[ "$failed" = 0 ] || { echo "release: packing a platform failed" >&2; exit 1; }
 (cd "$out" && find . -maxdepth 1 -name "harness-$version-*" \( -name '*.tar.gz' -o -name '*.zip' \) -printf '%f\n' | LC_ALL=C sort | xargs sha256sum >SHA256SUMS)
 
 if command -v npm >/dev/null 2>&1; then
@@ -116,9 +147,15 @@ if command -v npm >/dev/null 2>&1; then
 }
 JSON
 	mkdir -p "$out/npm"
+	# npm pack costs seconds each, most of it node starting: side by
+	# side, as many at once as there are cores.
 	for d in "$stage"/npm/*/; do
-		(cd "$out/npm" && npm pack --silent "$d" >/dev/null)
+		[ "${#pids[@]}" -lt "$jobs" ] || finish
+		(cd "$out/npm" && npm pack --silent "$d" >/dev/null) &
+		pids+=($!)
 	done
+	finish
+	[ "$failed" = 0 ] || { echo "release: npm pack failed" >&2; exit 1; }
 	echo "npm packages in $out/npm: $(cd "$out/npm" && ls | tr '\n' ' ')"
 else
 	echo "release: npm not found: no npm packages packed"
