@@ -326,13 +326,13 @@ state() {
 		# The record of what the harness wrote lives with the state, so a
 		# reset can restore both together.
 		export HARNESS_RECORD_DIR="$work/records-$name" HARNESS_LOCK_DIR=$work/locks-$name
-		env -u CLAUDE_CODE_SESSION_ID "$bin/harness" init >/dev/null
+		env -u CLAUDE_CODE_SESSION_ID -u CLAUDE_PID "$bin/harness" init >/dev/null
 		rm -f harness-init.sh
 		"$tool" gen "$dir" "$2" "$3"
 		# The generated files are the user's: the record starts from them
 		# (else the first hook would find them changed and put back the
 		# empty state init wrote).
-		env -u CLAUDE_CODE_SESSION_ID "$bin/harness" adopt --yes >/dev/null
+		env -u CLAUDE_CODE_SESSION_ID -u CLAUDE_PID "$bin/harness" adopt --yes >/dev/null
 		"$bin/harness" status >/dev/null ||
 			{ echo "bench: the generated state does not load" >&2; exit 1; }
 		grep -q '"id"' harness-tasks.json || { echo "bench: the generated tasks did not survive" >&2; exit 1; }
@@ -494,7 +494,7 @@ for st in s10 s1k s10k; do
 done
 # What a user's project has after `harness init`: the template
 # harness-init.sh, run at every session start.
-(cd "$work/s10" && env -u CLAUDE_CODE_SESSION_ID HARNESS_RECORD_DIR=$work/records-s10 HARNESS_LOCK_DIR=$work/locks-s10 "$bin/harness" init >/dev/null && cp -a "$work/records-s10/." "$work/pristine-records-s10/")
+(cd "$work/s10" && env -u CLAUDE_CODE_SESSION_ID -u CLAUDE_PID HARNESS_RECORD_DIR=$work/records-s10 HARNESS_LOCK_DIR=$work/locks-s10 "$bin/harness" init >/dev/null && cp -a "$work/records-s10/." "$work/pristine-records-s10/")
 measure session-start "startup, with init's harness-init.sh template" "$(label s10)" "" \
 	"$(hookcmd session-start s10 start)" "sh $work/reset-s10.sh"
 
