@@ -136,12 +136,6 @@ func check(dir, by string, adopt Adopt, fenced bool) Result {
 	res.marker(dir, m, fenced)
 	res.pause(dir, m)
 	res.initScript(dir, m)
-	if wholeLogDue(m) {
-		if !record.SameLogPrefix(dir) {
-			res.repairLog(dir)
-		}
-		record.SetLogSession(dir, hookSession())
-	}
 	res.log(dir)
 	if res.SwitchedOff {
 		progress.Append(dir, progress.Entry{Session: progress.LastSession(dir), Type: progress.Init,
@@ -181,9 +175,6 @@ func clean(dir string, m record.Mark) bool {
 	}
 	if root.Paused(dir) != (m.Paused != "") {
 		return false
-	}
-	if wholeLogDue(m) {
-		return false // this session's one comparison of the whole log
 	}
 	if m.Init {
 		fi, err := os.Stat(filepath.Join(dir, record.InitCopy))
@@ -383,12 +374,35 @@ func (r *Result) initScript(dir string, m record.Mark) {
 	r.Repairs = append(r.Repairs, Repair{File: record.InitCopy, What: what, Kept: kept})
 }
 
-// wholeLogDue reports whether this hook is its session's first to check:
-// it then compares the log's whole text with the mirror, where every hook
-// compares the recent part (logWhole), so a same-length rewrite of an old
-// line is found within a session.
-func wholeLogDue(m record.Mark) bool {
-	return record.Trusted() && hookSession() != "" && m.LogSession != hookSession()
+// WholeLog compares the log's whole text with the record's mirror and
+// puts back what the harness wrote when an older line was rewritten: every
+// check compares only the recent part (logWhole), so a same-length rewrite
+// further back is found here. SessionEnd runs it once per session, off the
+// path of the session's start and its tool calls (a 50 MB log costs some
+// 10 ms to compare).
+func WholeLog(dir, by string) Result {
+	var res Result
+	if m, ok := record.ReadMark(dir); !ok || m.Root != dir {
+		return res
+	}
+	unlock, err := lock.Tx(dir)
+	if err != nil {
+		return res
+	}
+	defer unlock()
+	if record.SameLogPrefix(dir) {
+		return res
+	}
+	res.repairLog(dir)
+	if res.Tampered() {
+		rp := res.Repairs[0]
+		msg := fmt.Sprintf("%s %s by %s; restored what the harness last wrote", rp.File, rp.What, by)
+		if rp.Kept != "" {
+			msg += "; changed copy kept as " + rp.Kept
+		}
+		progress.Append(dir, progress.Entry{Session: progress.LastSession(dir), Type: progress.Tamper, Message: msg})
+	}
+	return res
 }
 
 func (r *Result) log(dir string) {

@@ -154,9 +154,6 @@ type Mark struct {
 	// validation the trusted side has not yet seen pass: the verification
 	// gate runs them at the next turn end, whatever the log says.
 	Unverified []string `json:"unverified,omitempty"`
-	// LogSession is the session whose hook last compared the whole log
-	// with the record's mirror (every hook compares its recent part).
-	LogSession string `json:"log_session,omitempty"`
 }
 
 // Stamp is what a stat says of a file, as the mark keeps it.
@@ -239,9 +236,6 @@ func (m Mark) encode() []byte {
 	if len(m.Unverified) > 0 {
 		w.Strs("unverified", m.Unverified)
 	}
-	if m.LogSession != "" {
-		w.Str("log_session", m.LogSession)
-	}
 	return w.Bytes()
 }
 
@@ -256,8 +250,7 @@ func decodeMark(data []byte) (m Mark, ok bool) {
 		Active: obj.Get("active").Bool(), Init: obj.Get("init").Bool(), InitSize: obj.Get("init_size").Int(),
 		InitModNs: obj.Get("init_mtime_ns").Int(), InitIno: obj.Get("init_ino").Int(),
 		InitCtimeNs: obj.Get("init_ctime_ns").Int(), Sessions: jsonobj.Strs(obj.Get("sessions")),
-		Paused: obj.Get("paused").Str, Unverified: jsonobj.Strs(obj.Get("unverified")),
-		LogSession: obj.Get("log_session").Str}, true
+		Paused: obj.Get("paused").Str, Unverified: jsonobj.Strs(obj.Get("unverified"))}, true
 }
 
 // SaveTasks records data as the tasks file the harness has just written
@@ -429,16 +422,6 @@ func Verified(root string, ids ...string) {
 		return
 	}
 	m.Unverified = kept
-	writeMark(Dir(root), m)
-}
-
-// SetLogSession records that a hook of session compared the whole log.
-func SetLogSession(root, session string) {
-	m, ok := ReadMark(root)
-	if !ok || m.LogSession == session {
-		return
-	}
-	m.LogSession = session
 	writeMark(Dir(root), m)
 }
 

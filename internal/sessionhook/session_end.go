@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/root"
@@ -37,6 +38,9 @@ func SessionEnd(p hook.Payload) hook.Decision {
 	if !root.Active(c.root) {
 		return hook.Decision{}
 	}
+	// Once per session, the log's whole text against the record's mirror
+	// (the other hooks compare its recent part).
+	integrity.WholeLog(c.root, "a writer outside the harness")
 	n := progress.LastSession(c.root)
 	if rt != nil {
 		n = rt.Session
