@@ -39,8 +39,12 @@ func SessionEnd(p hook.Payload) hook.Decision {
 		return hook.Decision{}
 	}
 	// Once per session, the log's whole text against the record's mirror
-	// (the other hooks compare its recent part).
+	// (the other hooks compare its recent part); within the hook's budget
+	// like every transaction here.
+	saved := lock.TxTimeout
+	lock.TxTimeout = endTxWait
 	integrity.WholeLog(c.root, "a writer outside the harness")
+	lock.TxTimeout = saved
 	n := progress.LastSession(c.root)
 	if rt != nil {
 		n = rt.Session
