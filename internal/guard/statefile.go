@@ -1,8 +1,6 @@
 package guard
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -132,7 +130,7 @@ func (c *call) judgeTasks(target string, currentRaw []byte, next string) hook.De
 	if why := brokenInvariant(before, afterByID, after.SessionCount); why != "" {
 		return deny(ruleState, why, "use the harness command: `harness claim`, `harness checkpoint`, `harness validate ID`, `harness fail ID --category C MSG`, `harness add`.")
 	}
-	if !sameJSON(gjson.GetBytes(currentRaw, "session_config").Raw, gjson.Get(next, "session_config").Raw) {
+	if !state.SameJSON(gjson.GetBytes(currentRaw, "session_config").Raw, gjson.Get(next, "session_config").Raw) {
 		return deny(ruleState, "session_config may not be changed by hand (it holds the policies: allowed_commands, concurrency_mode, max_sessions, …).",
 			"no harness verb changes it: ask the user to edit session_config.")
 	}
@@ -252,16 +250,4 @@ func (c *call) progressWrite(target string) hook.Decision {
 			"append with Bash: `echo \"…\" >> harness-progress.txt`.")
 	}
 	return hook.Decision{}
-}
-
-// sameJSON compares two JSON texts ignoring insignificant whitespace.
-func sameJSON(a, b string) bool {
-	if a == b {
-		return true
-	}
-	var x, y bytes.Buffer
-	if json.Compact(&x, []byte(a)) != nil || json.Compact(&y, []byte(b)) != nil {
-		return false
-	}
-	return bytes.Equal(x.Bytes(), y.Bytes())
 }

@@ -1,6 +1,8 @@
 package state
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -135,33 +137,17 @@ func claimMoved(b, a *Task) bool {
 // sameConfig reports whether two tasks files hold the same session_config,
 // insignificant white space aside.
 func sameConfig(a, b []byte) bool {
-	x, y := gjson.GetBytes(a, "session_config"), gjson.GetBytes(b, "session_config")
-	return compactJSON(x.Raw) == compactJSON(y.Raw)
+	return SameJSON(gjson.GetBytes(a, "session_config").Raw, gjson.GetBytes(b, "session_config").Raw)
 }
 
-// compactJSON removes the white space outside strings from a JSON text.
-func compactJSON(s string) string {
-	var b strings.Builder
-	in, esc := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case in:
-			b.WriteByte(c)
-			if esc {
-				esc = false
-			} else if c == '\\' {
-				esc = true
-			} else if c == '"' {
-				in = false
-			}
-		case c == '"':
-			in = true
-			b.WriteByte(c)
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-		default:
-			b.WriteByte(c)
-		}
+// SameJSON compares two JSON texts ignoring insignificant white space.
+func SameJSON(a, b string) bool {
+	if a == b {
+		return true
 	}
-	return b.String()
+	var x, y bytes.Buffer
+	if json.Compact(&x, []byte(a)) != nil || json.Compact(&y, []byte(b)) != nil {
+		return false
+	}
+	return bytes.Equal(x.Bytes(), y.Bytes())
 }
