@@ -92,18 +92,9 @@ func (c *call) describe() string {
 // (within the guard's budget) or, past the budget, leaves it to the
 // verification gate at the next turn end (record.AddUnverified).
 func (c *call) transition(before, after []byte) string {
-	path := state.Path(c.dir)
-	b, err := state.Parse(before, path)
-	if err != nil {
-		return "the harness's own copy cannot be read: " + err.Error()
-	}
-	a, err := state.Parse(after, path)
-	if err != nil {
-		return "it breaks the state: " + err.Error()
-	}
-	tr := state.JudgeTransition(b, a)
-	if tr.Broken != "" {
-		return tr.Broken
+	tr, b, a, why := integrity.Judge(c.dir, before, after)
+	if why != "" {
+		return why
 	}
 	for _, id := range tr.Added {
 		t := a.Task(id)

@@ -141,19 +141,25 @@ func check(dir, by string, adopt Adopt, fenced bool) Result {
 		progress.Append(dir, progress.Entry{Session: progress.LastSession(dir), Type: progress.Init,
 			Message: "Harness switched off: .harness-active was removed outside a running session"})
 	}
-	if res.Tampered() {
-		var entries []progress.Entry
-		n := progress.LastSession(dir)
-		for _, rp := range res.Repairs {
-			msg := fmt.Sprintf("%s %s by %s; restored what the harness last wrote", rp.File, rp.What, by)
-			if rp.Kept != "" {
-				msg += "; changed copy kept as " + rp.Kept
-			}
-			entries = append(entries, progress.Entry{Session: n, Type: progress.Tamper, Message: msg})
-		}
-		progress.Append(dir, entries...)
-	}
+	res.logRepairs(dir, by)
 	return res
+}
+
+// logRepairs logs one TAMPER line per file put back, naming by.
+func (r Result) logRepairs(dir, by string) {
+	if !r.Tampered() {
+		return
+	}
+	var entries []progress.Entry
+	n := progress.LastSession(dir)
+	for _, rp := range r.Repairs {
+		msg := fmt.Sprintf("%s %s by %s; restored what the harness last wrote", rp.File, rp.What, by)
+		if rp.Kept != "" {
+			msg += "; changed copy kept as " + rp.Kept
+		}
+		entries = append(entries, progress.Entry{Session: n, Type: progress.Tamper, Message: msg})
+	}
+	progress.Append(dir, entries...)
 }
 
 // clean is the fast path: the tasks file has the mark the harness left,
@@ -394,14 +400,7 @@ func WholeLog(dir, by string) Result {
 		return res
 	}
 	res.repairLog(dir)
-	if res.Tampered() {
-		rp := res.Repairs[0]
-		msg := fmt.Sprintf("%s %s by %s; restored what the harness last wrote", rp.File, rp.What, by)
-		if rp.Kept != "" {
-			msg += "; changed copy kept as " + rp.Kept
-		}
-		progress.Append(dir, progress.Entry{Session: progress.LastSession(dir), Type: progress.Tamper, Message: msg})
-	}
+	res.logRepairs(dir, by)
 	return res
 }
 
@@ -474,17 +473,9 @@ func keep(dir, name string, data []byte, exists bool) string {
 // same change with the task's validation run (internal/guard).
 func Legal(dir string) Adopt {
 	return func(before, after []byte) string {
-		b, err := state.Parse(before, state.Path(dir))
-		if err != nil {
-			return "the harness's own copy cannot be read: " + err.Error()
-		}
-		a, err := state.Parse(after, state.Path(dir))
-		if err != nil {
-			return "it breaks the state: " + err.Error()
-		}
-		tr := state.JudgeTransition(b, a)
-		if tr.Broken != "" {
-			return tr.Broken
+		tr, _, _, why := Judge(dir, before, after)
+		if why != "" {
+			return why
 		}
 		if len(tr.Completed) > 0 && record.Writable(dir) {
 			// Where the harness's verbs write the record, a completion it
@@ -494,6 +485,24 @@ func Legal(dir string) Adopt {
 		record.AddUnverified(dir, tr.Completed...)
 		return ""
 	}
+}
+
+// Judge parses the record's copy of the tasks file (before) and the file
+// as it is (after) and applies the protocol's transition rules to the
+// change (state.JudgeTransition). why is "" for a legal change, else why
+// it is not (a file that does not parse, or the rule broken); b and a are
+// the parsed states, for the caller's further rules.
+func Judge(dir string, before, after []byte) (tr state.Transition, b, a *state.State, why string) {
+	b, err := state.Parse(before, state.Path(dir))
+	if err != nil {
+		return tr, nil, nil, "the harness's own copy cannot be read: " + err.Error()
+	}
+	a, err = state.Parse(after, state.Path(dir))
+	if err != nil {
+		return tr, nil, nil, "it breaks the state: " + err.Error()
+	}
+	tr = state.JudgeTransition(b, a)
+	return tr, b, a, tr.Broken
 }
 
 // Root returns the state root for cwd, as root.Find does, and also when the
