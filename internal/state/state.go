@@ -812,6 +812,14 @@ func buildsOnRecord(s *State) error {
 	if record.Trusted() || os.Getenv("CLAUDE_CODE_SESSION_ID") == "" {
 		return nil
 	}
+	// The file carries the stamp the harness left (the integrity check's
+	// own test): it is the text the harness wrote, and the record's copy
+	// need not be read.
+	if m, ok := record.ReadMark(s.Dir); ok {
+		if fi, err := os.Stat(Path(s.Dir)); err == nil && record.StampOf(fi) == m.Tasks() {
+			return nil
+		}
+	}
 	recorded, ok := record.TasksText(s.Dir)
 	if !ok || string(recorded) == string(s.raw) {
 		return nil
