@@ -54,8 +54,8 @@ type command struct {
 // up, plan, look, the task cycle, then the rest): the order help lists
 // them in. Each verb's file declares its command next to its run function.
 var verbs = []*command{initVerb, addVerb, editVerb, removeVerb, statusVerb, graphVerb, reportVerb, nextVerb,
-	claimVerb, checkpointVerb, validateVerb, failVerb, renewVerb, recoverVerb, retryVerb, pauseVerb, resumeVerb, cancelVerb,
-	budgetVerb, snapshotsVerb, statsVerb, sessionVerb, adoptVerb, installVerb, hooksVerb, versionVerb}
+	claimVerb, checkpointVerb, validateVerb, integrateVerb, failVerb, renewVerb, recoverVerb, retryVerb, pauseVerb, resumeVerb, cancelVerb,
+	workersVerb, budgetVerb, snapshotsVerb, statsVerb, sessionVerb, adoptVerb, installVerb, hooksVerb, versionVerb}
 
 // versionVerb is `harness version`, the one verb that needs no state (the
 // skill runs it to see whether the harness is installed).

@@ -196,7 +196,7 @@ func runCancel(e *Env, c *command, args []string) int {
 			t := &s.Tasks[i]
 			if t.Status == state.InProgress {
 				t.Status = state.Pending
-				t.ClaimedBy, t.ClaimedAt, t.LeaseExpiresAt, t.Worktree = "", "", "", ""
+				t.ClearClaim()
 				released = append(released, t.ID)
 			}
 		}

@@ -60,7 +60,7 @@ func runRetry(e *Env, c *command, args []string) int {
 				was += " " + shortLine(t.ErrorLog[n-1], 100)
 			}
 			t.Status, t.Attempts, t.FailedAt = state.Pending, 0, ""
-			t.ClaimedBy, t.ClaimedAt, t.LeaseExpiresAt, t.Worktree = "", "", "", ""
+			t.ClearClaim()
 			reopened = append(reopened, id)
 			log = append(log, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Retry, TaskID: id,
 				Message: fmt.Sprintf("reopened by a person: attempts reset (%s)", was)})

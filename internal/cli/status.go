@@ -9,6 +9,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/budget"
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
@@ -44,6 +45,25 @@ type statusTask struct {
 	FailedAt        string             `json:"failed_at,omitempty"`
 	ErrorLog        []string           `json:"error_log"`
 	Checkpoints     []state.Checkpoint `json:"checkpoints"`
+	// With workers: the stage of a task past its validation, "validated"
+	// (waiting in the merge queue) or "integrated", and its commits.
+	Stage            string `json:"stage,omitempty"`
+	ClaimGeneration  int    `json:"claim_generation,omitempty"`
+	ValidatedCommit  string `json:"validated_commit,omitempty"`
+	ValidatedAt      string `json:"validated_at,omitempty"`
+	IntegratedCommit string `json:"integrated_commit,omitempty"`
+}
+
+// stage is where a task stands past its validation with workers:
+// "validated" (in the merge queue), "integrated", or "".
+func stage(t *state.Task) string {
+	switch {
+	case t.Validated():
+		return "validated"
+	case t.Status == state.Completed && t.IntegratedCommit != "":
+		return "integrated"
+	}
+	return ""
 }
 
 // statusValidation is a task's validation in `status --json`.
@@ -174,7 +194,9 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			DependsOn: orEmpty(t.DependsOn), Validation: statusValidation{t.Command, int(t.Timeout().Seconds())},
 			Cleanup: t.Cleanup, AllowedPaths: t.AllowedPaths, StartedAtCommit: t.StartedAtCommit, ClaimedAt: t.ClaimedAt,
 			LeaseExpiresAt: t.LeaseExpiresAt, CompletedAt: t.CompletedAt, FailedAt: t.FailedAt,
-			ErrorLog: orEmpty(t.ErrorLog), Checkpoints: append([]state.Checkpoint{}, t.Checkpoints...)}
+			ErrorLog: orEmpty(t.ErrorLog), Checkpoints: append([]state.Checkpoint{}, t.Checkpoints...),
+			Stage: stage(t), ClaimGeneration: t.Generation, ValidatedCommit: t.ValidatedCommit, ValidatedAt: t.ValidatedAt,
+			IntegratedCommit: t.IntegratedCommit}
 	}
 	if asJSON {
 		out := statusJSON{Root: dir, Active: isActive(dir), SessionCount: s.SessionCount, LastSession: s.LastSession,
@@ -242,6 +264,9 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		if blocked(t) || t.Status == state.Failed && t.HasDependencyError() {
 			label = "blocked"
 		}
+		if st := stage(t); st != "" {
+			label = st
+		}
 		fmt.Fprintf(w, "[%s] %s: %s — %s\n", label, t.ID, t.Title, strings.Join(taskDetails(s, byID, t), "; "))
 	}
 	last := s.LastSession
@@ -293,6 +318,9 @@ func taskDetails(s *state.State, byID map[string]int, t *state.Task) []string {
 		}
 	case state.InProgress:
 		out = append(out, fmt.Sprintf("attempt %d of %d", t.Attempts+1, t.MaxAttempts))
+		if t.Validated() {
+			out = append(out, fmt.Sprintf("passed in its worker's tree as %s at %s, waits in the merge queue (not integrated yet)", git.Short(t.ValidatedCommit), t.ValidatedAt))
+		}
 	case state.Completed:
 		out = append(out, fmt.Sprintf("done (after %d failed attempts)", t.Attempts))
 		if t.Attempts == 0 {
@@ -320,7 +348,10 @@ func taskDetails(s *state.State, byID map[string]int, t *state.Task) []string {
 			out = append(out, "waits on "+strings.Join(waits, ", "))
 		}
 	}
-	if t.Status == state.InProgress && t.ClaimedBy != "" {
+	if t.Status == state.Completed && t.IntegratedCommit != "" {
+		out = append(out, "integrated as "+git.Short(t.IntegratedCommit)+" after its validation passed on the merged tree")
+	}
+	if t.Status == state.InProgress && t.ClaimedBy != "" && !t.Validated() {
 		holder := "claimed by " + t.ClaimedBy
 		if t.LeaseExpiresAt != "" {
 			holder += ", lease until " + t.LeaseExpiresAt

@@ -35,6 +35,29 @@ func runValidate(e *Env, c *command, args []string) int {
 	}
 	t := &o.Task
 	r := o.Check
+	if in := o.Integration; in != nil || o.Queued {
+		fmt.Fprintf(e.Stdout, "PASS %s in this worker's tree (%s, %s); queued for integration as %s\n", t.ID, t.Command, r.Took.Round(1e6), git.Short(o.Commit))
+		switch {
+		case o.Queued:
+			fmt.Fprintf(e.Stdout, "%s waits in the merge queue (validated, not yet integrated)", t.ID)
+			if o.QueueErr != nil {
+				fmt.Fprintf(e.Stdout, ": %v", o.QueueErr)
+			}
+			fmt.Fprintln(e.Stdout, "\nnext: harness claim (the queue integrates it; `harness integrate` runs it now)")
+			return ExitOK
+		case o.Completed:
+			fmt.Fprintf(e.Stdout, "Completed %s: %s (integrated as %s after its validation passed on the merged tree)\n", t.ID, t.Title, git.Short(in.Merged))
+			fmt.Fprintln(e.Stdout, "next: harness claim")
+			return ExitOK
+		}
+		f := o.Failure
+		fmt.Fprintf(e.Stderr, "ERROR [%s] [%s] %s\n", t.ID, f.Category, f.Message)
+		if in.Check != nil {
+			e.printTail(in.Check)
+		}
+		e.printFailure(o)
+		return ExitNegative
+	}
 	if o.Completed {
 		fmt.Fprintf(e.Stdout, "PASS %s (%s, %s)\n", t.ID, t.Command, r.Took.Round(1e6))
 		how := "committed as"

@@ -21,6 +21,10 @@ const (
 	Usage          = "USAGE"
 	Tamper         = "TAMPER"
 	Scope          = "SCOPE"
+	// Merge is a task whose work passed in its worker's tree but could not
+	// be integrated: its commits conflict with the integration branch, or
+	// its validation or the integration check fails on the merged tree.
+	Merge = "MERGE"
 )
 
 // Categories lists every category an agent may record with `harness fail`.

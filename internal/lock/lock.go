@@ -292,8 +292,29 @@ var TxTimeout = 30 * time.Second
 
 // Tx takes root's transaction lock, waiting up to TxTimeout, and returns the
 // function that releases it.
-func Tx(root string) (unlock func(), err error) {
-	path := TxPath(root)
+func Tx(root string) (unlock func(), err error) { return flockFile(TxPath(root), TxTimeout) }
+
+// MergePath is the file the merge queue's lock takes: one integration at a
+// time per state root, held across a rebase and its checks (minutes), so it
+// is not the transaction lock, which every verb and hook takes for
+// milliseconds.
+func MergePath(root string) string { return filepath.Join(Dir(), "harness-"+Hash(root)+".merge") }
+
+// Merge takes root's merge-queue lock, waiting up to wait, and returns the
+// function that releases it. The lock is the kernel's (flock): a holder that
+// dies releases it.
+func Merge(root string, wait time.Duration) (unlock func(), err error) {
+	return flockFile(MergePath(root), wait)
+}
+
+// Workers takes root's supervisor lock without waiting: one `harness
+// workers` per job.
+func Workers(root string) (unlock func(), err error) {
+	return flockFile(filepath.Join(Dir(), "harness-"+Hash(root)+".workers"), 0)
+}
+
+// flockFile takes an exclusive flock on path, waiting up to timeout.
+func flockFile(path string, timeout time.Duration) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if os.IsNotExist(err) {
 		// The lock directory itself is gone (a HARNESS_LOCK_DIR inside a
@@ -305,7 +326,7 @@ func Tx(root string) (unlock func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(TxTimeout)
+	deadline := time.Now().Add(timeout)
 	wait := time.Millisecond
 	for {
 		err = tryLock(f)
@@ -321,7 +342,7 @@ func Tx(root string) (unlock func(), err error) {
 		}
 		if time.Now().After(deadline) {
 			f.Close()
-			return nil, fmt.Errorf("transaction lock %s still held after %s", path, TxTimeout)
+			return nil, fmt.Errorf("lock %s still held after %s", path, timeout)
 		}
 		time.Sleep(wait)
 		if wait < 20*time.Millisecond {

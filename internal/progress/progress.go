@@ -55,6 +55,12 @@ const (
 	// how it was invoked: by a terminal or not, and what the check of its
 	// process tree saw.
 	Person = "PERSON"
+	// Merge records the merge queue's steps: a task queued after its
+	// validation passed in a worker's tree, and integrated.
+	Merge = "MERGE"
+	// Worker records a supervisor's (`harness workers`) workers starting,
+	// ending and being stopped.
+	Worker = "WORKER"
 )
 
 // Entry is one log line.

@@ -3,6 +3,7 @@ package schedule
 import (
 	"strings"
 
+	"github.com/harness-agent/harness/internal/scope"
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -39,4 +40,39 @@ func (c Choice) Why(tasks []state.Task) Why {
 		return NoCheck
 	}
 	return Explain(tasks)
+}
+
+// ChooseApart is Choose for a worker among others: it passes over a task
+// whose allowed_paths overlap those of a task in progress (another
+// worker's, or one waiting in the merge queue) while another eligible task
+// with a check does not, so that workers rarely edit the same files. When
+// every candidate overlaps, it is Choose.
+func ChooseApart(tasks []state.Task) Choice {
+	c := Choose(tasks)
+	if c.Next == nil || len(c.Next.AllowedPaths) == 0 {
+		return c
+	}
+	var busy [][]string
+	for i := range tasks {
+		if t := &tasks[i]; t.Status == state.InProgress && len(t.AllowedPaths) > 0 {
+			busy = append(busy, t.AllowedPaths)
+		}
+	}
+	if len(busy) == 0 {
+		return c
+	}
+	overlaps := func(t *state.Task) bool {
+		for _, b := range busy {
+			if scope.Overlap(t.AllowedPaths, b) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, t := range Candidates(tasks) {
+		if strings.TrimSpace(t.Command) != "" && !overlaps(t) {
+			return Choice{Next: t, Skipped: c.Skipped}
+		}
+	}
+	return c
 }

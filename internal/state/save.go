@@ -394,7 +394,7 @@ func newTaskJSON(t *Task) any {
 			m.set("on_failure", newOrderedMap().set("cleanup", v))
 			continue
 		}
-		if f.extension && (v == nil || f.kind == kindPaths && *f.list(t) == nil) {
+		if f.extension && (v == nil || f.kind == kindPaths && *f.list(t) == nil || f.kind == kindCount && *f.count(t) == 0) {
 			continue // the harness's extensions appear only once used
 		}
 		m.set(f.name, v)

@@ -106,6 +106,18 @@ var taskSchema = []taskField{
 			return fmt.Sprintf("allowed_paths of %s may not change: it is the task's scope lock (set with `harness add … --allowed-paths`; ask the user to widen it).", id)
 		}},
 	{name: "worktree", kind: kindNullable, text: func(t *Task) *string { return &t.Worktree }, extension: true},
+	{name: "claim_generation", kind: kindCount, count: func(t *Task) *int { return &t.Generation }, extension: true,
+		edit: editFrozen, broken: claimBroken},
+	{name: "validated_commit", kind: kindNullable, text: func(t *Task) *string { return &t.ValidatedCommit }, extension: true,
+		edit: editFrozen, broken: mergeBroken},
+	{name: "validated_at", kind: kindNullable, text: func(t *Task) *string { return &t.ValidatedAt }, extension: true,
+		edit: editFrozen, broken: mergeBroken},
+	{name: "integrated_commit", kind: kindNullable, text: func(t *Task) *string { return &t.IntegratedCommit }, extension: true,
+		edit: editFrozen, broken: mergeBroken},
+}
+
+func mergeBroken(id string, _, _ *Task) string {
+	return fmt.Sprintf("validated_commit, validated_at and integrated_commit of %s may not change by hand: `harness validate` queues a task, the merge queue integrates it.", id)
 }
 
 func claimBroken(id string, _, _ *Task) string {

@@ -90,7 +90,31 @@ type Task struct {
 	LeaseExpiresAt  string
 	AllowedPaths    []string // scope lock globs, relative to the root
 	Worktree        string   // the git work tree the claim works in
+	// Generation counts the claims of the task: each claim takes the next
+	// one, so a write by a worker whose claim was taken over (its lease
+	// expired and another worker claimed the task) is told apart and
+	// refused, even when the same worker id claimed it again.
+	Generation int
+	// ValidatedCommit is, with workers (session_config.integration_branch),
+	// the commit of a task whose validation passed in its worker's tree: the
+	// task stays in_progress, queued for the merge queue, until it is
+	// integrated (IntegratedCommit, completed) or fails [MERGE].
+	ValidatedCommit  string
+	ValidatedAt      string
+	IntegratedCommit string
 }
+
+// ClearClaim ends t's claim: nobody holds it, no lease, no worker's tree,
+// nothing waiting in the merge queue. The generation stays: the next claim
+// takes the one after it.
+func (t *Task) ClearClaim() {
+	t.ClaimedBy, t.ClaimedAt, t.LeaseExpiresAt, t.Worktree = "", "", "", ""
+	t.ValidatedCommit, t.ValidatedAt = "", ""
+}
+
+// Validated reports whether t passed its validation in a worker's tree and
+// waits in the merge queue.
+func (t *Task) Validated() bool { return t.Status == InProgress && t.ValidatedCommit != "" }
 
 // Config is session_config.
 type Config struct {
@@ -105,7 +129,22 @@ type Config struct {
 	// checkpoint or validation change) make the Stop hook call the session
 	// stuck; 0 means the default (DefaultStuckTurns).
 	StuckTurns int
+	// IntegrationBranch, set by `harness workers`, is the branch the merge
+	// queue integrates validated tasks into; "" without workers.
+	IntegrationBranch string
+	// IntegrationCheck runs on the merged tree before the integration
+	// branch moves (for example the whole test suite); "" for none.
+	IntegrationCheck string
+	// IntegrationTimeoutSeconds bounds IntegrationCheck; 0: the default.
+	IntegrationTimeoutSeconds int
 }
+
+// DefaultIntegrationTimeout bounds session_config.integration_check when
+// integration_timeout_seconds is unset.
+const DefaultIntegrationTimeout = 1800
+
+// Workers reports whether the job runs with workers and a merge queue.
+func (s *State) Workers() bool { return s.Concurrent() && s.Config.IntegrationBranch != "" }
 
 // DefaultStuckTurns is session_config.stuck_turns when it is unset.
 const DefaultStuckTurns = 12
@@ -431,12 +470,13 @@ func (p *parser) config(c gjson.Result) Config {
 		return cfg
 	}
 	f := func(name string) string { return "session_config." + name }
-	var mode, maxTasks, maxSessions, reflect, verify, allowed, stuck gjson.Result
+	var mode, maxTasks, maxSessions, reflect, verify, allowed, stuck, branch, check, checkTimeout gjson.Result
 	var limits [4]gjson.Result
 	members := []member{
 		{"concurrency_mode", &mode}, {"max_tasks_per_session", &maxTasks}, {"max_sessions", &maxSessions},
 		{"max_reflect_iterations", &reflect}, {"verify_on_stop", &verify}, {"allowed_commands", &allowed},
-		{"stuck_turns", &stuck}}
+		{"stuck_turns", &stuck}, {"integration_branch", &branch}, {"integration_check", &check},
+		{"integration_timeout_seconds", &checkTimeout}}
 	budget := cfg.Budget.Limits()
 	for i, l := range budget {
 		members = append(members, member{l.Name, &limits[i]})
@@ -462,6 +502,9 @@ func (p *parser) config(c gjson.Result) Config {
 	}
 	cfg.AllowedCommands = p.strings(allowed, f("allowed_commands"))
 	cfg.StuckTurns = p.intAt(stuck, f("stuck_turns"), 0)
+	cfg.IntegrationBranch = p.strAt(branch, f("integration_branch"))
+	cfg.IntegrationCheck = p.strAt(check, f("integration_check"))
+	cfg.IntegrationTimeoutSeconds = p.intAt(checkTimeout, f("integration_timeout_seconds"), 0)
 	for i, l := range budget {
 		*l.Value = p.intAt(limits[i], f(l.Name), 0)
 	}

@@ -122,6 +122,9 @@ func writeConfig(w *jsonobj.Writer, c *state.Config) {
 	w.Int("session_tokens", int64(c.Budget.SessionTokens))
 	w.Close()
 	w.Int("stuck_turns", int64(c.StuckTurns))
+	w.Str("integration_branch", c.IntegrationBranch)
+	w.Str("integration_check", c.IntegrationCheck)
+	w.Int("integration_timeout_seconds", int64(c.IntegrationTimeoutSeconds))
 }
 
 func readConfig(v gjson.Result) state.Config {
@@ -139,7 +142,10 @@ func readConfig(v gjson.Result) state.Config {
 			JobTokens:      int(b.Get("job_tokens").Int()),
 			SessionTokens:  int(b.Get("session_tokens").Int()),
 		},
-		StuckTurns: int(v.Get("stuck_turns").Int()),
+		StuckTurns:                int(v.Get("stuck_turns").Int()),
+		IntegrationBranch:         v.Get("integration_branch").Str,
+		IntegrationCheck:          v.Get("integration_check").Str,
+		IntegrationTimeoutSeconds: int(v.Get("integration_timeout_seconds").Int()),
 	}
 }
 

@@ -304,7 +304,9 @@ func Of(st *state.State) *Summary {
 	}
 	for i := range st.Tasks {
 		t := &st.Tasks[i]
-		if t.Status == state.InProgress {
+		if t.Status == state.InProgress && !t.Validated() {
+			// A task waiting in the merge queue is nobody's work: the
+			// hooks neither hold a session to it nor guard its tree.
 			s.InProgress = append(s.InProgress, claimOf(t))
 		}
 	}

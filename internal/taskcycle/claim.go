@@ -53,6 +53,11 @@ func (w *Worker) Claim(id string) (*Claim, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.Workers() {
+		if err := w.startFromTip(s, tree); err != nil {
+			return nil, err
+		}
+	}
 	head := git.Head(tree.Top)
 	if head == "" {
 		return nil, failure.New(failure.EnvSetup, "%s has no commit to start from", tree.Top).
@@ -97,7 +102,7 @@ func (w *Worker) Claim(id string) (*Claim, error) {
 				c.Why = why
 				return nil
 			}
-		} else if ch := schedule.Choose(s.Tasks); ch.Next != nil {
+		} else if ch := choose(s); ch.Next != nil {
 			pick = ch.Next
 		} else if len(ch.Skipped) > 0 {
 			pick = ch.Skipped[0] // refused below: the person must give it a check
@@ -118,6 +123,7 @@ func (w *Worker) Claim(id string) (*Claim, error) {
 		pick.ClaimedBy = w.ID
 		pick.ClaimedAt = stamp(now)
 		pick.LeaseExpiresAt = stamp(now.Add(w.Lease))
+		pick.Generation++
 		if s.Concurrent() {
 			// The guard keeps other workers' destructive git out of this tree.
 			pick.Worktree = tree.Top
@@ -140,7 +146,19 @@ func (w *Worker) Claim(id string) (*Claim, error) {
 	if refusal != nil {
 		return nil, refusal
 	}
+	if c.Claimed() && s.Concurrent() {
+		writeHeld(tree.Top, heldClaim{ID: c.Task.ID, Generation: c.Task.Generation, Worker: w.ID})
+	}
 	return c, nil
+}
+
+// choose picks the next task: in concurrent mode, apart from the other
+// workers' scopes.
+func choose(s *state.State) schedule.Choice {
+	if s.Concurrent() {
+		return schedule.ChooseApart(s.Tasks)
+	}
+	return schedule.Choose(s.Tasks)
 }
 
 // busy returns the task that stops this worker from claiming another: in
@@ -148,7 +166,7 @@ func (w *Worker) Claim(id string) (*Claim, error) {
 func (w *Worker) busy(s *state.State) *state.Task {
 	for i := range s.Tasks {
 		t := &s.Tasks[i]
-		if t.Status == state.InProgress && (!s.Concurrent() || t.ClaimedBy == w.ID) {
+		if t.Status == state.InProgress && !t.Validated() && (!s.Concurrent() || t.ClaimedBy == w.ID) {
 			return t
 		}
 	}
@@ -254,7 +272,7 @@ func Reap(s *state.State, now time.Time) []progress.Entry {
 	var entries []progress.Entry
 	for i := range s.Tasks {
 		t := &s.Tasks[i]
-		if t.Status != state.InProgress || !t.LeaseExpired(now) {
+		if t.Status != state.InProgress || t.Validated() || !t.LeaseExpired(now) {
 			continue
 		}
 		reason := fmt.Sprintf("lease of %s expired at %s", orNone(t.ClaimedBy), t.LeaseExpiresAt)
@@ -274,9 +292,7 @@ func markFailed(t *state.Task, now time.Time, category, message string) {
 	clearClaim(t)
 }
 
-func clearClaim(t *state.Task) {
-	t.ClaimedBy, t.ClaimedAt, t.LeaseExpiresAt, t.Worktree = "", "", "", ""
-}
+func clearClaim(t *state.Task) { t.ClearClaim() }
 
 // recoveryMessage renders `action="…" reason="…"`; inner double quotes
 // become single ones so the line stays parseable.

@@ -63,7 +63,9 @@ func (w *Worker) Interrupted(s *state.State) (mine, expired, live []state.Task) 
 	now := w.Now()
 	for _, t := range s.Tasks {
 		switch {
-		case t.Status != state.InProgress:
+		case t.Status != state.InProgress, t.Validated():
+			// Waiting in the merge queue: its work is committed and kept
+			// by a ref; the queue, not a recovery, decides it.
 		case !s.Concurrent() && t.ClaimedBy == w.ID && strings.HasPrefix(w.ID, "session:") && !t.LeaseExpired(now):
 			live = append(live, t)
 		case !s.Concurrent() || t.ClaimedBy == w.ID:

@@ -180,7 +180,16 @@ func unknown(id string) error {
 // session lock decides ownership (checkSession), not claimed_by, so a task
 // survives its session being resumed under a new id.
 func (w *Worker) own(s *state.State, t *state.Task) error {
-	if t.Status != state.InProgress {
+	if t.Status != state.InProgress || t.Validated() {
+		if s.Concurrent() {
+			if err := w.fenced(s, t); err != nil {
+				return err
+			}
+		}
+		if t.Validated() {
+			return failure.New(failure.Usage, "%s passed its validation and waits in the merge queue (commit %s)", t.ID, git.Short(t.ValidatedCommit)).
+				WithHint("nothing to do: the merge queue integrates it (`harness status` shows it); claim the next task with `harness claim`")
+		}
 		hint := fmt.Sprintf("claim it first: harness claim %s", failure.ShellArg(t.ID))
 		if t.Status == state.Completed {
 			hint = "nothing to do: it is done"
@@ -188,6 +197,9 @@ func (w *Worker) own(s *state.State, t *state.Task) error {
 		return failure.New(failure.Usage, "%s is %s, not in_progress", t.ID, t.Status).WithHint("%s", hint)
 	}
 	if s.Concurrent() && t.ClaimedBy != w.ID {
+		if err := w.fenced(s, t); err != nil {
+			return err
+		}
 		return failure.New(failure.Usage, "%s is claimed by %s, not by this worker (%s)", t.ID, orNone(t.ClaimedBy), w.ID).
 			WithHint("run it as the claiming worker (HARNESS_WORKER_ID=%s), or wait for its lease (until %s) to expire and claim it", failure.ShellArg(t.ClaimedBy), orNone(t.LeaseExpiresAt))
 	}
@@ -197,7 +209,8 @@ func (w *Worker) own(s *state.State, t *state.Task) error {
 // sameClaim reports whether t is still the claim snapshot was taken from:
 // in progress, same claimant, same base.
 func sameClaim(t, snapshot *state.Task) bool {
-	return t != nil && t.Status == state.InProgress && t.ClaimedBy == snapshot.ClaimedBy && t.StartedAtCommit == snapshot.StartedAtCommit
+	return t != nil && t.Status == state.InProgress && t.ClaimedBy == snapshot.ClaimedBy && t.StartedAtCommit == snapshot.StartedAtCommit &&
+		t.Generation == snapshot.Generation
 }
 
 func changed(t *state.Task, id string) error {

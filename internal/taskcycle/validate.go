@@ -29,6 +29,12 @@ type Outcome struct {
 	Failure   *Failure          // failed
 	Tree      Tree              // the work tree it was carried out in
 	Fence     *integrity.Result // what the validation command did to harness files, put back
+	// With workers: Queued when the task passed in the worker's tree and
+	// waits in the merge queue; Integration when the queue took it (then
+	// Completed, or a Failure [MERGE]); QueueErr why the queue did not.
+	Queued      bool
+	Integration *Integration
+	QueueErr    error
 }
 
 // Failure is how a failed attempt was recorded and undone.
@@ -106,7 +112,11 @@ func (w *Worker) record(ctx context.Context, s *state.State, t state.Task, tree 
 	var err error
 	switch r.Outcome {
 	case validation.Pass:
-		o, err = w.complete(t, tree)
+		if s.Workers() {
+			o, err = w.queueAndIntegrate(ctx, t, tree)
+		} else {
+			o, err = w.complete(t, tree)
+		}
 	case validation.Missing:
 		return nil, w.missingProgram(s, &t, r)
 	case validation.Timeout:
@@ -152,7 +162,7 @@ func (w *Worker) complete(t state.Task, tree Tree) (*Outcome, error) {
 	_, err = statecache.Update(w.Root, func(s *state.State) error {
 		cur := s.Task(t.ID)
 		if !sameClaim(cur, &t) {
-			return changed(cur, t.ID)
+			return w.moved(s, cur, &t)
 		}
 		cur.Status = state.Completed
 		cur.CompletedAt = stamp(now)
@@ -223,7 +233,7 @@ func (w *Worker) fail(ctx context.Context, t state.Task, tree Tree, category, me
 	_, err := statecache.Update(w.Root, func(s *state.State) error {
 		cur := s.Task(t.ID)
 		if !sameClaim(cur, &t) {
-			return changed(cur, t.ID)
+			return w.moved(s, cur, &t)
 		}
 		session = s.SessionCount
 		markFailed(cur, now, category, message)

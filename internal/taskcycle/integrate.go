@@ -1,0 +1,379 @@
+package taskcycle
+
+// Workers and the merge queue (session_config.integration_branch set, in
+// concurrent mode). Each worker works in its own git worktree on its own
+// branch; a claim starts it from the integration branch's tip; a task whose
+// validation passes there is queued, not completed. The integrator, one task
+// at a time under the merge lock, rebases the task's commits onto the
+// current tip in a scratch work tree, runs the task's validation and the
+// integration check on the merged tree, and only then fast-forwards the
+// integration branch and completes the task. A conflict or a failure after
+// the merge fails the attempt [MERGE]; the worker retries from the new tip.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/git"
+	"github.com/harness-agent/harness/internal/integrity"
+	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
+	"github.com/harness-agent/harness/internal/validation"
+)
+
+// WorkersDir is where the workers' worktrees and the merge queue's scratch
+// tree of the state root live: $HARNESS_WORKTREES/<project>-<hash>, else
+// under $XDG_DATA_HOME/harness/worktrees (~/.local/share/…). Outside the
+// project's tree, so its tools and globs never see them.
+func WorkersDir(stateRoot string) string {
+	base := os.Getenv("HARNESS_WORKTREES")
+	if base == "" {
+		data := os.Getenv("XDG_DATA_HOME")
+		if data == "" {
+			home, _ := os.UserHomeDir()
+			data = filepath.Join(home, ".local", "share")
+		}
+		base = filepath.Join(data, "harness", "worktrees")
+	}
+	sum := sha256.Sum256([]byte(stateRoot))
+	return filepath.Join(base, filepath.Base(stateRoot)+"-"+hex.EncodeToString(sum[:])[:8])
+}
+
+// QueueRef holds a queued task's validated commit, so that the worker's
+// next claim (which resets its branch to the tip) cannot lose it.
+func QueueRef(taskID string) string { return "refs/harness/queue/" + git.RefName(taskID) }
+
+// startFromTip puts the worker's tree at the integration branch's tip
+// before a claim, saving any uncommitted work as a snapshot first. Nothing
+// is reset while the worker still holds a task it has not finished.
+func (w *Worker) startFromTip(s *state.State, tree Tree) error {
+	mainTop, err := git.Top(w.Root)
+	if err != nil {
+		return err
+	}
+	if tree.Top == mainTop {
+		return failure.New(failure.Usage, "this job runs with workers (integration branch %s): tasks are claimed in a worker's worktree, not in the main tree", s.Config.IntegrationBranch).
+			WithHint("start them with `harness workers N`; work in the main tree would bypass the merge queue")
+	}
+	if w.busy(s) != nil {
+		return nil // the claim refuses it, with the task to finish
+	}
+	tip := git.RefHead(tree.Top, "refs/heads/"+s.Config.IntegrationBranch)
+	if tip == "" {
+		return failure.New(failure.EnvSetup, "the integration branch %s does not exist", s.Config.IntegrationBranch).
+			WithHint("a person sets it again with `harness workers N` from the main tree on the branch to integrate into")
+	}
+	if git.Head(tree.Top) == tip {
+		if dirty, _ := git.Changes(tree.Top, w.Root); len(dirty) == 0 {
+			return nil
+		}
+	}
+	if dirty, _ := git.Changes(tree.Top, w.Root); len(dirty) > 0 {
+		ref := fmt.Sprintf("refs/harness/snapshots/worker/%s/%s", git.RefName(w.ID), w.Now().UTC().Format("20060102T150405Z"))
+		if _, _, err := git.Snapshot(tree.Top, w.Root, ref, "harness snapshot of "+w.ID+"'s tree before it starts from the integration tip"); err != nil {
+			return failure.Wrap(failure.EnvSetup, err, "cannot save the worker's uncommitted work before starting from the tip: %v", err)
+		}
+	}
+	if err := git.Rollback(tree.Top, w.Root, tip); err != nil {
+		return failure.Wrap(failure.EnvSetup, err, "cannot put the worker's tree at the integration tip %s: %v", git.Short(tip), err)
+	}
+	return nil
+}
+
+// queue records claim t, whose validation passed in the worker's tree, as
+// waiting in the merge queue: its work committed in the tree, the commit
+// kept by a ref.
+func (w *Worker) queue(t state.Task, tree Tree) (*Outcome, error) {
+	hash, made, err := git.CommitAll(tree.Top, w.Root, fmt.Sprintf("%s: %s", t.ID, t.Title))
+	if err != nil {
+		return nil, failure.Wrap(failure.EnvSetup, err, "validation of %s passed but the work could not be committed: %v", t.ID, err).
+			WithHint("fix what stopped the commit (a pre-commit hook? a git identity?), then run `harness validate %s` again: the task stays in_progress", failure.ShellArg(t.ID))
+	}
+	if err := git.SetRef(tree.Top, QueueRef(t.ID), hash); err != nil {
+		return nil, failure.Wrap(failure.EnvSetup, err, "cannot keep %s's commit for the merge queue: %v", t.ID, err)
+	}
+	now := w.Now()
+	o := &Outcome{Commit: hash, NewCommit: made, Tree: tree, Queued: true}
+	_, err = statecache.Update(w.Root, func(s *state.State) error {
+		cur := s.Task(t.ID)
+		if !sameClaim(cur, &t) {
+			return w.moved(s, cur, &t)
+		}
+		cur.ValidatedCommit, cur.ValidatedAt = hash, stamp(now)
+		o.Task = *cur
+		return progress.Append(w.Root, progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Merge, TaskID: t.ID,
+			Message: fmt.Sprintf("queued: validation passed in %s's tree (commit %s, base %s)", w.ID, git.Short(hash), git.Short(t.StartedAtCommit))})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// Integration is what the merge queue did with one task.
+type Integration struct {
+	Task      state.Task
+	Merged    string             // the integration branch's new tip
+	Failure   *Failure           // failed [MERGE]
+	Check     *validation.Result // the failing check, when one failed
+	Conflicts []string           // the files a conflict is in
+}
+
+// Integrate runs the merge queue until it is empty: every task waiting in
+// it, oldest first, one at a time under the merge lock, waiting up to wait
+// for the lock. When another process holds it, Integrate returns at once
+// with nothing done: that integrator drains the queue, this task included
+// (it looks again after releasing the lock, so a task queued just as it
+// finished is not left behind). It returns what it did with each task.
+func (w *Worker) Integrate(ctx context.Context, wait time.Duration) ([]Integration, error) {
+	var done []Integration
+	for {
+		unlock, err := lock.Merge(w.Root, wait)
+		if err != nil {
+			if wait > 0 {
+				return done, failure.Wrap(failure.EnvSetup, err, "the merge queue is busy: %v", err).
+					WithHint("another integration is running; it takes the queued tasks too")
+			}
+			return done, nil
+		}
+		more, err := w.drain(ctx)
+		done = append(done, more...)
+		unlock()
+		if err != nil {
+			return done, err
+		}
+		s, err := state.Load(w.Root)
+		if err != nil || nextQueued(s, nil) == nil || ctx.Err() != nil {
+			return done, err
+		}
+		wait = 0 // queued while this one drained: take it if nobody else does
+	}
+}
+
+// drain integrates the queued tasks, each at most once; the caller holds
+// the merge lock.
+func (w *Worker) drain(ctx context.Context) ([]Integration, error) {
+	var done []Integration
+	tried := map[string]bool{}
+	for ctx.Err() == nil {
+		s, err := state.Load(w.Root)
+		if err != nil {
+			return done, err
+		}
+		t := nextQueued(s, tried)
+		if t == nil {
+			return done, nil
+		}
+		tried[t.ID] = true
+		in, err := w.integrateOne(ctx, s, *t)
+		if err != nil {
+			return done, err
+		}
+		if in != nil {
+			done = append(done, *in)
+		}
+	}
+	return done, ctx.Err()
+}
+
+// nextQueued is the task that has waited longest in the merge queue, among
+// those not tried yet.
+func nextQueued(s *state.State, tried map[string]bool) *state.Task {
+	var q []*state.Task
+	for i := range s.Tasks {
+		if t := &s.Tasks[i]; t.Validated() && !tried[t.ID] {
+			q = append(q, t)
+		}
+	}
+	if len(q) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(q, func(a, b *state.Task) int { return strings.Compare(a.ValidatedAt, b.ValidatedAt) })
+	return q[0]
+}
+
+// integrateOne integrates queued task t. A nil Integration with a nil
+// error means t left the queue meanwhile.
+func (w *Worker) integrateOne(ctx context.Context, s *state.State, t state.Task) (*Integration, error) {
+	mainTop, err := git.Top(w.Root)
+	if err != nil {
+		return nil, err
+	}
+	branch := s.Config.IntegrationBranch
+	tip := git.RefHead(mainTop, "refs/heads/"+branch)
+	if tip == "" {
+		return nil, failure.New(failure.EnvSetup, "the integration branch %s does not exist", branch)
+	}
+	scratch := filepath.Join(WorkersDir(w.Root), "integration")
+	if err := git.ScratchTree(mainTop, scratch, tip); err != nil {
+		return nil, failure.Wrap(failure.EnvSetup, err, "cannot prepare the merge queue's tree %s: %v", scratch, err)
+	}
+	in := &Integration{Task: t}
+	merged, conflicts, err := git.Rebase(scratch, t.StartedAtCommit, t.ValidatedCommit, tip)
+	if err != nil {
+		return nil, failure.Wrap(failure.EnvSetup, err, "cannot rebase %s onto %s: %v", t.ID, branch, err)
+	}
+	if len(conflicts) > 0 {
+		in.Conflicts = conflicts
+		return w.mergeFailed(in, fmt.Sprintf("conflict rebasing onto %s at %s in %s", branch, git.Short(tip), listFiles(conflicts)))
+	}
+	dir := scratch
+	if rel, err := filepath.Rel(mainTop, w.Root); err == nil && rel != "." {
+		dir = filepath.Join(scratch, rel)
+	}
+	checks := []struct{ what, cmd string }{{"the validation", t.Command}}
+	if c := strings.TrimSpace(s.Config.IntegrationCheck); c != "" {
+		checks = append(checks, struct{ what, cmd string }{"the integration check", c})
+	}
+	for _, c := range checks {
+		timeout := t.Timeout()
+		if c.what != "the validation" {
+			timeout = time.Duration(orDefault(s.Config.IntegrationTimeoutSeconds, state.DefaultIntegrationTimeout)) * time.Second
+		}
+		integrity.Settle(w.Root)
+		on := root.Active(w.Root)
+		r := validation.Run(ctx, dir, c.cmd, timeout)
+		if fence := integrity.Fence(w.Root, fmt.Sprintf("%s of %s on the merged tree (`%s`)", c.what, t.ID, c.cmd), on); fence.Tampered() {
+			in.Check = &r
+			return w.mergeFailed(in, c.what+" on the merged tree changed harness files, which were put back: "+fence.Files())
+		}
+		if ctx.Err() != nil {
+			return nil, failure.New(failure.TaskExec, "integration of %s interrupted: it stays queued", t.ID)
+		}
+		if r.Outcome == validation.Missing {
+			return nil, failure.New(failure.EnvSetup, "%s of %s on the merged tree: command not found: %s", c.what, t.ID, r.FirstLine).
+				WithHint("install what it needs; the task stays queued")
+		}
+		if r.Outcome != validation.Pass {
+			in.Check = &r
+			return w.mergeFailed(in, fmt.Sprintf("after the merge onto %s at %s, %s `%s` %s: %s", branch, git.Short(tip), c.what, c.cmd, r.Outcome, r.FirstLine))
+		}
+	}
+	now := w.Now()
+	_, err = statecache.Update(w.Root, func(s *state.State) error {
+		cur := s.Task(t.ID)
+		if !sameQueued(cur, &t) {
+			if cur != nil {
+				w.logRefusal(s, t.ID, "the merge queue", t.Generation, cur)
+			}
+			in = nil
+			return nil
+		}
+		if err := git.FastForward(mainTop, branch, tip, merged); err != nil {
+			return failure.Wrap(failure.EnvSetup, err, "cannot move %s to the merged %s: %v", branch, git.Short(merged), err).
+				WithHint("the task stays queued; `harness integrate` tries again (a main tree with uncommitted changes to the same files blocks a fast-forward)")
+		}
+		cur.Status = state.Completed
+		cur.CompletedAt = stamp(now)
+		cur.IntegratedCommit = merged
+		clearClaim(cur)
+		in.Task, in.Merged = *cur, merged
+		return progress.Append(w.Root,
+			progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Merge, TaskID: t.ID,
+				Message: fmt.Sprintf("integrated into %s as %s (validated on the merged tree%s)", branch, git.Short(merged), checkNote(s))},
+			progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Completed, TaskID: t.ID,
+				Message: fmt.Sprintf("(commit %s)", git.Short(merged))})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if in != nil {
+		git.SetRef(mainTop, QueueRef(t.ID), "")
+	}
+	return in, nil
+}
+
+func checkNote(s *state.State) string {
+	if strings.TrimSpace(s.Config.IntegrationCheck) != "" {
+		return "; integration_check passed"
+	}
+	return ""
+}
+
+func orDefault(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// sameQueued reports whether t is still the queued claim snapshot.
+func sameQueued(t, snapshot *state.Task) bool {
+	return sameClaim(t, snapshot) && t.ValidatedCommit == snapshot.ValidatedCommit
+}
+
+// mergeFailed records a failed attempt [MERGE] for the queued task of in.
+// The worker's tree is not touched (its worker may be on another task): the
+// queued commit is kept as the attempt's snapshot, and the worker's next
+// claim starts again from the tip.
+func (w *Worker) mergeFailed(in *Integration, message string) (*Integration, error) {
+	t := in.Task
+	message = progress.OneLine(message)
+	mainTop, _ := git.Top(w.Root)
+	f := &Failure{Category: failure.Merge, Message: message, Base: t.StartedAtCommit,
+		NotRolledBack: "the worker's tree is left as it is; its next claim starts from the integration tip"}
+	now := w.Now()
+	_, err := statecache.Update(w.Root, func(s *state.State) error {
+		cur := s.Task(t.ID)
+		if !sameQueued(cur, &t) {
+			if cur != nil {
+				w.logRefusal(s, t.ID, "the merge queue", t.Generation, cur)
+			}
+			in = nil
+			return nil
+		}
+		markFailed(cur, now, failure.Merge, message)
+		f.Permanent = cur.PermanentlyFailed()
+		ref := git.SnapshotRef(t.ID, cur.Attempts)
+		if git.SetRef(mainTop, ref, t.ValidatedCommit) == nil {
+			f.Snapshot = ref
+		}
+		in.Task = *cur
+		in.Failure = f
+		return progress.Append(w.Root, progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Error, TaskID: t.ID, Category: failure.Merge, Message: message})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if in != nil {
+		git.SetRef(mainTop, QueueRef(t.ID), "")
+	}
+	return in, nil
+}
+
+// queueAndIntegrate queues claim t, whose validation passed in the
+// worker's tree, then runs the merge queue, and returns the outcome for t:
+// completed once integrated, failed [MERGE], or still queued when another
+// integration holds the queue.
+func (w *Worker) queueAndIntegrate(ctx context.Context, t state.Task, tree Tree) (*Outcome, error) {
+	o, err := w.queue(t, tree)
+	if err != nil {
+		return nil, err
+	}
+	done, err := w.Integrate(ctx, 0)
+	for _, in := range done {
+		if in.Task.ID != t.ID {
+			continue
+		}
+		o.Task, o.Integration, o.Queued = in.Task, &in, false
+		if in.Failure != nil {
+			o.Failure = in.Failure
+		} else {
+			o.Completed = true
+		}
+		return o, nil
+	}
+	o.QueueErr = err
+	return o, nil
+}

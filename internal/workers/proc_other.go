@@ -1,0 +1,7 @@
+//go:build !linux && !windows
+
+package workers
+
+import "syscall"
+
+func dieWithParent(*syscall.SysProcAttr) {}

@@ -1,0 +1,655 @@
+// Package workers runs many agents on one job: `harness workers N`, a
+// supervisor that gives each of N workers its own git worktree (outside the
+// project's tree) on its own branch and runs one headless Claude Code
+// session at a time in each, with the state root pinned and the worker's id
+// set. A worker whose session ends while work remains gets a new one; all
+// stop when the job is done, paused, cancelled or over budget. The merge
+// queue (taskcycle.Integrate) integrates what they validate; the supervisor
+// drains it too, so a task queued while nobody held the queue is not left
+// waiting.
+package workers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/harness-agent/harness/internal/budget"
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/git"
+	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/schedule"
+	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
+	"github.com/harness-agent/harness/internal/taskcycle"
+)
+
+// Prompt is what each worker session is started with: the skill's run.
+const Prompt = "/harness run"
+
+// Options configures a supervisor.
+type Options struct {
+	Root   string   // the state root (the main tree)
+	N      int      // how many workers
+	Claude string   // the Claude Code executable
+	Args   []string // a person's arguments for claude, before -p
+	Out    io.Writer
+	Poll   time.Duration
+	Now    func() time.Time
+}
+
+// ID is the worker id of worker k (1-based): what HARNESS_WORKER_ID says
+// and claimed_by records.
+func ID(k int) string { return fmt.Sprintf("w%d", k) }
+
+// isWorkerID reports whether id is one a supervisor gives.
+func isWorkerID(id string) bool {
+	if len(id) < 2 || id[0] != 'w' {
+		return false
+	}
+	for _, r := range id[1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Tree is where worker id's worktree lives.
+func Tree(stateRoot, id string) string { return filepath.Join(taskcycle.WorkersDir(stateRoot), id) }
+
+// Branch is worker id's own branch.
+func Branch(id string) string { return "harness/" + id }
+
+// slot is one worker as the supervisor runs it.
+type slot struct {
+	id, tree string
+	cmd      *exec.Cmd
+	started  time.Time
+	sessions int
+	stopped  bool      // by the person: never started again
+	notAfter time.Time // restart no sooner than this (a session that ended at once)
+	quick    int       // sessions in a row that ended at once
+	exit     string    // how the last session ended
+}
+
+type exited struct {
+	s   *slot
+	err error
+}
+
+// Supervisor runs the workers of one job.
+type Supervisor struct {
+	o       Options
+	branch  string
+	slots   []*slot
+	exits   chan exited
+	integ   chan struct{} // a merge-queue drain is running
+	started time.Time
+}
+
+// Run supervises the workers until the job is done, paused, cancelled or
+// over budget, or until ctx ends (Ctrl-C): then every session is stopped and
+// the claims of the tasks they held are released. It returns why it ended.
+func Run(ctx context.Context, o Options) (string, error) {
+	if o.Poll <= 0 {
+		o.Poll = time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	mainTop, err := git.Top(o.Root)
+	if err != nil {
+		return "", failure.New(failure.EnvSetup, "harness workers needs the project in a git repository: %v", err)
+	}
+	branch := git.CurrentBranch(mainTop)
+	if branch == "" {
+		return "", failure.New(failure.EnvSetup, "the main tree %s is not on a branch (detached HEAD)", mainTop).
+			WithHint("check out the branch the workers' work is integrated into (`git switch main`), then run harness workers again")
+	}
+	unlock, err := lock.Workers(o.Root)
+	if err != nil {
+		return "", failure.New(failure.EnvSetup, "another `harness workers` runs this job (%v)", err).
+			WithHint("stop it first (Ctrl-C in its terminal); one supervisor per job")
+	}
+	defer unlock()
+	sv := &Supervisor{o: o, branch: branch, exits: make(chan exited, o.N), integ: make(chan struct{}, 1), started: o.Now()}
+	if err := sv.setUp(mainTop); err != nil {
+		return "", err
+	}
+	for k := 1; k <= o.N; k++ {
+		id := ID(k)
+		sv.slots = append(sv.slots, &slot{id: id, tree: Tree(o.Root, id)})
+	}
+	for _, sl := range sv.slots {
+		if err := prepareTree(mainTop, sl.tree, sl.id, branch); err != nil {
+			return "", failure.Wrap(failure.EnvSetup, err, "cannot make %s's worktree %s: %v", sl.id, sl.tree, err)
+		}
+	}
+	sv.say("harness workers: %d workers on branch %s (worktrees in %s)", o.N, branch, taskcycle.WorkersDir(o.Root))
+	return sv.loop(ctx)
+}
+
+// setUp records the job's integration branch and concurrent mode, and
+// releases the claims a previous supervisor's workers left (one supervisor
+// per job runs at a time, so they are nobody's now).
+func (sv *Supervisor) setUp(mainTop string) error {
+	now := sv.o.Now()
+	var released []string
+	_, err := statecache.Update(sv.o.Root, func(s *state.State) error {
+		if s.Config.ConcurrencyMode != state.Concurrent {
+			s.SetConfig("concurrency_mode", state.Concurrent)
+			s.Config.ConcurrencyMode = state.Concurrent
+		}
+		if s.Config.IntegrationBranch != sv.branch {
+			s.SetConfig("integration_branch", sv.branch)
+			s.Config.IntegrationBranch = sv.branch
+		}
+		released = release(s, isWorkerID)
+		log := []progress.Entry{{Time: now, Session: s.SessionCount, Type: progress.Worker,
+			Message: fmt.Sprintf("supervisor started: %d workers, integration branch %s", sv.o.N, sv.branch)}}
+		for _, r := range released {
+			log = append(log, progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Lock, Message: r})
+		}
+		return progress.Append(sv.o.Root, log...)
+	})
+	for _, r := range released {
+		sv.say("released: %s", r)
+	}
+	return err
+}
+
+// release puts back to pending the tasks in progress (not waiting in the
+// merge queue) held by the workers whose ids match, and returns one LOCK
+// message per task. No attempt is counted: the worker was stopped, the
+// task did not fail; its work is in the worker's tree, saved as a snapshot
+// when that worker next claims.
+func release(s *state.State, held func(string) bool) []string {
+	var out []string
+	for i := range s.Tasks {
+		t := &s.Tasks[i]
+		if t.Status != state.InProgress || t.Validated() || !held(t.ClaimedBy) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s released: its worker %s was stopped (its tree keeps the work: the worker's next claim saves it as a snapshot)", t.ID, t.ClaimedBy))
+		t.Status = state.Pending
+		t.ClearClaim()
+	}
+	return out
+}
+
+// prepareTree makes the worker's worktree on its own branch, at the
+// integration tip when new. An existing one is kept as it is: its worker's
+// next claim saves what it holds and starts from the tip.
+func prepareTree(mainTop, tree, id, branch string) error {
+	if fi, err := os.Stat(filepath.Join(tree, ".git")); err == nil && !fi.IsDir() {
+		if _, err := git.Run(tree, "rev-parse", "--git-dir"); err == nil {
+			return nil
+		}
+		os.RemoveAll(tree)
+	}
+	git.Run(mainTop, "worktree", "prune")
+	if err := os.MkdirAll(filepath.Dir(tree), 0o755); err != nil {
+		return err
+	}
+	_, err := git.Run(mainTop, "worktree", "add", "-q", "-B", Branch(id), tree, branch)
+	return err
+}
+
+func (sv *Supervisor) say(format string, args ...any) {
+	fmt.Fprintf(sv.o.Out, "%s %s\n", sv.o.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// loop is the supervisor's life: start sessions where there is work, see
+// them end, drain the merge queue, take a person's stop requests, and write
+// what it does where status can read it.
+func (sv *Supervisor) loop(ctx context.Context) (string, error) {
+	tick := time.NewTicker(sv.o.Poll)
+	defer tick.Stop()
+	lastDrain := time.Time{}
+	for {
+		s, err := state.Load(sv.o.Root)
+		if err != nil {
+			sv.shutdown("the state could not be read: " + err.Error())
+			return "", err
+		}
+		sv.takeStopRequests()
+		why := stopReason(sv.o.Root, s)
+		if why == "" {
+			sv.startWhereWork(s)
+		}
+		if queued(s) > 0 && sv.o.Now().Sub(lastDrain) >= 2*time.Second {
+			lastDrain = sv.o.Now()
+			sv.drain(ctx)
+		}
+		running := sv.running()
+		if running == 0 && len(sv.integ) == 0 {
+			if why == "" && !work(s, "") {
+				why = finished(s)
+			}
+			if why != "" && queued(s) == 0 {
+				sv.writeStatus(why)
+				sv.logf(s, "supervisor ended: %s", why)
+				sv.say("harness workers: %s", why)
+				return why, nil
+			}
+		}
+		sv.writeStatus("")
+		select {
+		case <-ctx.Done():
+			why := "stopped by the person (interrupt)"
+			sv.shutdown(why)
+			return why, nil
+		case ex := <-sv.exits:
+			sv.ended(ex)
+		case <-tick.C:
+		}
+	}
+}
+
+// stopReason says why no new session may start: the job paused, cancelled
+// (the hooks switched off) or over budget; "" when sessions may start.
+func stopReason(dir string, s *state.State) string {
+	if m, _ := record.ReadMark(dir); root.Paused(dir) || m.Paused != "" {
+		return "paused by the person (`harness resume` continues)"
+	}
+	if !root.Active(dir) {
+		return "the job is cancelled or switched off (no .harness-active)"
+	}
+	if s.Config.Budget.Any() {
+		for _, l := range budget.Measure(s.Config.Budget, budget.Total(dir, nil), nil) {
+			if l.Over() {
+				return "over budget: " + l.String()
+			}
+		}
+	}
+	return ""
+}
+
+// finished says how a job with no work left ended.
+func finished(s *state.State) string {
+	st := schedule.Count(s.Tasks)
+	if st.Completed == st.Total {
+		return fmt.Sprintf("job done: all %d tasks integrated", st.Total)
+	}
+	return fmt.Sprintf("no work left that a worker can do (%s): %s", st.Counts(), schedule.Explain(s.Tasks))
+}
+
+// queued counts the tasks waiting in the merge queue.
+func queued(s *state.State) int {
+	n := 0
+	for i := range s.Tasks {
+		if s.Tasks[i].Validated() {
+			n++
+		}
+	}
+	return n
+}
+
+// work reports whether worker id (any worker, when "") has something to
+// do: its own unfinished claim, an eligible task with a check, or a claim
+// whose lease expired (a worker's claim reaps it and takes it again).
+func work(s *state.State, id string) bool {
+	now := time.Now()
+	for i := range s.Tasks {
+		t := &s.Tasks[i]
+		if t.Status != state.InProgress || t.Validated() {
+			continue
+		}
+		if id == "" || t.ClaimedBy == id || t.LeaseExpired(now) {
+			return true
+		}
+	}
+	return eligible(s) > 0
+}
+
+// eligible counts the tasks a claim could take now.
+func eligible(s *state.State) int {
+	n := 0
+	for _, t := range schedule.Candidates(s.Tasks) {
+		if strings.TrimSpace(t.Command) != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// startWhereWork starts a session for each idle worker with work to do:
+// first the workers holding an unfinished claim, then as many more as
+// there are eligible tasks not being worked on.
+func (sv *Supervisor) startWhereWork(s *state.State) {
+	now := sv.o.Now()
+	free := eligible(s)
+	for _, sl := range sv.slots {
+		if sl.cmd != nil && !holds(s, sl.id) {
+			free-- // about to claim one
+		}
+	}
+	order := slices.Clone(sv.slots)
+	slices.SortStableFunc(order, func(a, b *slot) int { return boolInt(holds(s, b.id)) - boolInt(holds(s, a.id)) })
+	for _, sl := range order {
+		if sl.cmd != nil || sl.stopped || now.Before(sl.notAfter) {
+			continue
+		}
+		switch {
+		case holds(s, sl.id):
+		case free > 0 || expired(s):
+			free--
+		default:
+			continue
+		}
+		if err := sv.start(sl); err != nil {
+			sv.say("%s: cannot start a session: %v", sl.id, err)
+			sl.notAfter = now.Add(30 * time.Second)
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// holds reports whether worker id holds an unfinished claim.
+func holds(s *state.State, id string) bool {
+	for i := range s.Tasks {
+		t := &s.Tasks[i]
+		if t.Status == state.InProgress && !t.Validated() && t.ClaimedBy == id {
+			return true
+		}
+	}
+	return false
+}
+
+// expired reports whether some claim's lease has run out.
+func expired(s *state.State) bool {
+	now := time.Now()
+	for i := range s.Tasks {
+		t := &s.Tasks[i]
+		if t.Status == state.InProgress && !t.Validated() && t.LeaseExpired(now) {
+			return true
+		}
+	}
+	return false
+}
+
+// start runs a new headless session in the worker's tree.
+func (sv *Supervisor) start(sl *slot) error {
+	args := append(slices.Clone(sv.o.Args), "-p", Prompt)
+	cmd := exec.Command(sv.o.Claude, args...)
+	cmd.Dir = sl.tree
+	cmd.Env = workerEnv(os.Environ(), sv.o.Root, sl.id)
+	out, err := os.OpenFile(LogPath(sv.o.Root, sl.id), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\n=== %s session %d started %s ===\n", sl.id, sl.sessions+1, sv.o.Now().UTC().Format(time.RFC3339))
+	cmd.Stdout, cmd.Stderr = out, out
+	ownGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		out.Close()
+		return err
+	}
+	sl.cmd, sl.started = cmd, sv.o.Now()
+	sl.sessions++
+	sv.say("%s: session %d started (pid %d)", sl.id, sl.sessions, cmd.Process.Pid)
+	go func() {
+		err := cmd.Wait()
+		out.Close()
+		sv.exits <- exited{sl, err}
+	}()
+	return nil
+}
+
+// workerEnv is the environment of a worker's session: the supervisor's,
+// without what would make it look like a command of another session, with
+// the state root pinned and the worker's id.
+func workerEnv(env []string, stateRoot, id string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "CLAUDE_CODE_SESSION_ID", "CLAUDE_PID", "CLAUDECODE", "CLAUDE_PROJECT_DIR", "HARNESS_STATE_ROOT", "HARNESS_WORKER_ID":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "HARNESS_STATE_ROOT="+stateRoot, "HARNESS_WORKER_ID="+id)
+}
+
+// LogPath is where worker id's sessions write their output.
+func LogPath(stateRoot, id string) string {
+	return filepath.Join(taskcycle.WorkersDir(stateRoot), id+".log")
+}
+
+// quickSession is how short a session is that ended at once: its worker
+// backs off before the next one, so a failing claude cannot spin.
+const quickSession = 20 * time.Second
+
+func (sv *Supervisor) ended(ex exited) {
+	sl := ex.s
+	took := sv.o.Now().Sub(sl.started)
+	sl.cmd = nil
+	sl.exit = "exit 0"
+	var exit *exec.ExitError
+	if errors.As(ex.err, &exit) {
+		sl.exit = exit.String()
+	} else if ex.err != nil {
+		sl.exit = ex.err.Error()
+	}
+	if took < quickSession {
+		sl.quick++
+		sl.notAfter = sv.o.Now().Add(min(time.Duration(sl.quick)*5*time.Second, 2*time.Minute))
+	} else {
+		sl.quick = 0
+	}
+	sv.say("%s: session %d ended (%s) after %s", sl.id, sl.sessions, sl.exit, took.Round(time.Second))
+}
+
+func (sv *Supervisor) running() int {
+	n := 0
+	for _, sl := range sv.slots {
+		if sl.cmd != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// drain runs the merge queue in the background, once at a time: a task
+// validated while another integration held the queue, or one whose worker
+// died after queueing it, is integrated here.
+func (sv *Supervisor) drain(ctx context.Context) {
+	select {
+	case sv.integ <- struct{}{}:
+	default:
+		return
+	}
+	go func() {
+		defer func() { <-sv.integ }()
+		w := taskcycle.New(sv.o.Root, sv.o.Root)
+		w.ID = "supervisor"
+		done, err := w.Integrate(ctx, 0)
+		for _, in := range done {
+			if in.Failure != nil {
+				sv.say("merge queue: %s failed [%s] %s", in.Task.ID, in.Failure.Category, in.Failure.Message)
+			} else {
+				sv.say("merge queue: %s integrated as %s", in.Task.ID, git.Short(in.Merged))
+			}
+		}
+		if err != nil {
+			sv.say("merge queue: %v", err)
+		}
+	}()
+}
+
+// stopDir holds a person's requests to stop one worker.
+func stopDir(stateRoot string) string {
+	return filepath.Join(stateRoot, root.RuntimeDir, "workers-stop")
+}
+
+// RequestStop asks the running supervisor to stop worker id.
+func RequestStop(stateRoot, id string) error {
+	if err := os.MkdirAll(stopDir(stateRoot), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(stopDir(stateRoot), id), nil, 0o644)
+}
+
+// takeStopRequests stops the workers a person asked to stop: their
+// session ended, their claim released, never started again.
+func (sv *Supervisor) takeStopRequests() {
+	for _, sl := range sv.slots {
+		p := filepath.Join(stopDir(sv.o.Root), sl.id)
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		os.Remove(p)
+		if sl.stopped {
+			continue
+		}
+		sl.stopped = true
+		sv.stopSessions([]*slot{sl})
+		sv.releaseClaims("stopped by the person", sl.id)
+	}
+}
+
+// shutdown stops every session and releases their claims.
+func (sv *Supervisor) shutdown(why string) {
+	var ids []string
+	for _, sl := range sv.slots {
+		ids = append(ids, sl.id)
+	}
+	sv.stopSessions(sv.slots)
+	for range 100 {
+		if len(sv.integ) == 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // the drain ends with its context
+	}
+	sv.releaseClaims(why, ids...)
+	sv.writeStatus(why)
+	sv.say("harness workers: %s", why)
+}
+
+// stopTimeout is how long a session has to end after SIGTERM before it is
+// killed.
+const stopTimeout = 10 * time.Second
+
+// stopSessions ends the running sessions of slots: SIGTERM to each
+// session's process group, SIGKILL after stopTimeout.
+func (sv *Supervisor) stopSessions(slots []*slot) {
+	var live []*slot
+	for _, sl := range slots {
+		if sl.cmd != nil {
+			terminate(sl.cmd)
+			live = append(live, sl)
+		}
+	}
+	deadline := time.After(stopTimeout)
+	for len(live) > 0 {
+		select {
+		case ex := <-sv.exits:
+			sv.ended(ex)
+			live = slices.DeleteFunc(live, func(sl *slot) bool { return sl == ex.s })
+		case <-deadline:
+			for _, sl := range live {
+				kill(sl.cmd)
+			}
+			deadline = time.After(stopTimeout)
+		}
+	}
+}
+
+// releaseClaims releases the unfinished claims of workers ids.
+func (sv *Supervisor) releaseClaims(why string, ids ...string) {
+	var released []string
+	statecache.Update(sv.o.Root, func(s *state.State) error {
+		released = release(s, func(id string) bool { return slices.Contains(ids, id) })
+		log := []progress.Entry{{Time: sv.o.Now(), Session: s.SessionCount, Type: progress.Worker,
+			Message: fmt.Sprintf("%s %s", strings.Join(ids, ", "), why)}}
+		for _, r := range released {
+			log = append(log, progress.Entry{Time: sv.o.Now(), Session: s.SessionCount, Type: progress.Lock, Message: r})
+		}
+		return progress.Append(sv.o.Root, log...)
+	})
+	for _, r := range released {
+		sv.say("released: %s", r)
+	}
+}
+
+func (sv *Supervisor) logf(s *state.State, format string, args ...any) {
+	progress.Append(sv.o.Root, progress.Entry{Time: sv.o.Now(), Session: s.SessionCount, Type: progress.Worker, Message: fmt.Sprintf(format, args...)})
+}
+
+// Status is what the supervisor writes for `harness status` and the
+// report: its workers and how they stand.
+type Status struct {
+	PID       int            `json:"pid"`
+	Branch    string         `json:"branch"`
+	StartedAt string         `json:"started_at"`
+	UpdatedAt string         `json:"updated_at"`
+	Ended     string         `json:"ended,omitempty"` // why it ended, once it has
+	Workers   []WorkerStatus `json:"workers"`
+}
+
+// WorkerStatus is one worker in Status.
+type WorkerStatus struct {
+	ID       string `json:"id"`
+	Tree     string `json:"tree"`
+	State    string `json:"state"` // running, idle, stopped
+	PID      int    `json:"pid,omitempty"`
+	Sessions int    `json:"sessions"`
+	LastExit string `json:"last_exit,omitempty"`
+	Log      string `json:"log"`
+}
+
+// StatusPath is where the supervisor's Status is written.
+func StatusPath(stateRoot string) string {
+	return filepath.Join(stateRoot, root.RuntimeDir, "workers.json")
+}
+
+func (sv *Supervisor) writeStatus(ended string) {
+	st := Status{PID: os.Getpid(), Branch: sv.branch, StartedAt: sv.started.UTC().Format(time.RFC3339),
+		UpdatedAt: sv.o.Now().UTC().Format(time.RFC3339), Ended: ended}
+	for _, sl := range sv.slots {
+		ws := WorkerStatus{ID: sl.id, Tree: sl.tree, State: "idle", Sessions: sl.sessions, LastExit: sl.exit, Log: LogPath(sv.o.Root, sl.id)}
+		switch {
+		case sl.cmd != nil:
+			ws.State, ws.PID = "running", sl.cmd.Process.Pid
+		case sl.stopped:
+			ws.State = "stopped"
+		}
+		st.Workers = append(st.Workers, ws)
+	}
+	b, _ := json.MarshalIndent(st, "", "  ")
+	path := StatusPath(sv.o.Root)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	tmp := path + ".tmp"
+	if os.WriteFile(tmp, append(b, '\n'), 0o644) == nil {
+		os.Rename(tmp, path)
+	}
+}
+
+// ReadStatus reads the supervisor's last Status; ok is false when no
+// supervisor ever ran for the job. Live reports whether it still runs.
+func ReadStatus(stateRoot string) (st Status, live, ok bool) {
+	b, err := os.ReadFile(StatusPath(stateRoot))
+	if err != nil || json.Unmarshal(b, &st) != nil {
+		return Status{}, false, false
+	}
+	return st, st.Ended == "" && lock.Alive(st.PID), true
+}
