@@ -14,6 +14,7 @@ import (
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/workers"
 )
 
 var statusVerb = &command{
@@ -106,6 +107,8 @@ type statusJSON struct {
 	// "standard" (trustlevel.go), and why below sandboxed.
 	TrustLevel    string `json:"trust_level"`
 	TrustLevelWhy string `json:"trust_level_why,omitempty"`
+	// Workers is the board of `harness workers`, once one ran.
+	Workers *workers.Board `json:"workers,omitempty"`
 }
 
 // skippedJSON is an eligible task `status --json` says claim passes over.
@@ -173,6 +176,11 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	}
 	st := schedule.Count(s.Tasks)
 	recent, _ := progress.Tail(dir, 5)
+	var board *workers.Board
+	if s.Concurrent() {
+		tail, _ := progress.Tail(dir, 400)
+		board = workers.View(dir, s, tail)
+	}
 	byID := schedule.Index(s.Tasks)
 	blocked := func(t *state.Task) bool {
 		if t.Status != state.Pending {
@@ -203,7 +211,8 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			Recent: orEmpty(recent), FromBackup: s.FromBackup, Tasks: []statusTask{},
 			Counts: map[string]int{"total": st.Total, "pending": st.Pending, "in_progress": st.InProgress,
 				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked},
-			Paused: root.Paused(dir), Trust: orEmpty(trustNotes(dir)), Unattended: suspectPerson(dir), Wiring: e.wiringProblems(dir)}
+			Paused: root.Paused(dir), Trust: orEmpty(trustNotes(dir)), Unattended: suspectPerson(dir), Wiring: e.wiringProblems(dir),
+			Workers: board}
 		lv := trustLevelOf(dir)
 		out.TrustLevel, out.TrustLevelWhy = lv.Level, lv.Why
 		for _, l := range budgetUse(dir, s) {
@@ -268,6 +277,12 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			label = st
 		}
 		fmt.Fprintf(w, "[%s] %s: %s — %s\n", label, t.ID, t.Title, strings.Join(taskDetails(s, byID, t), "; "))
+	}
+	if board != nil {
+		fmt.Fprintln(w)
+		for _, l := range board.Lines() {
+			fmt.Fprintln(w, l)
+		}
 	}
 	last := s.LastSession
 	if last == "" {
