@@ -165,7 +165,7 @@ func (sv *Supervisor) setUp(mainTop string) error {
 		return progress.Append(sv.o.Root, log...)
 	})
 	for _, r := range released {
-		sv.say("released: %s", r)
+		sv.say("%s", r)
 	}
 	return err
 }
@@ -587,7 +587,7 @@ func (sv *Supervisor) releaseClaims(why string, ids ...string) {
 		return progress.Append(sv.o.Root, log...)
 	})
 	for _, r := range released {
-		sv.say("released: %s", r)
+		sv.say("%s", r)
 	}
 }
 
