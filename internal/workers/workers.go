@@ -82,6 +82,7 @@ type slot struct {
 	notAfter time.Time // restart no sooner than this (a session that ended at once)
 	quick    int       // sessions in a row that ended at once
 	exit     string    // how the last session ended
+	stopping bool      // the supervisor is ending its session
 }
 
 type exited struct {
@@ -457,6 +458,45 @@ func (sv *Supervisor) ended(ex exited) {
 		sl.quick = 0
 	}
 	sv.say("%s: session %d ended (%s) after %s", sl.id, sl.sessions, sl.exit, took.Round(time.Second))
+	if killed(ex.err) && !sl.stopping {
+		sv.sitOut(sl)
+	}
+	sl.stopping = false
+}
+
+// killed reports whether a session ended on a signal.
+func killed(err error) bool {
+	var exit *exec.ExitError
+	return errors.As(err, &exit) && !exit.Exited()
+}
+
+// sitOut keeps a worker whose session was killed by a signal the
+// supervisor did not send (the OOM killer, a person's kill -9) from
+// starting again until the lease of the task it held expires: the task
+// goes back to the pool as the protocol has it for a dead worker (any
+// worker reaps the claim and takes the task), rather than to a new session
+// in the same tree right away.
+func (sv *Supervisor) sitOut(sl *slot) {
+	s, err := state.Load(sv.o.Root)
+	if err != nil {
+		return
+	}
+	for i := range s.Tasks {
+		t := &s.Tasks[i]
+		if t.Status != state.InProgress || t.Validated() || t.ClaimedBy != sl.id {
+			continue
+		}
+		exp, err := time.Parse(time.RFC3339, t.LeaseExpiresAt)
+		if err != nil {
+			return
+		}
+		if until := exp.Add(sv.o.Poll); until.After(sl.notAfter) {
+			sl.notAfter = until
+		}
+		sv.logf(s, "%s's session was killed (%s) holding %s: %s starts again once its lease expires at %s, and any worker may take the task then", sl.id, sl.exit, t.ID, sl.id, t.LeaseExpiresAt)
+		sv.say("%s: killed holding %s; waits until its lease expires (%s)", sl.id, t.ID, t.LeaseExpiresAt)
+		return
+	}
 }
 
 func (sv *Supervisor) running() int {
@@ -555,6 +595,7 @@ func (sv *Supervisor) stopSessions(slots []*slot) {
 	var live []*slot
 	for _, sl := range slots {
 		if sl.cmd != nil {
+			sl.stopping = true
 			terminate(sl.cmd)
 			live = append(live, sl)
 		}
