@@ -29,14 +29,14 @@ const (
 // mutatingVerbs are the harness verbs that change the state.
 var mutatingVerbs = map[string]bool{
 	"init": true, "add": true, "next": true, "claim": true, "checkpoint": true, "validate": true,
-	"fail": true, "recover": true, "renew": true, "stats": true,
+	"fail": true, "recover": true, "renew": true, "stats": true, "integrate": true,
 }
 
 // personVerbs are the harness verbs only a person runs (each refuses an
 // agent itself; the guard says so before the command runs, however it is
 // wrapped in the command line).
 var personVerbs = map[string]bool{
-	"pause": true, "resume": true, "cancel": true, "remove": true, "retry": true,
+	"pause": true, "resume": true, "cancel": true, "remove": true, "retry": true, "workers": true,
 }
 
 // hookPrograms are the harness's hook executables: trusted because Claude
@@ -188,7 +188,7 @@ func touchesRuntime(w shellscan.Write, dir string) bool {
 		return true // the directory itself, a file in it, or a removal that reaches it
 	}
 	base := filepath.Base(w.Path)
-	if base == "summary.json" || strings.HasPrefix(base, "calls-") || strings.HasPrefix(base, "heartbeat-") || strings.HasPrefix(base, "session-") {
+	if base == "summary.json" || strings.HasPrefix(base, "calls-") || strings.HasPrefix(base, "progress-") || strings.HasPrefix(base, "heartbeat-") || strings.HasPrefix(base, "session-") {
 		return w.Touches(rt + "/" + base)
 	}
 	return false

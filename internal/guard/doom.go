@@ -43,7 +43,7 @@ func (c *call) doomLoop() (hook.Decision, bool) {
 	ring := readRing(path)
 	fp := fingerprint(c.tool, c.p.Get("tool_input"))
 	var add []string
-	if isEdit(c.tool) && !contains(ring, fp) {
+	if isEdit(c.tool) && !contains(ring, fp) || c.jobMoved(session) {
 		add = append(add, resetMark)
 	}
 	add = append(add, fp)
@@ -75,6 +75,25 @@ func (c *call) doomLoop() (hook.Decision, bool) {
 			ruleLoop, c.tool, n, ordinal(loopDeny)))
 	}
 	return hook.Decision{}, false
+}
+
+// jobMoved reports whether the job progressed since this session's last
+// call (a task completed, an attempt or a checkpoint recorded): progress
+// too, so `harness claim` after each completed task (the cycle, every
+// edit made through Bash) is not a loop. The state's fingerprint is kept
+// per session beside the ring.
+func (c *call) jobMoved(session string) bool {
+	sum, err := c.summary()
+	if err != nil || sum.Fingerprint == "" {
+		return false
+	}
+	path := filepath.Join(c.dir, statecache.RuntimeDir, "progress-"+safeName(session))
+	last, _ := safefile.ReadFile(path, 256)
+	if string(last) == sum.Fingerprint {
+		return false
+	}
+	atomicfile.WriteFile(path, []byte(sum.Fingerprint), 0o644)
+	return len(last) > 0
 }
 
 func isEdit(tool string) bool {

@@ -235,11 +235,13 @@ func (sv *Supervisor) loop(ctx context.Context) (string, error) {
 			sv.drain(ctx)
 		}
 		running := sv.running()
-		if running == 0 && len(sv.integ) == 0 {
-			if why == "" && !work(s, "") {
+		if running == 0 && len(sv.integ) == 0 && queued(s) == 0 {
+			// No work left says more than a stop reason: the last
+			// session's Stop hook switches a finished job off.
+			if !work(s, "") {
 				why = finished(s)
 			}
-			if why != "" && queued(s) == 0 {
+			if why != "" {
 				sv.writeStatus(why)
 				sv.logf(s, "supervisor ended: %s", why)
 				sv.say("harness workers: %s", why)
