@@ -44,6 +44,9 @@ type statusTask struct {
 	FailedAt        string             `json:"failed_at,omitempty"`
 	ErrorLog        []string           `json:"error_log"`
 	Checkpoints     []state.Checkpoint `json:"checkpoints"`
+	Source          string             `json:"source,omitempty"`
+	Description     string             `json:"description,omitempty"`
+	Acceptance      []string           `json:"acceptance"`
 }
 
 // statusValidation is a task's validation in `status --json`.
@@ -174,7 +177,8 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			DependsOn: orEmpty(t.DependsOn), Validation: statusValidation{t.Command, int(t.Timeout().Seconds())},
 			Cleanup: t.Cleanup, AllowedPaths: t.AllowedPaths, StartedAtCommit: t.StartedAtCommit, ClaimedAt: t.ClaimedAt,
 			LeaseExpiresAt: t.LeaseExpiresAt, CompletedAt: t.CompletedAt, FailedAt: t.FailedAt,
-			ErrorLog: orEmpty(t.ErrorLog), Checkpoints: append([]state.Checkpoint{}, t.Checkpoints...)}
+			ErrorLog: orEmpty(t.ErrorLog), Checkpoints: append([]state.Checkpoint{}, t.Checkpoints...),
+			Source: t.Source, Description: t.Description, Acceptance: orEmpty(t.Acceptance)}
 	}
 	if asJSON {
 		out := statusJSON{Root: dir, Active: isActive(dir), SessionCount: s.SessionCount, LastSession: s.LastSession,
@@ -224,6 +228,9 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	fmt.Fprintf(w, "tasks: %s\n", st.Counts())
 	if next != nil {
 		fmt.Fprintf(w, "next:  %s: %s\n", next.ID, next.Title)
+		for _, a := range next.Acceptance {
+			fmt.Fprintf(w, "       accept: %s\n", a)
+		}
 	} else {
 		fmt.Fprintf(w, "next:  none (%s)\n", choice.Why(s.Tasks))
 	}
@@ -295,7 +302,10 @@ func taskDetails(s *state.State, byID map[string]int, t *state.Task) []string {
 		out = append(out, fmt.Sprintf("attempt %d of %d", t.Attempts+1, t.MaxAttempts))
 	case state.Completed:
 		out = append(out, fmt.Sprintf("done (after %d failed attempts)", t.Attempts))
-		if t.Attempts == 0 {
+		switch {
+		case t.StartedAtCommit == "" && t.Source != "":
+			out[len(out)-1] = "done in the plan it was imported from, never verified by the harness"
+		case t.Attempts == 0:
 			out[len(out)-1] = "done at the first attempt"
 		}
 	case state.Failed:
