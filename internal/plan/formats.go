@@ -454,6 +454,8 @@ func oneLine(s string) string {
 
 func kindOf(v gjson.Result) string {
 	switch {
+	case !v.Exists():
+		return "nothing"
 	case v.IsArray():
 		return "a list"
 	case v.IsObject():

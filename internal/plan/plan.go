@@ -112,6 +112,9 @@ func Detect(name string, data []byte) (string, error) {
 			if tagged {
 				return Taskmaster, nil
 			}
+			if doc.Get("id").Exists() && doc.Get("title").Exists() {
+				return Beads, nil // a file of one issue
+			}
 		} else if lines := bytes.Split(trimmed, []byte("\n")); len(lines) > 0 && gjson.ValidBytes(bytes.TrimSpace(lines[0])) {
 			return Beads, nil
 		}
