@@ -157,6 +157,13 @@ func runImport(e *Env, c *command, args []string) int {
 // never changed. It returns what it did, the dependencies it left out and
 // how many items needed nothing.
 func applyPlan(s *state.State, p *plan.Plan, now string, logged int) (steps []importStep, warnings []string, unchanged int, err error) {
+	// The cycles the file holds already (written by hand) are not the
+	// plan's: only a new one refuses the import. Linear, not a search per
+	// task, so a plan of thousands of items imports at once.
+	had := map[string]bool{}
+	for _, c := range schedule.Cycles(s.Tasks) {
+		had[c.String()] = true
+	}
 	idOf := map[string]string{}
 	for i := range s.Tasks {
 		if src := s.Tasks[i].Source; src != "" {
@@ -164,21 +171,20 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int) (steps []im
 		}
 	}
 	// Every new item gets its id first, so any item may depend on any other.
-	var added []int
+	added := make([]bool, len(p.Items))
 	for i, it := range p.Items {
 		if _, ok := idOf[it.Source]; !ok {
 			id := nextID(s, logged)
 			idOf[it.Source] = id
 			s.AddTask(state.Task{ID: id, Title: it.Title, Status: state.Pending, Priority: it.Priority, DependsOn: []string{},
 				MaxAttempts: state.DefaultMaxAttempts, TimeoutSeconds: state.DefaultTimeoutSeconds, Source: it.Source})
-			added = append(added, i)
+			added[i] = true
 		}
 	}
 	skipped := map[string]string{}
 	for _, sk := range p.Skipped {
 		skipped[sk.Source] = sk.Why
 	}
-	var touched []string
 	for i, it := range p.Items {
 		id := idOf[it.Source]
 		deps := []string{}
@@ -193,13 +199,12 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int) (steps []im
 			}
 		}
 		t := s.Task(id)
-		if slices.Contains(added, i) {
+		if added[i] {
 			t.Description, t.Acceptance, t.DependsOn = it.Description, it.Acceptance, deps
 			if it.Done {
 				t.Status, t.CompletedAt = state.Completed, now
 			}
 			steps = append(steps, importStep{verb: "added", id: id, item: it})
-			touched = append(touched, id)
 			continue
 		}
 		var fields []string
@@ -231,10 +236,9 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int) (steps []im
 			t.Status, t.CompletedAt = state.Completed, now
 		}
 		steps = append(steps, importStep{verb: "updated", id: id, item: it, fields: fields})
-		touched = append(touched, id)
 	}
-	for _, id := range touched {
-		if cyc := schedule.CycleThrough(s.Tasks, id); cyc != nil {
+	for _, cyc := range schedule.Cycles(s.Tasks) {
+		if !had[cyc.String()] {
 			return nil, nil, 0, failure.New(failure.Config, "the plan's dependencies make a cycle: %s", cyc).
 				WithHint("a task starts only when all its dependencies are completed, so no task on a cycle ever starts: leave out one link in the plan")
 		}
