@@ -42,7 +42,7 @@ type claimedJSON struct {
 	TimeoutSeconds int    `json:"timeout_seconds"`
 	// What an imported plan (or harness add --accept) says of the task.
 	Description string   `json:"description,omitempty"`
-	Acceptance  []string `json:"acceptance"`
+	Acceptance  []string `json:"acceptance,omitempty"`
 	Source      string   `json:"source,omitempty"`
 }
 

@@ -46,7 +46,7 @@ type statusTask struct {
 	Checkpoints     []state.Checkpoint `json:"checkpoints"`
 	Source          string             `json:"source,omitempty"`
 	Description     string             `json:"description,omitempty"`
-	Acceptance      []string           `json:"acceptance"`
+	Acceptance      []string           `json:"acceptance,omitempty"`
 }
 
 // statusValidation is a task's validation in `status --json`.
