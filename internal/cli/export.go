@@ -16,14 +16,14 @@ import (
 
 var exportVerb = &command{
 	name:    "export",
-	args:    "--format " + strings.Join(plan.Formats, "|") + " [--from FILE] [--out FILE]",
+	args:    "[--format " + strings.Join(plan.Formats, "|") + "] [--from FILE] [--out FILE]",
 	summary: "write the harness's progress in another tool's format: with --from, the plan file imported, only the items the harness completed marked done",
 	run:     runExport,
 }
 
 func runExport(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
-	format := fs.String("format", "", "the format to write (with --from, default: the file's)")
+	format := fs.String("format", "", "the format to write (required without --from; with it, default: the file's)")
 	from := fs.String("from", "", "the plan file the tasks were imported from: written back with only the completed items marked done")
 	out := fs.String("out", "", "write to this file instead of standard output")
 	pos, err := e.parse(fs, args)
