@@ -16,7 +16,7 @@ import (
 
 var addVerb = &command{
 	name:    "add",
-	args:    `TITLE [--id ID] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…]`,
+	args:    `TITLE [--id ID] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…] [--accept TEXT]`,
 	summary: "append a task (auto id task-NNN) and print its id",
 	run:     runAdd,
 }
@@ -31,6 +31,8 @@ func runAdd(e *Env, c *command, args []string) int {
 	maxAttempts := fs.Int("max-attempts", state.DefaultMaxAttempts, "attempts before the task fails permanently")
 	cleanup := fs.String("cleanup", "", "shell command run after a failed attempt (on_failure.cleanup)")
 	allowed := fs.String("allowed-paths", "", "comma-separated globs the task may write (scope lock)")
+	var accept criteria
+	fs.Var(&accept, "accept", "an acceptance criterion a person checks besides the validation (repeat for more)")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return e.fail(err)
@@ -62,6 +64,7 @@ func runAdd(e *Env, c *command, args []string) int {
 		ID: *id, Title: strings.TrimSpace(pos[0]), Status: state.Pending, Priority: *priority,
 		DependsOn: splitList(*deps), MaxAttempts: *maxAttempts, Command: strings.TrimSpace(*validate),
 		TimeoutSeconds: *timeout, Cleanup: strings.TrimSpace(*cleanup), AllowedPaths: splitListOrNil(*allowed),
+		Acceptance: accept.list(),
 	}
 	var deadDeps []string
 	_, err = statecache.Update(dir, func(s *state.State) error {
@@ -202,4 +205,26 @@ func checkStored(dir, cwd string, cmds map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// criteria is a repeatable flag's values: the acceptance criteria given
+// with --accept, one a flag.
+type criteria []string
+
+func (c *criteria) String() string { return strings.Join(*c, "; ") }
+
+func (c *criteria) Set(v string) error {
+	*c = append(*c, v)
+	return nil
+}
+
+// list is the criteria without the empty ones, nil when none is left.
+func (c criteria) list() []string {
+	var out []string
+	for _, v := range c {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

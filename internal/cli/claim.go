@@ -3,10 +3,12 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
+	"github.com/harness-agent/harness/internal/state"
 )
 
 var claimVerb = &command{
@@ -38,6 +40,10 @@ type claimedJSON struct {
 	LeaseExpiresAt string `json:"lease_expires_at"`
 	Validation     string `json:"validation"`
 	TimeoutSeconds int    `json:"timeout_seconds"`
+	// What an imported plan (or harness add --accept) says of the task.
+	Description string   `json:"description,omitempty"`
+	Acceptance  []string `json:"acceptance,omitempty"`
+	Source      string   `json:"source,omitempty"`
 }
 
 func runClaim(e *Env, c *command, args []string) int {
@@ -71,7 +77,8 @@ func runClaim(e *Env, c *command, args []string) int {
 			out.Commands = cmds
 			out.Claimed = &claimedJSON{ID: t.ID, Title: t.Title, Attempt: t.Attempts + 1, MaxAttempts: t.MaxAttempts,
 				Base: t.StartedAtCommit, ClaimedBy: t.ClaimedBy, LeaseExpiresAt: t.LeaseExpiresAt,
-				Validation: t.Command, TimeoutSeconds: int(t.Timeout().Seconds())}
+				Validation: t.Command, TimeoutSeconds: int(t.Timeout().Seconds()),
+				Description: t.Description, Acceptance: orEmpty(t.Acceptance), Source: t.Source}
 		}
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetEscapeHTML(false)
@@ -103,6 +110,7 @@ func runClaim(e *Env, c *command, args []string) int {
 	if t.Command != "" {
 		fmt.Fprintf(w, "  validation: %s (timeout %ds)\n", t.Command, int(t.Timeout().Seconds()))
 	}
+	printPlanned(w, t)
 	fmt.Fprintln(w, "next:")
 	fmt.Fprintf(w, "  %-52s after each significant step\n", cmds["checkpoint"])
 	fmt.Fprintf(w, "  %-52s runs the validation: the only way to complete it\n", cmds["validate"])
@@ -114,4 +122,25 @@ func runClaim(e *Env, c *command, args []string) int {
 		fmt.Fprintf(e.Stderr, "WARN %d uncommitted change(s) in the work tree are now part of this attempt (a failed validation rolls them back; its snapshot keeps them)\n", n)
 	}
 	return ExitOK
+}
+
+// printPlanned shows what a plan says of task t beyond its title: its
+// description and its acceptance criteria, which the work must meet and
+// the validation should show (a person may check them too).
+func printPlanned(w io.Writer, t *state.Task) {
+	if t.Source != "" {
+		fmt.Fprintf(w, "  from: %s\n", t.Source)
+	}
+	if d := strings.TrimSpace(t.Description); d != "" {
+		fmt.Fprintln(w, "  description:")
+		for _, l := range strings.Split(d, "\n") {
+			fmt.Fprintln(w, strings.TrimRight("    "+l, " "))
+		}
+	}
+	if len(t.Acceptance) > 0 {
+		fmt.Fprintln(w, "  acceptance criteria:")
+		for _, a := range t.Acceptance {
+			fmt.Fprintf(w, "    - %s\n", a)
+		}
+	}
 }

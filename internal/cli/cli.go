@@ -53,7 +53,7 @@ type command struct {
 // verbs is every verb of the harness command, in the order of the work (set
 // up, plan, look, the task cycle, then the rest): the order help lists
 // them in. Each verb's file declares its command next to its run function.
-var verbs = []*command{initVerb, addVerb, editVerb, removeVerb, statusVerb, graphVerb, reportVerb, nextVerb,
+var verbs = []*command{initVerb, addVerb, editVerb, removeVerb, importVerb, statusVerb, graphVerb, reportVerb, exportVerb, nextVerb,
 	claimVerb, checkpointVerb, validateVerb, integrateVerb, failVerb, renewVerb, recoverVerb, retryVerb, pauseVerb, resumeVerb, cancelVerb,
 	workersVerb, budgetVerb, snapshotsVerb, statsVerb, sessionVerb, adoptVerb, installVerb, hooksVerb, versionVerb}
 

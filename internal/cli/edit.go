@@ -16,7 +16,7 @@ import (
 
 var editVerb = &command{
 	name:    "edit",
-	args:    `ID [--title T] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…]`,
+	args:    `ID [--title T] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…] [--accept TEXT]`,
 	summary: "change a task's definition, with the checks of add (inside a Claude Code session only the title, the priority, and a validation where there is none)",
 	run:     runEdit,
 }
@@ -38,6 +38,8 @@ func runEdit(e *Env, c *command, args []string) int {
 	maxAttempts := fs.Int("max-attempts", 0, "attempts before the task fails for good")
 	cleanup := fs.String("cleanup", "", "on_failure.cleanup command (\"\" for none)")
 	allowed := fs.String("allowed-paths", "", "comma-separated globs the task may write (\"\" for no scope)")
+	var accept criteria
+	fs.Var(&accept, "accept", "the task's acceptance criteria, one a flag, replacing its list (--accept \"\" for none)")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return e.fail(err)
@@ -141,6 +143,10 @@ func runEdit(e *Env, c *command, args []string) int {
 		if set["allowed-paths"] {
 			t.AllowedPaths = splitListOrNil(*allowed)
 			note("allowed_paths")
+		}
+		if set["accept"] {
+			t.Acceptance = accept.list()
+			note("acceptance")
 		}
 		sort.Strings(changed)
 		reopenable = schedule.Reopenable(s.Tasks)

@@ -46,6 +46,9 @@ type statusTask struct {
 	FailedAt        string             `json:"failed_at,omitempty"`
 	ErrorLog        []string           `json:"error_log"`
 	Checkpoints     []state.Checkpoint `json:"checkpoints"`
+	Source          string             `json:"source,omitempty"`
+	Description     string             `json:"description,omitempty"`
+	Acceptance      []string           `json:"acceptance,omitempty"`
 	// With workers: the stage of a task past its validation, "validated"
 	// (waiting in the merge queue) or "integrated", and its commits.
 	Stage            string `json:"stage,omitempty"`
@@ -203,6 +206,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			Cleanup: t.Cleanup, AllowedPaths: t.AllowedPaths, StartedAtCommit: t.StartedAtCommit, ClaimedAt: t.ClaimedAt,
 			LeaseExpiresAt: t.LeaseExpiresAt, CompletedAt: t.CompletedAt, FailedAt: t.FailedAt,
 			ErrorLog: orEmpty(t.ErrorLog), Checkpoints: append([]state.Checkpoint{}, t.Checkpoints...),
+			Source: t.Source, Description: t.Description, Acceptance: orEmpty(t.Acceptance),
 			Stage: stage(t), ClaimGeneration: t.Generation, ValidatedCommit: t.ValidatedCommit, ValidatedAt: t.ValidatedAt,
 			IntegratedCommit: t.IntegratedCommit}
 	}
@@ -255,6 +259,9 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	fmt.Fprintf(w, "tasks: %s\n", st.Counts())
 	if next != nil {
 		fmt.Fprintf(w, "next:  %s: %s\n", next.ID, next.Title)
+		for _, a := range next.Acceptance {
+			fmt.Fprintf(w, "       accept: %s\n", a)
+		}
 	} else {
 		fmt.Fprintf(w, "next:  none (%s)\n", choice.Why(s.Tasks))
 	}
@@ -338,7 +345,10 @@ func taskDetails(s *state.State, byID map[string]int, t *state.Task) []string {
 		}
 	case state.Completed:
 		out = append(out, fmt.Sprintf("done (after %d failed attempts)", t.Attempts))
-		if t.Attempts == 0 {
+		switch {
+		case t.StartedAtCommit == "" && t.Source != "":
+			out[len(out)-1] = "done in the plan it was imported from, never verified by the harness"
+		case t.Attempts == 0:
 			out[len(out)-1] = "done at the first attempt"
 		}
 	case state.Failed:

@@ -252,6 +252,19 @@ func writeTable(b *strings.Builder, d *Data) {
 		if len(t.DependsOn) > 0 {
 			fmt.Fprintf(b, "<div><b>depends on</b> %s</div>", esc(strings.Join(t.DependsOn, ", ")))
 		}
+		if t.Source != "" {
+			fmt.Fprintf(b, "<div><b>from</b> <code>%s</code></div>", esc(t.Source))
+		}
+		if t.Description != "" {
+			fmt.Fprintf(b, "<div class=\"desc\">%s</div>", esc(t.Description))
+		}
+		if len(t.Acceptance) > 0 {
+			b.WriteString("<div><b>acceptance criteria</b><ul class=\"accept\">")
+			for _, a := range t.Acceptance {
+				fmt.Fprintf(b, "<li>%s</li>", esc(a))
+			}
+			b.WriteString("</ul></div>")
+		}
 		for _, e := range t.ErrorLog {
 			fmt.Fprintf(b, "<pre class=\"err\">%s</pre>", esc(e))
 		}
@@ -275,7 +288,7 @@ body{font:14px system-ui,sans-serif;margin:16px;color:#222}
 .marker{fill:#333}.m-rollback{fill:#c0392b}.m-recovery{fill:#1f5fbf}.m-tamper{fill:#7d4fb3}.m-warn{fill:#d9730d}
 .burnup{fill:none;stroke:#2e8b57;stroke-width:2}.small{font-size:11px;color:#666}
 table{border-collapse:collapse}th,td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:left}th{cursor:pointer;background:#f4f4f4}
-tr.row{cursor:pointer}pre.err{color:#c0392b;white-space:pre-wrap;margin:2px 0}
+tr.row{cursor:pointer}.desc{white-space:pre-wrap}ul.accept{margin:2px 0}pre.err{color:#c0392b;white-space:pre-wrap;margin:2px 0}
 </style>
 `
 

@@ -106,6 +106,22 @@ var taskSchema = []taskField{
 			return fmt.Sprintf("allowed_paths of %s may not change: it is the task's scope lock (set with `harness add … --allowed-paths`; ask the user to widen it).", id)
 		}},
 	{name: "worktree", kind: kindNullable, text: func(t *Task) *string { return &t.Worktree }, extension: true},
+	// What a plan brought in from another tool (harness import) or a person
+	// gave (harness add --accept): where the task came from, what it is
+	// about, and what a person will check besides the validation. They say
+	// what done means, so no hand edit and no agent's verb changes them.
+	{name: "source", kind: kindNullable, text: func(t *Task) *string { return &t.Source }, extension: true,
+		edit: editFrozen, broken: func(id string, _, _ *Task) string {
+			return fmt.Sprintf("the source of %s may not change (it ties the task to the plan it was imported from).", id)
+		}},
+	{name: "description", kind: kindNullable, text: func(t *Task) *string { return &t.Description }, extension: true,
+		edit: editFrozen, broken: func(id string, _, _ *Task) string {
+			return fmt.Sprintf("the description of %s may not change by hand (a person changes the plan: `harness import` again).", id)
+		}},
+	{name: "acceptance", kind: kindPaths, list: func(t *Task) *[]string { return &t.Acceptance }, extension: true,
+		edit: editFrozen, broken: func(id string, _, _ *Task) string {
+			return fmt.Sprintf("the acceptance criteria of %s may not change by hand: they say what done means (a person: `harness edit %s --accept …`).", id, id)
+		}},
 	{name: "claim_generation", kind: kindCount, count: func(t *Task) *int { return &t.Generation }, extension: true,
 		edit: editFrozen, broken: claimBroken},
 	{name: "validated_commit", kind: kindNullable, text: func(t *Task) *string { return &t.ValidatedCommit }, extension: true,

@@ -90,6 +90,9 @@ type Task struct {
 	LeaseExpiresAt  string
 	AllowedPaths    []string // scope lock globs, relative to the root
 	Worktree        string   // the git work tree the claim works in
+	Source          string   // the plan item it was imported from ("beads:bd-a1b2")
+	Description     string   // what the task is about, beyond its title
+	Acceptance      []string // what a person checks besides the validation
 	// Generation counts the claims of the task: each claim takes the next
 	// one, so a write by a worker whose claim was taken over (its lease
 	// expired and another worker claimed the task) is told apart and

@@ -330,6 +330,8 @@ func TestUnchangedCoversEveryField(t *testing.T) {
 		"worktree": func(t *Task) { t.Worktree = "x" }, "claim_generation": func(t *Task) { t.Generation++ },
 		"validated_commit": func(t *Task) { t.ValidatedCommit = "x" }, "validated_at": func(t *Task) { t.ValidatedAt = "x" },
 		"integrated_commit": func(t *Task) { t.IntegratedCommit = "x" },
+		"source":            func(t *Task) { t.Source = "x" },
+		"description":       func(t *Task) { t.Description = "x" }, "acceptance": func(t *Task) { t.Acceptance = []string{"x"} },
 	}
 	require.Len(t, edits, len(taskSchema), "every member of the schema has an edit here")
 	for name, edit := range edits {

@@ -95,6 +95,10 @@ func taskTransition(b, a *Task) string {
 		return fmt.Sprintf("on_failure.cleanup of %s may not change from inside a session", b.ID)
 	case a.TimeoutSeconds != b.TimeoutSeconds:
 		return fmt.Sprintf("the validation timeout of %s may not change", b.ID)
+	case !slices.Equal(a.Acceptance, b.Acceptance):
+		return fmt.Sprintf("the acceptance criteria of %s may not change from inside a session (a person's decision: `harness edit --accept`)", b.ID)
+	case a.Source != b.Source || a.Description != b.Description:
+		return fmt.Sprintf("the source and description of %s may not change from inside a session (a person imports the plan again)", b.ID)
 	case a.Command != b.Command && strings.TrimSpace(b.Command) != "":
 		return fmt.Sprintf("the validation of %s may not change (it is the objective check of the task)", b.ID)
 	case a.Attempts < b.Attempts:

@@ -61,6 +61,12 @@ func TestJudgeTransition(t *testing.T) {
 		{name: "a checkpoint rewritten", before: stepT, after: strings.Replace(stepT, `"x"`, `"y"`, 1), broken: "checkpoints of task-001 may only grow"},
 		{name: "a pending task's claim forged", before: pendingT + "," + second, after: pendingT + "," + strings.Replace(second, `"depends_on":[]`, `"depends_on":[],"claimed_by":"x"`, 1), broken: "the claim of task-002"},
 		{name: "a second task claimed", before: pendingT + "," + second, after: pendingT + "," + secondRun},
+		{name: "acceptance criteria rewritten", before: strings.Replace(pendingT, `"completed_at":null`, `"completed_at":null,"acceptance":["the page loads"]`, 1),
+			after: strings.Replace(pendingT, `"completed_at":null`, `"completed_at":null,"acceptance":["anything"]`, 1), broken: "the acceptance criteria of task-001"},
+		{name: "acceptance criteria dropped", before: strings.Replace(pendingT, `"completed_at":null`, `"completed_at":null,"acceptance":["the page loads"]`, 1), after: pendingT, broken: "the acceptance criteria of task-001"},
+		{name: "a source rewritten", before: strings.Replace(pendingT, `"completed_at":null`, `"completed_at":null,"source":"beads:bd-1"`, 1),
+			after: strings.Replace(pendingT, `"completed_at":null`, `"completed_at":null,"source":"beads:bd-2"`, 1), broken: "the source and description of task-001"},
+		{name: "a task added with acceptance criteria", before: pendingT, after: pendingT + "," + strings.Replace(second, `"completed_at":null`, `"completed_at":null,"source":"github:#3","acceptance":["x"]`, 1), added: []string{"task-002"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := Parse(doc("", tc.before, 1), "before.json")
@@ -127,4 +133,30 @@ func FuzzJudgeTransition(f *testing.F) {
 			return
 		}
 	})
+}
+
+// A hand edit of the tasks file may not touch what an import or a person
+// gave a task: its acceptance criteria, description and source.
+func TestHandEditBreaksPlanFields(t *testing.T) {
+	base := Task{ID: "task-001", Title: "A", Status: Pending, Source: "beads:bd-1", Description: "d", Acceptance: []string{"x"}}
+	for _, tc := range []struct {
+		name string
+		edit func(*Task)
+		want string
+	}{
+		{"acceptance rewritten", func(t *Task) { t.Acceptance = []string{"y"} }, "the acceptance criteria of task-001"},
+		{"acceptance dropped", func(t *Task) { t.Acceptance = nil }, "the acceptance criteria of task-001"},
+		{"description rewritten", func(t *Task) { t.Description = "e" }, "the description of task-001"},
+		{"source rewritten", func(t *Task) { t.Source = "beads:bd-2" }, "the source of task-001"},
+		{"nothing", func(*Task) {}, ""},
+	} {
+		after := base.clone()
+		tc.edit(&after)
+		got := HandEditBreaks(&base, &after)
+		if tc.want == "" {
+			assert.Empty(t, got, tc.name)
+		} else {
+			assert.Contains(t, got, tc.want, tc.name)
+		}
+	}
 }

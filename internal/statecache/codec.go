@@ -14,7 +14,7 @@ import (
 
 // format is the layout of summary.json; a file of another layout (one an
 // earlier harness wrote) is stale, so the summary is made again.
-const format = 2
+const format = 3
 
 // encode is the summary's file text.
 func (s *Summary) encode() []byte {

@@ -1,8 +1,10 @@
 package statecache
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,7 +63,8 @@ func TestSummaryFileOfAnotherLayoutIsStale(t *testing.T) {
 	for name, data := range map[string][]byte{
 		"encoding/json layout": old,
 		"not JSON":             []byte(`{"key":`),
-		"bad next task":        []byte(`{"key":"` + s.Key + `","format":2,"next_task":{"id":"a","status":"done"}}`),
+		"bad next task":        []byte(`{"key":"` + s.Key + `","format":` + strconv.Itoa(format) + `,"next_task":{"id":"a","status":"done"}}`),
+		"an earlier format":    bytes.Replace(s.encode(), []byte(`"format":`+strconv.Itoa(format)), []byte(`"format":2`), 1),
 	} {
 		t.Run(name, func(t *testing.T) {
 			require.NoError(t, os.WriteFile(Path(dir), data, 0o644))

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/harness-agent/harness/internal/atomicfile"
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/plan"
+	"github.com/harness-agent/harness/internal/safefile"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+var exportVerb = &command{
+	name:    "export",
+	args:    "[--format " + strings.Join(plan.Formats, "|") + "] [--from FILE] [--out FILE]",
+	summary: "write the harness's progress in another tool's format: with --from, the plan file imported, only the items the harness completed marked done",
+	run:     runExport,
+}
+
+func runExport(e *Env, c *command, args []string) int {
+	fs := e.flags(c)
+	format := fs.String("format", "", "the format to write (required without --from; with it, default: the file's)")
+	from := fs.String("from", "", "the plan file the tasks were imported from: written back with only the completed items marked done")
+	out := fs.String("out", "", "write to this file instead of standard output")
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return e.fail(err)
+	}
+	if len(pos) != 0 {
+		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
+	}
+	if *format == "" && *from == "" {
+		return e.fail(usageErr(c, "--format is required without --from"))
+	}
+	if *format != "" && !slices.Contains(plan.Formats, *format) {
+		return e.fail(usageErr(c, "--format takes %s, got %q", strings.Join(plan.Formats, "|"), *format))
+	}
+	dir, err := e.viewRoot()
+	if err != nil {
+		return e.fail(err)
+	}
+	s, err := state.Load(dir)
+	if err != nil {
+		return e.fail(err)
+	}
+	var text []byte
+	var marked []string
+	if *from != "" {
+		data, err := safefile.ReadFile(e.path(*from), maxPlanBytes)
+		if err != nil {
+			return e.fail(failure.Wrap(failure.Config, err, "cannot read %s: %v", *from, err))
+		}
+		if *format == "" {
+			if *format, err = plan.Detect(*from, data); err != nil {
+				return e.fail(err)
+			}
+		}
+		// Done in the plan only what the harness completed by its own
+		// check: a task imported completed was never claimed, so has no
+		// base commit.
+		byHarness := map[string]bool{}
+		for i := range s.Tasks {
+			if t := &s.Tasks[i]; t.Source != "" && t.Status == state.Completed && t.StartedAtCommit != "" {
+				byHarness[t.Source] = true
+			}
+		}
+		if text, marked, err = plan.Patch(*format, *from, data, func(src string) bool { return byHarness[src] }); err != nil {
+			return e.fail(err)
+		}
+	} else if text, err = plan.Write(*format, s.Tasks); err != nil {
+		return e.fail(err)
+	}
+	if *out == "" {
+		e.Stdout.Write(text)
+		for _, m := range marked {
+			fmt.Fprintf(e.Stderr, "marked done: %s\n", m)
+		}
+		return ExitOK
+	}
+	path := e.path(*out)
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := atomicfile.WriteFile(path, text, mode); err != nil {
+		return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", *out, err))
+	}
+	for _, m := range marked {
+		fmt.Fprintf(e.Stdout, "marked done: %s\n", m)
+	}
+	fmt.Fprintf(e.Stdout, "wrote %s (%s)\n", *out, *format)
+	return ExitOK
+}
+
+// path is p as the command's working directory sees it.
+func (e *Env) path(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(e.Cwd, p)
+}

@@ -1,0 +1,302 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/plan"
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/safefile"
+	"github.com/harness-agent/harness/internal/schedule"
+	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/statecache"
+)
+
+var importVerb = &command{
+	name:    "import",
+	args:    "FILE [--format " + strings.Join(plan.Formats, "|") + "] [--dry-run]",
+	summary: "add the tasks of a plan kept elsewhere (feature_list.json, Taskmaster, Beads, gh issue list --json, a Markdown checklist); run again, it updates the tasks not yet started",
+	run:     runImport,
+}
+
+// maxPlanBytes bounds a plan file read whole.
+const maxPlanBytes = 64 << 20
+
+// errDryRun ends an import's transaction without saving.
+var errDryRun = errors.New("dry run")
+
+// importStep is one thing an import does (or would do) to the tasks.
+type importStep struct {
+	verb   string // added, updated, kept
+	id     string
+	item   plan.Item
+	fields []string // updated: what changed
+	why    string   // kept: why it was not changed
+}
+
+func runImport(e *Env, c *command, args []string) int {
+	fs := e.flags(c)
+	format := fs.String("format", "", "the plan's format (default: told from the file's name and content)")
+	dryRun := fs.Bool("dry-run", false, "print what would change and change nothing")
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return e.fail(err)
+	}
+	if len(pos) != 1 {
+		return e.fail(usageErr(c, "expected one FILE"))
+	}
+	file := pos[0]
+	data, err := safefile.ReadFile(e.path(file), maxPlanBytes)
+	if err != nil {
+		return e.fail(failure.Wrap(failure.Config, err, "cannot read %s: %v", file, err))
+	}
+	if *format == "" {
+		if *format, err = plan.Detect(file, data); err != nil {
+			return e.fail(err)
+		}
+	}
+	p, err := plan.Parse(*format, file, data)
+	if err != nil {
+		return e.fail(err)
+	}
+	var dir string
+	if *dryRun {
+		dir, err = e.viewRoot()
+	} else {
+		dir, err = e.stateRoot()
+	}
+	if err != nil {
+		return e.fail(err)
+	}
+	var steps []importStep
+	var warnings, noCheck []string
+	unchanged := 0
+	_, err = statecache.Update(dir, func(s *state.State) error {
+		steps, warnings, unchanged, err = applyPlan(s, p, stamp(e.Now()), loggedIDs(dir))
+		if err != nil {
+			return err
+		}
+		noCheck = uncheckedOf(s, p)
+		if *dryRun {
+			return errDryRun
+		}
+		personal := personalSteps(steps)
+		if personal != "" {
+			if who := e.invoker(); who.InSession() {
+				return failure.New(failure.Usage, "this import %s: a person's decision, refused inside a Claude Code session (%s); an import that only adds pending tasks is not", personal, who.Session).
+					WithHint("ask the user to run `harness import %s` in their terminal (`--dry-run` shows what it does)", failure.ShellArg(file))
+			}
+		}
+		var entries []progress.Entry
+		if personal != "" {
+			p := e.personLine(dir, "import "+file, "")
+			p.Session = s.SessionCount
+			entries = append(entries, p)
+		}
+		for _, st := range steps {
+			if msg := st.logLine(file); msg != "" {
+				entries = append(entries, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init, Message: msg})
+			}
+		}
+		if len(entries) == 0 {
+			return nil
+		}
+		return progress.Append(dir, entries...)
+	})
+	if err != nil && !errors.Is(err, errDryRun) {
+		return e.fail(err)
+	}
+	would := ""
+	if *dryRun {
+		would = "would be "
+	}
+	counts := map[string]int{}
+	for _, st := range steps {
+		counts[st.verb]++
+		line := fmt.Sprintf("%s%s %s ← %s: %s", would, st.verb, st.id, st.item.Source, st.item.Title)
+		switch {
+		case st.verb == "added" && st.item.Done:
+			line += " (done in the plan: imported completed, never verified by the harness)"
+			counts["done"]++
+		case st.verb == "updated":
+			line += " (" + strings.Join(st.fields, ", ") + ")"
+		case st.verb == "kept":
+			line += " (" + st.why + ")"
+		}
+		fmt.Fprintln(e.Stdout, line)
+	}
+	for _, sk := range p.Skipped {
+		fmt.Fprintf(e.Stdout, "skipped %s: %s (%s)\n", sk.Source, sk.Title, sk.Why)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(e.Stderr, "WARN [%s] %s\n", failure.Dependency, w)
+	}
+	fmt.Fprintf(e.Stdout, "%s (%s): %d added (%d done), %d updated, %d unchanged, %d kept as the harness has them, %d skipped\n",
+		file, p.Format, counts["added"], counts["done"], counts["updated"], unchanged, counts["kept"], len(p.Skipped))
+	if len(noCheck) > 0 {
+		fmt.Fprintf(e.Stdout, "%d task(s) of this plan have no validation command, so no session can claim or complete them; give each one its check:\n", len(noCheck))
+		for _, id := range noCheck {
+			fmt.Fprintf(e.Stdout, "  harness edit %s --validate \"COMMAND\"\n", failure.ShellArg(id))
+		}
+	}
+	if *dryRun {
+		fmt.Fprintln(e.Stdout, "dry run: nothing was changed")
+	}
+	return ExitOK
+}
+
+// applyPlan makes the tasks of s follow plan p: an item no task comes
+// from is added (completed when it is done in the plan); the task of an
+// item is updated only while the harness has not started it (pending, no
+// attempt, no claim, no checkpoint), in its title, description, acceptance
+// criteria, priority and dependencies, and completed when the plan says
+// it is done; a task the harness has started, completed or failed is
+// never changed. It returns what it did, the dependencies it left out and
+// how many items needed nothing.
+func applyPlan(s *state.State, p *plan.Plan, now string, logged int) (steps []importStep, warnings []string, unchanged int, err error) {
+	// The cycles the file holds already (written by hand) are not the
+	// plan's: only a new one refuses the import. Linear, not a search per
+	// task, so a plan of thousands of items imports at once.
+	had := map[string]bool{}
+	for _, c := range schedule.Cycles(s.Tasks) {
+		had[c.String()] = true
+	}
+	idOf := map[string]string{}
+	for i := range s.Tasks {
+		if src := s.Tasks[i].Source; src != "" {
+			idOf[src] = s.Tasks[i].ID
+		}
+	}
+	// Every new item gets its id first, so any item may depend on any other.
+	added := make([]bool, len(p.Items))
+	for i, it := range p.Items {
+		if _, ok := idOf[it.Source]; !ok {
+			id := nextID(s, logged)
+			idOf[it.Source] = id
+			s.AddTask(state.Task{ID: id, Title: it.Title, Status: state.Pending, Priority: it.Priority, DependsOn: []string{},
+				MaxAttempts: state.DefaultMaxAttempts, TimeoutSeconds: state.DefaultTimeoutSeconds, Source: it.Source})
+			added[i] = true
+		}
+	}
+	skipped := map[string]string{}
+	for _, sk := range p.Skipped {
+		skipped[sk.Source] = sk.Why
+	}
+	for i, it := range p.Items {
+		id := idOf[it.Source]
+		deps := []string{}
+		for _, d := range it.DependsOn {
+			switch dep, ok := idOf[d]; {
+			case ok && dep != id && !slices.Contains(deps, dep):
+				deps = append(deps, dep)
+			case skipped[d] != "":
+				warnings = append(warnings, fmt.Sprintf("%s (%s) depends on %s, which is %s in the plan: that dependency is left out", id, it.Source, d, skipped[d]))
+			case !ok:
+				warnings = append(warnings, fmt.Sprintf("%s (%s) depends on %s, which is neither in the plan nor imported before: that dependency is left out", id, it.Source, d))
+			}
+		}
+		t := s.Task(id)
+		if added[i] {
+			t.Description, t.Acceptance, t.DependsOn = it.Description, it.Acceptance, deps
+			if it.Done {
+				t.Status, t.CompletedAt = state.Completed, now
+			}
+			steps = append(steps, importStep{verb: "added", id: id, item: it})
+			continue
+		}
+		var fields []string
+		note := func(field string, same bool) {
+			if !same {
+				fields = append(fields, field)
+			}
+		}
+		note("title", t.Title == it.Title)
+		note("description", t.Description == it.Description)
+		note("acceptance", slices.Equal(t.Acceptance, it.Acceptance))
+		note("priority", t.Priority == it.Priority)
+		note("depends_on", slices.Equal(t.DependsOn, deps))
+		done := it.Done && t.Status != state.Completed
+		if done {
+			fields = append(fields, "completed")
+		}
+		if len(fields) == 0 {
+			unchanged++
+			continue
+		}
+		if started(t) {
+			steps = append(steps, importStep{verb: "kept", id: id, item: it,
+				why: fmt.Sprintf("%s by the harness: an import changes only a task not yet started", t.Status)})
+			continue
+		}
+		t.Title, t.Description, t.Acceptance, t.Priority, t.DependsOn = it.Title, it.Description, it.Acceptance, it.Priority, deps
+		if done {
+			t.Status, t.CompletedAt = state.Completed, now
+		}
+		steps = append(steps, importStep{verb: "updated", id: id, item: it, fields: fields})
+	}
+	for _, cyc := range schedule.Cycles(s.Tasks) {
+		if !had[cyc.String()] {
+			return nil, nil, 0, failure.New(failure.Config, "the plan's dependencies make a cycle: %s", cyc).
+				WithHint("a task starts only when all its dependencies are completed, so no task on a cycle ever starts: leave out one link in the plan")
+		}
+	}
+	return steps, warnings, unchanged, nil
+}
+
+// started reports whether the harness holds task t as its own: anything
+// but a pending task never attempted, claimed or checkpointed.
+func started(t *state.Task) bool {
+	return t.Status != state.Pending || t.Attempts > 0 || t.ClaimedBy != "" || t.StartedAtCommit != "" || len(t.Checkpoints) > 0
+}
+
+// personalSteps says what of an import only a person decides ("" when it
+// only adds pending tasks): an update of a task's definition, or a task
+// marked completed without the harness's check.
+func personalSteps(steps []importStep) string {
+	for _, st := range steps {
+		switch {
+		case st.verb == "updated":
+			return "changes " + st.id + " (" + strings.Join(st.fields, ", ") + ")"
+		case st.verb == "added" && st.item.Done:
+			return "adds " + st.id + " completed"
+		}
+	}
+	return ""
+}
+
+// logLine is the INIT line of a step ("" for none): the add's, which
+// loggedIDs reads, with where the task came from.
+func (st importStep) logLine(file string) string {
+	t := st.item
+	switch st.verb {
+	case "added":
+		msg := fmt.Sprintf("Task added: %s (id=%s priority=%s) imported from %s (%s)", t.Title, st.id, t.Priority, file, t.Source)
+		if t.Done {
+			msg += ": done in the plan, imported completed, never verified by the harness"
+		}
+		return msg
+	case "updated":
+		return fmt.Sprintf("Task edited: %s (%s) from %s (%s)", st.id, strings.Join(st.fields, ", "), file, t.Source)
+	}
+	return ""
+}
+
+// uncheckedOf lists the tasks of plan p still to do that have no
+// validation command: claim passes over them until a person gives one.
+func uncheckedOf(s *state.State, p *plan.Plan) []string {
+	ours := map[string]bool{}
+	for _, it := range p.Items {
+		ours[it.Source] = true
+	}
+	var out []string
+	for i := range s.Tasks {
+		t := &s.Tasks[i]
+		if ours[t.Source] && t.Status != state.Completed && strings.TrimSpace(t.Command) == "" {
+			out = append(out, t.ID)
+		}
+	}
+	return out
+}

@@ -1,0 +1,264 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/jsonedit"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+// Patch marks done, in data (the file called name, of format), the items
+// done says are done and the file does not: passes true, status "done"
+// or "closed", state "CLOSED", "[x]". It changes nothing else, so a file
+// none of whose items the harness completed comes back byte for byte. It
+// returns the new text and the Sources it marked.
+func Patch(format, name string, data []byte, done func(source string) bool) ([]byte, []string, error) {
+	p, err := Parse(format, name, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	var marked []string
+	out := data
+	var lineOf []string // the file's lines with their endings, for the line formats
+	if format == Beads || format == Markdown {
+		lineOf = strings.SplitAfter(string(data), "\n")
+	}
+	for _, it := range p.Items {
+		if it.Done || !done(it.Source) {
+			continue
+		}
+		switch format {
+		case FeatureList:
+			out, err = jsonedit.Set(out, it.at+".passes", true)
+		case Taskmaster:
+			out, err = jsonedit.Set(out, it.at+".status", "done")
+		case GitHub:
+			out, err = jsonedit.Set(out, it.at+".state", "CLOSED")
+		case Beads:
+			l := lineOf[it.line]
+			body := strings.TrimRight(l, "\r\n")
+			var edited []byte
+			edited, err = jsonedit.Set([]byte(body), "status", "closed")
+			lineOf[it.line] = string(edited) + l[len(body):]
+		case Markdown:
+			l := lineOf[it.line]
+			i := strings.Index(l, "[ ]")
+			lineOf[it.line] = l[:i] + "[x]" + l[i+3:]
+		}
+		if err != nil {
+			return nil, nil, failure.Wrap(failure.Config, err, "%s: cannot mark %s done in place: %v", name, it.Source, err)
+		}
+		marked = append(marked, it.Source)
+	}
+	if lineOf != nil {
+		out = []byte(strings.Join(lineOf, ""))
+	}
+	return out, marked, nil
+}
+
+// Write renders tasks as a new file of format, for a person whose plan is
+// in the harness only. Completed is done, in progress is in progress,
+// anything else is still to do.
+func Write(format string, tasks []state.Task) ([]byte, error) {
+	switch format {
+	case FeatureList:
+		list := []map[string]any{}
+		for _, t := range tasks {
+			list = append(list, ordered("category", "harness", "description", t.Title,
+				"steps", orEmpty(t.Acceptance), "passes", t.Status == state.Completed))
+		}
+		return indent(list)
+	case Taskmaster:
+		num := map[string]int{}
+		for i, t := range tasks {
+			num[t.ID] = i + 1
+		}
+		list := []map[string]any{}
+		for i, t := range tasks {
+			deps := []int{}
+			for _, d := range t.DependsOn {
+				if n, ok := num[d]; ok {
+					deps = append(deps, n)
+				}
+			}
+			status := map[string]string{state.Completed: "done", state.InProgress: "in-progress"}[t.Status]
+			if status == "" {
+				status = "pending"
+			}
+			list = append(list, ordered("id", i+1, "title", t.Title, "description", t.Description, "details", "",
+				"testStrategy", strings.Join(t.Acceptance, "\n"), "status", status, "dependencies", deps,
+				"priority", map[string]string{"P0": "high", "P2": "low"}[t.Priority]+orMedium(t.Priority), "subtasks", []any{}))
+		}
+		return indent(map[string]any{"master": ordered("tasks", list, "metadata", ordered("description", "exported from harness-tasks.json"))})
+	case Beads:
+		var b bytes.Buffer
+		for _, t := range tasks {
+			deps := []map[string]any{}
+			for _, d := range t.DependsOn {
+				deps = append(deps, ordered("issue_id", t.ID, "depends_on_id", d, "type", "blocks"))
+			}
+			status := map[string]string{state.Completed: "closed", state.InProgress: "in_progress"}[t.Status]
+			if status == "" {
+				status = "open"
+			}
+			prio := map[string]int{"P0": 1, "P1": 2, "P2": 3}[t.Priority]
+			if prio == 0 {
+				prio = 2
+			}
+			line, err := marshal(ordered("id", t.ID, "title", t.Title, "description", t.Description,
+				"acceptance_criteria", strings.Join(t.Acceptance, "\n"), "status", status, "priority", prio,
+				"issue_type", "task", "dependencies", deps))
+			if err != nil {
+				return nil, err
+			}
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+		return b.Bytes(), nil
+	case Markdown:
+		var b strings.Builder
+		for _, t := range tasks {
+			mark := " "
+			if t.Status == state.Completed {
+				mark = "x"
+			}
+			fmt.Fprintf(&b, "- [%s] %s\n", mark, t.Title)
+			for _, a := range t.Acceptance {
+				fmt.Fprintf(&b, "  - %s\n", a)
+			}
+		}
+		return []byte(b.String()), nil
+	case GitHub:
+		return nil, failure.New(failure.Usage, "an export to github marks the issues of the file `gh issue list` wrote: it needs that file").
+			WithHint("harness export --format github --from ISSUES.json")
+	}
+	return nil, failure.New(failure.Usage, "unknown plan format %q", format).WithHint("--format takes %s", strings.Join(Formats, "|"))
+}
+
+func orMedium(p string) string {
+	if p == "P0" || p == "P2" {
+		return ""
+	}
+	return "medium"
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// ordered builds an object from key, value pairs.
+func ordered(kv ...any) map[string]any {
+	m := map[string]any{}
+	var keys []string
+	for i := 0; i+1 < len(kv); i += 2 {
+		k := kv[i].(string)
+		keys = append(keys, k)
+		m[k] = kv[i+1]
+	}
+	m[orderKey] = keys
+	return m
+}
+
+// orderKey holds an ordered object's key order; it is never written.
+const orderKey = "\x00order"
+
+// marshal writes v compactly, the objects made by ordered in their order.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := write(&b, v, "", ""); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// indent writes v with two spaces of indentation and a final newline.
+func indent(v any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := write(&b, v, "\n", "  "); err != nil {
+		return nil, err
+	}
+	b.WriteByte('\n')
+	return b.Bytes(), nil
+}
+
+func write(b *bytes.Buffer, v any, nl, unit string) error {
+	sep := ":"
+	if nl != "" {
+		sep = ": "
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		keys, _ := x[orderKey].([]string)
+		if keys == nil {
+			for k := range x {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == 0 {
+			b.WriteString("{}")
+			return nil
+		}
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(nl + unit)
+			kb, _ := json.Marshal(k)
+			b.Write(kb)
+			b.WriteString(sep)
+			if err := write(b, x[k], nl+unit, unit); err != nil {
+				return err
+			}
+		}
+		b.WriteString(nl + "}")
+	case []map[string]any:
+		items := make([]any, len(x))
+		for i := range x {
+			items[i] = x[i]
+		}
+		return write(b, items, nl, unit)
+	case []any:
+		if len(x) == 0 {
+			b.WriteString("[]")
+			return nil
+		}
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(nl + unit)
+			if err := write(b, e, nl+unit, unit); err != nil {
+				return err
+			}
+		}
+		b.WriteString(nl + "]")
+	default:
+		enc, err := marshalPlain(v)
+		if err != nil {
+			return err
+		}
+		b.Write(enc)
+	}
+	return nil
+}
+
+// marshalPlain writes a scalar or a list of scalars without escaping
+// HTML characters (a title "a < b" stays readable).
+func marshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}

@@ -1,0 +1,480 @@
+package plan
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/tidwall/gjson"
+)
+
+// parseFeatureList reads Anthropic's feature_list.json: a list of
+// {category, description, steps[], passes}. A feature has no id, so its
+// Source is the hash of its description (the pattern's rule is that
+// features are never edited; an edited one is a new feature). Its steps
+// are its acceptance criteria; it has no priority (the list's order is
+// kept by the tasks' ids) and no dependencies.
+func parseFeatureList(name string, data []byte) (*Plan, error) {
+	doc, err := jsonDoc(name, data)
+	if err != nil {
+		return nil, err
+	}
+	if !doc.IsArray() {
+		return nil, bad(name, "", "a feature list is a JSON list of features, got %s", kindOf(doc))
+	}
+	r := &reader{name: name}
+	p := &Plan{}
+	for i, f := range doc.Array() {
+		where := fmt.Sprintf("[%d]", i)
+		if !f.IsObject() {
+			return nil, bad(name, where, "a feature must be an object, got %s", kindOf(f))
+		}
+		desc := strings.TrimSpace(r.str(f.Get("description"), where+".description"))
+		category := r.str(f.Get("category"), where+".category")
+		steps := r.strs(f.Get("steps"), where+".steps")
+		passes := f.Get("passes")
+		if r.err == nil && passes.Exists() && !passes.IsBool() {
+			r.err = bad(name, where+".passes", "must be true or false, got %s", passes.Raw)
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		if desc == "" {
+			return nil, bad(name, where+".description", "is missing or empty (it is the feature's title)")
+		}
+		it := Item{Source: FeatureList + ":" + shortHash(desc), Title: oneLine(desc), Acceptance: steps,
+			Priority: "P1", Done: passes.Bool(), DependsOn: []string{}, at: fmt.Sprint(i)}
+		if category != "" {
+			it.Description = "category: " + category
+		}
+		if it.Title != desc {
+			it.Description = strings.TrimSpace(desc + "\n\n" + it.Description)
+		}
+		p.Items = append(p.Items, it)
+	}
+	uniqueSources(p.Items)
+	return p, nil
+}
+
+// parseTaskmaster reads Taskmaster's tasks.json: tagged, {"<tag>": {"tasks":
+// [...], "metadata": …}}, or the older {"tasks": [...]} (the tag
+// "master"). Every tag is read; a subtask is a task of its own, and its
+// parent waits on it (the parent is done when its parts are).
+func parseTaskmaster(name string, data []byte) (*Plan, error) {
+	doc, err := jsonDoc(name, data)
+	if err != nil {
+		return nil, err
+	}
+	if !doc.IsObject() {
+		return nil, bad(name, "", "a Taskmaster file is a JSON object, got %s", kindOf(doc))
+	}
+	type tag struct {
+		name string
+		path string
+		list gjson.Result
+	}
+	var tags []tag
+	if t := doc.Get("tasks"); t.Exists() {
+		tags = append(tags, tag{"master", "tasks", t})
+	} else {
+		doc.ForEach(func(k, v gjson.Result) bool {
+			tags = append(tags, tag{k.Str, gjsonKey(k.Str) + ".tasks", v.Get("tasks")})
+			return true
+		})
+	}
+	p := &Plan{}
+	r := &reader{name: name}
+	for _, tg := range tags {
+		if !tg.list.IsArray() {
+			return nil, bad(name, tg.path, "must be a list of tasks, got %s", kindOf(tg.list))
+		}
+		for i, t := range tg.list.Array() {
+			at := fmt.Sprintf("%s.%d", tg.path, i)
+			parent, err := tmTask(r, p, tg.name, "", t, at)
+			if err != nil {
+				return nil, err
+			}
+			for j, st := range t.Get("subtasks").Array() {
+				sub, err := tmTask(r, p, tg.name, parent.id, st, fmt.Sprintf("%s.subtasks.%d", at, j))
+				if err != nil {
+					return nil, err
+				}
+				p.Items[parent.index].DependsOn = append(p.Items[parent.index].DependsOn, p.Items[sub.index].Source)
+			}
+			if st := t.Get("subtasks"); st.Exists() && st.Type != gjson.Null && !st.IsArray() {
+				return nil, bad(name, at+".subtasks", "must be a list, got %s", kindOf(st))
+			}
+		}
+	}
+	return p, nil
+}
+
+// tmRef is a Taskmaster task read: its id (for subtasks, "3.1") and its
+// index in the plan's items, or -1 when it was skipped.
+type tmRef struct {
+	id    string
+	index int
+}
+
+var tmPriority = map[string]string{"high": "P0", "medium": "P1", "low": "P2", "": "P1"}
+
+func tmTask(r *reader, p *Plan, tag, parent string, t gjson.Result, at string) (tmRef, error) {
+	if !t.IsObject() {
+		return tmRef{}, bad(r.name, at, "a task must be an object, got %s", kindOf(t))
+	}
+	id, err := tmID(r.name, t.Get("id"), at+".id")
+	if err != nil {
+		return tmRef{}, err
+	}
+	if parent != "" {
+		id = parent + "." + id
+	}
+	title := strings.TrimSpace(r.str(t.Get("title"), at+".title"))
+	desc := r.str(t.Get("description"), at+".description")
+	details := r.str(t.Get("details"), at+".details")
+	strategy := r.str(t.Get("testStrategy"), at+".testStrategy")
+	status := r.str(t.Get("status"), at+".status")
+	prio := r.str(t.Get("priority"), at+".priority")
+	if r.err != nil {
+		return tmRef{}, r.err
+	}
+	if title == "" {
+		return tmRef{}, bad(r.name, at+".title", "is missing or empty")
+	}
+	priority, ok := tmPriority[strings.ToLower(prio)]
+	if !ok {
+		return tmRef{}, bad(r.name, at+".priority", "must be high, medium or low, got %q", prio)
+	}
+	it := Item{Source: fmt.Sprintf("%s:%s/%s", Taskmaster, tag, id), Title: oneLine(title), Priority: priority,
+		Description: strings.TrimSpace(strings.TrimSpace(desc) + "\n\n" + strings.TrimSpace(details)),
+		Done:        status == "done", DependsOn: []string{}, at: at}
+	if s := strings.TrimSpace(strategy); s != "" {
+		it.Acceptance = []string{s}
+	}
+	deps := t.Get("dependencies")
+	if deps.Exists() && deps.Type != gjson.Null && !deps.IsArray() {
+		return tmRef{}, bad(r.name, at+".dependencies", "must be a list of task ids, got %s", kindOf(deps))
+	}
+	for j, d := range deps.Array() {
+		dep, err := tmID(r.name, d, fmt.Sprintf("%s.dependencies[%d]", at, j))
+		if err != nil {
+			return tmRef{}, err
+		}
+		// A subtask's number names a sibling; "3.1" names any subtask.
+		if parent != "" && d.Type == gjson.Number {
+			dep = parent + "." + dep
+		}
+		it.DependsOn = append(it.DependsOn, fmt.Sprintf("%s:%s/%s", Taskmaster, tag, dep))
+	}
+	if status == "cancelled" {
+		p.Skipped = append(p.Skipped, Skipped{Source: it.Source, Title: it.Title, Why: "cancelled"})
+		return tmRef{id: id, index: -1}, nil
+	}
+	p.Items = append(p.Items, it)
+	return tmRef{id: id, index: len(p.Items) - 1}, nil
+}
+
+// tmID reads a Taskmaster id: a whole number, or a string ("3", "3.1").
+func tmID(name string, v gjson.Result, where string) (string, error) {
+	switch {
+	case v.Type == gjson.Number && v.Num == float64(int64(v.Num)) && v.Num >= 0:
+		return strconv.FormatInt(int64(v.Num), 10), nil
+	case v.Type == gjson.String && strings.TrimSpace(v.Str) != "":
+		return strings.TrimSpace(v.Str), nil
+	}
+	return "", bad(name, where, "must be a task id (a whole number or a string), got %s", rawOr(v))
+}
+
+// parseBeads reads Beads' issues.jsonl: one issue a line. Only "blocks"
+// dependencies make a task wait; "parent-child" makes the parent (an epic)
+// wait on its child; "related" and "discovered-from" are not order.
+// Priority 0–1 is P0, 2 (Beads' default) P1, 3–4 P2; closed is done; a
+// tombstone (a deleted issue) is skipped.
+func parseBeads(name string, data []byte) (*Plan, error) {
+	p := &Plan{}
+	r := &reader{name: name}
+	index := map[string]int{}
+	type link struct{ child, parent string }
+	var parents []link
+	for n, line := range lines(data) {
+		where := fmt.Sprintf("line %d", n+1)
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if !gjson.Valid(line) {
+			return nil, bad(name, where, "not valid JSON (each line of a Beads file is one issue)")
+		}
+		v := gjson.Parse(line)
+		if !v.IsObject() {
+			return nil, bad(name, where, "an issue must be a JSON object, got %s", kindOf(v))
+		}
+		id := strings.TrimSpace(r.str(v.Get("id"), where+": id"))
+		title := strings.TrimSpace(r.str(v.Get("title"), where+": title"))
+		desc := r.str(v.Get("description"), where+": description")
+		accept := r.str(v.Get("acceptance_criteria"), where+": acceptance_criteria")
+		status := r.str(v.Get("status"), where+": status")
+		if r.err != nil {
+			return nil, r.err
+		}
+		if id == "" {
+			return nil, bad(name, where+": id", "is missing or empty")
+		}
+		if title == "" {
+			return nil, bad(name, where+": title", "is missing or empty")
+		}
+		if _, dup := index[id]; dup {
+			return nil, bad(name, where+": id", "%q is on an earlier line too", id)
+		}
+		priority := "P1"
+		if pr := v.Get("priority"); pr.Exists() && pr.Type != gjson.Null {
+			if pr.Type != gjson.Number || pr.Num != float64(int(pr.Num)) || pr.Num < 0 || pr.Num > 4 {
+				return nil, bad(name, where+": priority", "must be a whole number from 0 to 4, got %s", pr.Raw)
+			}
+			priority = [...]string{"P0", "P0", "P1", "P2", "P2"}[int(pr.Num)]
+		}
+		it := Item{Source: Beads + ":" + id, Title: oneLine(title), Description: strings.TrimSpace(desc),
+			Acceptance: listLines(accept), Priority: priority, Done: status == "closed", DependsOn: []string{}, line: n}
+		deps := v.Get("dependencies")
+		if deps.Exists() && deps.Type != gjson.Null && !deps.IsArray() {
+			return nil, bad(name, where+": dependencies", "must be a list, got %s", kindOf(deps))
+		}
+		for j, d := range deps.Array() {
+			dw := fmt.Sprintf("%s: dependencies[%d]", where, j)
+			on := strings.TrimSpace(r.str(d.Get("depends_on_id"), dw+".depends_on_id"))
+			typ := r.str(d.Get("type"), dw+".type")
+			if from := strings.TrimSpace(r.str(d.Get("issue_id"), dw+".issue_id")); from != "" && from != id && r.err == nil {
+				r.err = bad(name, dw+".issue_id", "is %q, not this issue's id %q", from, id)
+			}
+			if r.err != nil {
+				return nil, r.err
+			}
+			if on == "" {
+				return nil, bad(name, dw+".depends_on_id", "is missing or empty")
+			}
+			switch typ {
+			case "blocks", "":
+				it.DependsOn = append(it.DependsOn, Beads+":"+on)
+			case "parent-child":
+				parents = append(parents, link{child: id, parent: on})
+			}
+		}
+		if status == "tombstone" {
+			p.Skipped = append(p.Skipped, Skipped{Source: it.Source, Title: it.Title, Why: "deleted (tombstone)"})
+			continue
+		}
+		index[id] = len(p.Items)
+		p.Items = append(p.Items, it)
+	}
+	for _, l := range parents {
+		if i, ok := index[l.parent]; ok {
+			p.Items[i].DependsOn = append(p.Items[i].DependsOn, Beads+":"+l.child)
+		}
+	}
+	return p, nil
+}
+
+// dependsLine finds "depends on #12", "blocked by #3, #4 and #5" in an
+// issue's body.
+// Compiled on first use: the harness command starts at every verb an
+// agent runs, and most verbs read no plan.
+var (
+	dependsLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:depends\s+on|blocked\s+by)\s*:?\s*((?:#\d+(?:\s*,\s*|\s+and\s+|\s+)?)+)`)
+	})
+	issueRef    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`#(\d+)`) })
+	priorityTag = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:priority\s*[:/=_ -]?\s*)?(p[0-4]|critical|urgent|high|medium|normal|low)$`)
+	})
+	boxLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(\s*)(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s+(.*\S)\s*$`)
+	})
+)
+
+// parseGitHub reads `gh issue list --json number,title,body,labels,state`:
+// a list of issues. A closed issue is done; "depends on #N" and "blocked
+// by #N" in a body make it wait on issue N; the body's task list ("- [ ]
+// …") is its acceptance criteria; a label P0–P4 or priority: high|medium|
+// low (critical, urgent) sets its priority.
+func parseGitHub(name string, data []byte) (*Plan, error) {
+	doc, err := jsonDoc(name, data)
+	if err != nil {
+		return nil, err
+	}
+	if !doc.IsArray() {
+		return nil, bad(name, "", "`gh issue list --json …` writes a JSON list of issues, got %s", kindOf(doc))
+	}
+	r := &reader{name: name}
+	p := &Plan{}
+	for i, v := range doc.Array() {
+		where := fmt.Sprintf("[%d]", i)
+		if !v.IsObject() {
+			return nil, bad(name, where, "an issue must be an object, got %s", kindOf(v))
+		}
+		num := v.Get("number")
+		if num.Type != gjson.Number || num.Num != float64(int64(num.Num)) || num.Num < 1 {
+			return nil, bad(name, where+".number", "must be the issue's number, got %s", rawOr(num))
+		}
+		title := strings.TrimSpace(r.str(v.Get("title"), where+".title"))
+		body := r.str(v.Get("body"), where+".body")
+		state := r.str(v.Get("state"), where+".state")
+		if r.err != nil {
+			return nil, r.err
+		}
+		if title == "" {
+			return nil, bad(name, where+".title", "is missing or empty")
+		}
+		it := Item{Source: fmt.Sprintf("%s:#%d", GitHub, int64(num.Num)), Title: oneLine(title),
+			Description: strings.TrimSpace(body), Priority: "P1", Done: strings.EqualFold(state, "closed"),
+			DependsOn: []string{}, at: fmt.Sprint(i)}
+		labels := v.Get("labels")
+		if labels.Exists() && labels.Type != gjson.Null && !labels.IsArray() {
+			return nil, bad(name, where+".labels", "must be a list, got %s", kindOf(labels))
+		}
+		for _, l := range labels.Array() {
+			label := l.Get("name").Str
+			if l.Type == gjson.String {
+				label = l.Str
+			}
+			if m := priorityTag().FindStringSubmatch(strings.TrimSpace(label)); m != nil {
+				it.Priority = labelPriority(strings.ToLower(m[1]))
+			}
+		}
+		for _, m := range dependsLine().FindAllStringSubmatch(body, -1) {
+			for _, ref := range issueRef().FindAllStringSubmatch(m[1], -1) {
+				it.DependsOn = append(it.DependsOn, GitHub+":#"+ref[1])
+			}
+		}
+		for _, l := range lines([]byte(body)) {
+			if c := checkbox(l); c != nil {
+				it.Acceptance = append(it.Acceptance, c.text)
+			}
+		}
+		p.Items = append(p.Items, it)
+	}
+	return p, nil
+}
+
+func labelPriority(l string) string {
+	switch l {
+	case "p0", "critical", "urgent", "high":
+		return "P0"
+	case "p1", "medium", "normal":
+		return "P1"
+	}
+	return "P2"
+}
+
+// box is one checklist line: "- [ ] text", "* [x] text", "1. [ ] text".
+type box struct {
+	indent int
+	done   bool
+	text   string
+}
+
+// checkbox reads a checklist line, nil for any other.
+func checkbox(line string) *box {
+	m := boxLine().FindStringSubmatch(line)
+	if m == nil {
+		return nil
+	}
+	return &box{indent: len(strings.ReplaceAll(m[1], "\t", "    ")), done: m[2] != " ", text: m[3]}
+}
+
+// parseMarkdown reads a checklist: every "- [ ] title" line is a task,
+// "- [x]" a done one, other lines are ignored. An item nested under
+// another is a task of its own, and the item above it waits on it (the
+// outer item is done when its parts are). A line has no id, so its Source
+// is the hash of its text.
+func parseMarkdown(name string, data []byte) (*Plan, error) {
+	p := &Plan{}
+	type open struct{ indent, index int }
+	var stack []open
+	for n, line := range lines(data) {
+		c := checkbox(line)
+		if c == nil {
+			if strings.TrimSpace(line) != "" && !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t") {
+				stack = stack[:0] // a heading or a paragraph ends the nesting
+			}
+			continue
+		}
+		it := Item{Source: Markdown + ":" + shortHash(c.text), Title: c.text, Priority: "P1", Done: c.done,
+			DependsOn: []string{}, line: n}
+		for len(stack) > 0 && stack[len(stack)-1].indent >= c.indent {
+			stack = stack[:len(stack)-1]
+		}
+		p.Items = append(p.Items, it)
+		if len(stack) > 0 {
+			parent := stack[len(stack)-1].index
+			p.Items[parent].DependsOn = append(p.Items[parent].DependsOn, "\x00"+strconv.Itoa(len(p.Items)-1))
+		}
+		stack = append(stack, open{c.indent, len(p.Items) - 1})
+	}
+	if len(p.Items) == 0 {
+		return nil, bad(name, "", "no checklist items (lines like `- [ ] title`)")
+	}
+	uniqueSources(p.Items)
+	// The parents' links were made by index: the Sources are final now.
+	for i := range p.Items {
+		for j, d := range p.Items[i].DependsOn {
+			if k, ok := strings.CutPrefix(d, "\x00"); ok {
+				idx, _ := strconv.Atoi(k)
+				p.Items[i].DependsOn[j] = p.Items[idx].Source
+			}
+		}
+	}
+	return p, nil
+}
+
+// listLines reads a text of criteria as a list: one a line, list markers
+// and checkboxes taken off.
+func listLines(s string) []string {
+	var out []string
+	for _, l := range lines([]byte(s)) {
+		if c := checkbox(l); c != nil {
+			l = c.text
+		} else {
+			l = strings.TrimSpace(l)
+			for _, m := range []string{"- ", "* ", "+ "} {
+				l = strings.TrimPrefix(l, m)
+			}
+		}
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// oneLine is a title on one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func kindOf(v gjson.Result) string {
+	switch {
+	case !v.Exists():
+		return "nothing"
+	case v.IsArray():
+		return "a list"
+	case v.IsObject():
+		return "an object"
+	case v.Type == gjson.String:
+		return "a string"
+	case v.Type == gjson.Number:
+		return "a number"
+	case v.IsBool():
+		return "a boolean"
+	case v.Type == gjson.Null:
+		return "null"
+	}
+	return "nothing"
+}
+
+func rawOr(v gjson.Result) string {
+	if !v.Exists() {
+		return "nothing"
+	}
+	return v.Raw
+}

@@ -1,0 +1,49 @@
+package plan
+
+import (
+	"testing"
+)
+
+// FuzzParse: no input makes a parser panic, and marking every item of a
+// plan done gives a file of the same format in which every item is done.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`[{"category":"c","description":"A","steps":["s"],"passes":false}]`,
+		`{"master":{"tasks":[{"id":1,"title":"a","status":"pending","dependencies":[2],"subtasks":[{"id":1,"title":"b","dependencies":[1]}]}]}}`,
+		"{\"id\":\"a\",\"title\":\"t\",\"status\":\"open\",\"priority\":2,\"dependencies\":[{\"issue_id\":\"a\",\"depends_on_id\":\"b\",\"type\":\"parent-child\"}]}\r\n",
+		`[{"number":1,"title":"t","state":"OPEN","body":"depends on #2\n- [ ] x","labels":[{"name":"P0"}]}]`,
+		"- [ ] a\n  - [x] b\n\t* [ ] c\n",
+		"", "[", "{}", "- [ ]  \n",
+	} {
+		for i := range Formats {
+			f.Add(i, s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, format int, text string) {
+		if format < 0 || format >= len(Formats) {
+			return
+		}
+		name := Formats[format]
+		Detect("f", []byte(text))
+		p, err := Parse(name, "f", []byte(text))
+		if err != nil {
+			return
+		}
+		out, _, err := Patch(name, "f", []byte(text), func(string) bool { return true })
+		if err != nil {
+			return // a value jsonedit cannot place (a member written twice)
+		}
+		q, err := Parse(name, "f", out)
+		if err != nil {
+			t.Fatalf("the patched file does not parse: %v\n%s", err, out)
+		}
+		if len(q.Items) != len(p.Items) {
+			t.Fatalf("%d items, %d after the patch", len(p.Items), len(q.Items))
+		}
+		for _, it := range q.Items {
+			if !it.Done {
+				t.Fatalf("%s not done after the patch:\n%s", it.Source, out)
+			}
+		}
+	})
+}

@@ -1,0 +1,255 @@
+// Package plan reads the plans people keep in other tools (Anthropic's
+// feature list, Taskmaster, Beads, GitHub issues, a Markdown checklist) as
+// items the harness can hold as tasks, and writes the harness's progress
+// back into them.
+//
+// Each item keeps the id the source gave it, as a Source ("beads:bd-a1b2"):
+// a second import of the same file finds its tasks by it, and an export
+// finds the item to mark done. Writing back patches only the status of an
+// item in the person's own file (Patch), so a file whose items the harness
+// did not complete comes back byte for byte.
+package plan
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/harness-agent/harness/internal/digest"
+	"github.com/harness-agent/harness/internal/failure"
+)
+
+// The formats, by the names --format takes.
+const (
+	FeatureList = "feature-list"
+	Taskmaster  = "taskmaster"
+	Beads       = "beads"
+	GitHub      = "github"
+	Markdown    = "markdown"
+)
+
+// Formats lists every format, in the order help names them.
+var Formats = []string{FeatureList, Taskmaster, Beads, GitHub, Markdown}
+
+// Item is one task of a plan as the harness holds it.
+type Item struct {
+	Source      string // the format and the item's id in it: "taskmaster:master/3"
+	Title       string
+	Description string
+	Acceptance  []string // what a person checks: steps, testStrategy, acceptance_criteria, a task list
+	Priority    string   // P0, P1 or P2
+	DependsOn   []string // the Sources of the items it waits on
+	Done        bool     // done in the source (passes, done, closed, [x])
+
+	at   string // where the item is in a JSON file: a gjson path
+	line int    // where it is in a file of lines (Beads, Markdown): 0-based
+}
+
+// Skipped is an item of the file the harness does not take.
+type Skipped struct {
+	Source, Title, Why string
+}
+
+// Plan is a parsed plan file.
+type Plan struct {
+	Format  string
+	Items   []Item
+	Skipped []Skipped
+}
+
+// ErrFormat is wrapped by every error about a file's content.
+var ErrFormat = errors.New("not a plan the harness reads")
+
+// bad is the error for a file that is not what its format says: it names
+// the file and where in it, and nothing is imported.
+func bad(name, where, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if where != "" {
+		msg = where + ": " + msg
+	}
+	return &failure.Error{Category: failure.Config, Message: name + ": " + msg, Cause: ErrFormat}
+}
+
+// Detect names the format of the file called name holding data: by its
+// name where that says (.jsonl, .md), else by its content.
+func Detect(name string, data []byte) (string, error) {
+	base := strings.ToLower(filepath.Base(name))
+	switch ext := filepath.Ext(base); {
+	case ext == ".jsonl" || filepath.Base(filepath.Dir(name)) == ".beads":
+		return Beads, nil
+	case ext == ".md" || ext == ".markdown":
+		return Markdown, nil
+	}
+	trimmed := bytes.TrimSpace(data)
+	switch {
+	case len(trimmed) == 0:
+		return "", bad(name, "", "the file is empty")
+	case trimmed[0] == '[':
+		first := gjson.GetBytes(trimmed, "0")
+		switch {
+		case first.Get("number").Exists():
+			return GitHub, nil
+		case first.Get("passes").Exists() || first.Get("steps").Exists() || first.Get("description").Exists():
+			return FeatureList, nil
+		}
+	case trimmed[0] == '{':
+		if gjson.ValidBytes(trimmed) {
+			doc := gjson.ParseBytes(trimmed)
+			if doc.Get("tasks").IsArray() {
+				return Taskmaster, nil
+			}
+			tagged := false
+			doc.ForEach(func(_, v gjson.Result) bool {
+				tagged = v.Get("tasks").IsArray()
+				return !tagged
+			})
+			if tagged {
+				return Taskmaster, nil
+			}
+			if doc.Get("id").Exists() && doc.Get("title").Exists() {
+				return Beads, nil // a file of one issue
+			}
+		} else if lines := bytes.Split(trimmed, []byte("\n")); len(lines) > 0 && gjson.ValidBytes(bytes.TrimSpace(lines[0])) {
+			return Beads, nil
+		}
+	case checkbox(string(trimmed[:bytes.IndexByte(append(trimmed, '\n'), '\n')])) != nil:
+		return Markdown, nil
+	}
+	return "", &failure.Error{Category: failure.Config, Cause: ErrFormat,
+		Message: fmt.Sprintf("%s: cannot tell which plan format it is", name),
+		Hint:    "name it with --format " + strings.Join(Formats, "|")}
+}
+
+// Parse reads data, the file called name, as a plan of format.
+func Parse(format, name string, data []byte) (*Plan, error) {
+	var p *Plan
+	var err error
+	switch format {
+	case FeatureList:
+		p, err = parseFeatureList(name, data)
+	case Taskmaster:
+		p, err = parseTaskmaster(name, data)
+	case Beads:
+		p, err = parseBeads(name, data)
+	case GitHub:
+		p, err = parseGitHub(name, data)
+	case Markdown:
+		p, err = parseMarkdown(name, data)
+	default:
+		return nil, &failure.Error{Category: failure.Usage, Message: fmt.Sprintf("unknown plan format %q", format),
+			Hint: "--format takes " + strings.Join(Formats, "|")}
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.Format = format
+	return p, nil
+}
+
+// jsonDoc checks data is one JSON value and returns it; a syntax error
+// names its line.
+func jsonDoc(name string, data []byte) (gjson.Result, error) {
+	if !gjson.ValidBytes(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return gjson.Result{}, bad(name, fmt.Sprintf("line %d", lineOf(data, int(se.Offset))), "not valid JSON: %v", se)
+		}
+		return gjson.Result{}, bad(name, "", "not valid JSON")
+	}
+	return gjson.ParseBytes(data), nil
+}
+
+// lineOf is the 1-based line of byte offset off in data.
+func lineOf(data []byte, off int) int {
+	off = min(max(off, 0), len(data))
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// field reads a member that must be a string when present.
+type reader struct {
+	name string
+	err  error
+}
+
+func (r *reader) str(v gjson.Result, where string) string {
+	if r.err != nil || !v.Exists() || v.Type == gjson.Null {
+		return ""
+	}
+	if v.Type != gjson.String {
+		r.err = bad(r.name, where, "must be a string, got %s", v.Raw)
+		return ""
+	}
+	return v.Str
+}
+
+func (r *reader) strs(v gjson.Result, where string) []string {
+	if r.err != nil || !v.Exists() || v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsArray() {
+		r.err = bad(r.name, where, "must be a list of strings, got %s", v.Raw)
+		return nil
+	}
+	var out []string
+	for i, e := range v.Array() {
+		if e.Type != gjson.String {
+			r.err = bad(r.name, fmt.Sprintf("%s[%d]", where, i), "must be a string, got %s", e.Raw)
+			return nil
+		}
+		if s := strings.TrimSpace(e.Str); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// shortHash is the first 12 hex digits of the SHA-256 of s: the id of an
+// item its format gives none (a feature, a checklist line).
+func shortHash(s string) string {
+	sum := digest.SHA256([]byte(s))
+	return hex.EncodeToString(sum[:6])
+}
+
+// uniqueSources makes the Sources of items of the same text distinct: the
+// second is "…~2", in file order.
+func uniqueSources(items []Item) {
+	seen := map[string]int{}
+	for i := range items {
+		s := items[i].Source
+		seen[s]++
+		if n := seen[s]; n > 1 {
+			items[i].Source = fmt.Sprintf("%s~%d", s, n)
+		}
+	}
+}
+
+// lines splits text into its lines (without their endings, a "\r" kept
+// off), 1-based by index+1.
+func lines(data []byte) []string {
+	out := strings.Split(string(data), "\n")
+	for i, l := range out {
+		out[i] = strings.TrimSuffix(l, "\r")
+	}
+	return out
+}
+
+// gjsonKey escapes a member name for a gjson path.
+func gjsonKey(k string) string {
+	var b strings.Builder
+	for _, c := range k {
+		switch c {
+		case '.', '*', '?', '\\', '|', '#', '@', '!', '=', '<', '>', '%':
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

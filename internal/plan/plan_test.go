@@ -1,0 +1,264 @@
+package plan
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+// brief is what a test checks of an item.
+type brief struct {
+	Source, Title, Priority string
+	Done                    bool
+	DependsOn, Acceptance   []string
+}
+
+func briefs(p *Plan) []brief {
+	var out []brief
+	for _, it := range p.Items {
+		b := brief{it.Source, it.Title, it.Priority, it.Done, it.DependsOn, it.Acceptance}
+		if len(b.DependsOn) == 0 {
+			b.DependsOn = nil
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		name, format, file, text string
+		want                     []brief
+		skipped                  []string
+	}{
+		{name: "feature list", format: FeatureList, file: "feature_list.json",
+			text: `[{"category":"functional","description":"New chat","steps":["Click New","See it"],"passes":true},
+			        {"category":"ui","description":"  Dark\n mode ","steps":[],"passes":false}]`,
+			want: []brief{
+				{Source: "feature-list:" + shortHash("New chat"), Title: "New chat", Priority: "P1", Done: true, Acceptance: []string{"Click New", "See it"}},
+				{Source: "feature-list:" + shortHash("Dark\n mode"), Title: "Dark mode", Priority: "P1"},
+			}},
+		{name: "feature list, the same feature twice", format: FeatureList, file: "f.json",
+			text: `[{"description":"A"},{"description":"A"}]`,
+			want: []brief{
+				{Source: "feature-list:" + shortHash("A"), Title: "A", Priority: "P1"},
+				{Source: "feature-list:" + shortHash("A") + "~2", Title: "A", Priority: "P1"},
+			}},
+		{name: "taskmaster tagged", format: Taskmaster, file: "tasks.json",
+			text: `{"master":{"tasks":[
+				{"id":1,"title":"Server","status":"done","priority":"high","dependencies":[],"testStrategy":"GET /health is 200"},
+				{"id":2,"title":"Auth","status":"in-progress","priority":"low","dependencies":[1,"3"],"subtasks":[
+					{"id":1,"title":"Hash","status":"pending","dependencies":[]},
+					{"id":2,"title":"Login","status":"done","dependencies":[1]}]},
+				{"id":3,"title":"Old","status":"cancelled","dependencies":[]}],
+				"metadata":{"created":"x"}},
+			 "feature-x":{"tasks":[{"id":1,"title":"Other tag","status":"pending","priority":"medium"}]}}`,
+			want: []brief{
+				{Source: "taskmaster:master/1", Title: "Server", Priority: "P0", Done: true, Acceptance: []string{"GET /health is 200"}},
+				{Source: "taskmaster:master/2", Title: "Auth", Priority: "P2",
+					DependsOn: []string{"taskmaster:master/1", "taskmaster:master/3", "taskmaster:master/2.1", "taskmaster:master/2.2"}},
+				{Source: "taskmaster:master/2.1", Title: "Hash", Priority: "P1"},
+				{Source: "taskmaster:master/2.2", Title: "Login", Priority: "P1", Done: true, DependsOn: []string{"taskmaster:master/2.1"}},
+				{Source: "taskmaster:feature-x/1", Title: "Other tag", Priority: "P1"},
+			},
+			skipped: []string{"taskmaster:master/3"}},
+		{name: "taskmaster legacy", format: Taskmaster, file: "tasks.json",
+			text: `{"tasks":[{"id":"7","title":"Only","status":"pending"}]}`,
+			want: []brief{{Source: "taskmaster:master/7", Title: "Only", Priority: "P1"}}},
+		{name: "beads", format: Beads, file: "issues.jsonl",
+			text: `{"id":"bd-1","title":"Schema","status":"closed","priority":0,"acceptance_criteria":"- [ ] runs\n\n* keys"}` + "\r\n" +
+				`{"id":"bd-2","title":"API","status":"open","priority":2,"dependencies":[{"issue_id":"bd-2","depends_on_id":"bd-1","type":"blocks"},{"issue_id":"bd-2","depends_on_id":"bd-9","type":"related"}]}` + "\n" +
+				"\n" +
+				`{"id":"bd-3","title":"Epic","status":"open","priority":4}` + "\n" +
+				`{"id":"bd-4","title":"Child","status":"in_progress","priority":3,"dependencies":[{"issue_id":"bd-4","depends_on_id":"bd-3","type":"parent-child"},{"issue_id":"bd-4","depends_on_id":"bd-1","type":"discovered-from"}]}` + "\n" +
+				`{"id":"bd-5","title":"Gone","status":"tombstone"}` + "\n",
+			want: []brief{
+				{Source: "beads:bd-1", Title: "Schema", Priority: "P0", Done: true, Acceptance: []string{"runs", "keys"}},
+				{Source: "beads:bd-2", Title: "API", Priority: "P1", DependsOn: []string{"beads:bd-1"}},
+				{Source: "beads:bd-3", Title: "Epic", Priority: "P2", DependsOn: []string{"beads:bd-4"}},
+				{Source: "beads:bd-4", Title: "Child", Priority: "P2"},
+			},
+			skipped: []string{"beads:bd-5"}},
+		{name: "github", format: GitHub, file: "issues.json",
+			text: `[{"number":12,"title":"Config","state":"OPEN","body":"- [ ] reads ~/.toolrc\n- [x] errors name the key","labels":[{"name":"priority: high"}]},
+			        {"number":14,"title":"Env","state":"OPEN","body":"Depends on #12.\nblocked by #9, #10 and #11","labels":[{"name":"P3"}]},
+			        {"number":9,"title":"Flags","state":"CLOSED","body":"","labels":[]}]`,
+			want: []brief{
+				{Source: "github:#12", Title: "Config", Priority: "P0", Acceptance: []string{"reads ~/.toolrc", "errors name the key"}},
+				{Source: "github:#14", Title: "Env", Priority: "P2", DependsOn: []string{"github:#12", "github:#9", "github:#10", "github:#11"}},
+				{Source: "github:#9", Title: "Flags", Priority: "P1", Done: true},
+			}},
+		{name: "markdown", format: Markdown, file: "TODO.md",
+			text: "# Plan\n\n- [x] README\n- [ ] Installer\n  - [ ] Linux\n    * [X] deb\n  - [ ] Mac\n1. [ ] Announce\n\nProse.\n  - [ ] not nested under Announce\n",
+			want: []brief{
+				{Source: "markdown:" + shortHash("README"), Title: "README", Priority: "P1", Done: true},
+				{Source: "markdown:" + shortHash("Installer"), Title: "Installer", Priority: "P1",
+					DependsOn: []string{"markdown:" + shortHash("Linux"), "markdown:" + shortHash("Mac")}},
+				{Source: "markdown:" + shortHash("Linux"), Title: "Linux", Priority: "P1", DependsOn: []string{"markdown:" + shortHash("deb")}},
+				{Source: "markdown:" + shortHash("deb"), Title: "deb", Priority: "P1", Done: true},
+				{Source: "markdown:" + shortHash("Mac"), Title: "Mac", Priority: "P1"},
+				{Source: "markdown:" + shortHash("Announce"), Title: "Announce", Priority: "P1"},
+				{Source: "markdown:" + shortHash("not nested under Announce"), Title: "not nested under Announce", Priority: "P1"},
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Parse(tc.format, tc.file, []byte(tc.text))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, briefs(p))
+			var skipped []string
+			for _, s := range p.Skipped {
+				skipped = append(skipped, s.Source)
+			}
+			assert.Equal(t, tc.skipped, skipped)
+			got, err := Detect(tc.file, []byte(tc.text))
+			require.NoError(t, err)
+			assert.Equal(t, tc.format, got, "detected")
+		})
+	}
+}
+
+// A file that is not what its format says is refused with the file and
+// the place named, a CONFIG error wrapping ErrFormat.
+func TestParseMalformed(t *testing.T) {
+	for _, tc := range []struct {
+		name, format, text, want string
+	}{
+		{"not JSON", FeatureList, "[\n{\"description\": \"a\",}\n]", "f: line 2: not valid JSON: invalid character '}'"},
+		{"feature list not a list", FeatureList, `{"description":"a"}`, "f: a feature list is a JSON list of features, got an object"},
+		{"feature not an object", FeatureList, `["a"]`, "f: [0]: a feature must be an object, got a string"},
+		{"feature without description", FeatureList, `[{"steps":[]}]`, "f: [0].description: is missing or empty"},
+		{"steps not strings", FeatureList, `[{"description":"a","steps":[1]}]`, "f: [0].steps[0]: must be a string, got 1"},
+		{"passes not a boolean", FeatureList, `[{"description":"a","passes":"yes"}]`, `f: [0].passes: must be true or false, got "yes"`},
+		{"taskmaster not an object", Taskmaster, `[]`, "f: a Taskmaster file is a JSON object, got a list"},
+		{"taskmaster tag without tasks", Taskmaster, `{"master":{"metadata":{}}}`, "f: master.tasks: must be a list of tasks, got nothing"},
+		{"taskmaster id missing", Taskmaster, `{"tasks":[{"title":"a"}]}`, "f: tasks.0.id: must be a task id (a whole number or a string), got nothing"},
+		{"taskmaster bad priority", Taskmaster, `{"tasks":[{"id":1,"title":"a","priority":"urgent"}]}`, `f: tasks.0.priority: must be high, medium or low, got "urgent"`},
+		{"taskmaster bad dependency", Taskmaster, `{"tasks":[{"id":1,"title":"a","dependencies":[true]}]}`, "f: tasks.0.dependencies[0]: must be a task id"},
+		{"taskmaster subtask title", Taskmaster, `{"tasks":[{"id":1,"title":"a","subtasks":[{"id":1}]}]}`, "f: tasks.0.subtasks.0.title: is missing or empty"},
+		{"beads bad line", Beads, "{\"id\":\"a\",\"title\":\"t\"}\n{oops}\n", "f: line 2: not valid JSON"},
+		{"beads no id", Beads, `{"title":"t"}`, "f: line 1: id: is missing or empty"},
+		{"beads duplicate id", Beads, "{\"id\":\"a\",\"title\":\"t\"}\n{\"id\":\"a\",\"title\":\"u\"}", `f: line 2: id: "a" is on an earlier line too`},
+		{"beads priority", Beads, `{"id":"a","title":"t","priority":1.5}`, "f: line 1: priority: must be a whole number from 0 to 4, got 1.5"},
+		{"beads dependency of another issue", Beads, `{"id":"a","title":"t","dependencies":[{"issue_id":"b","depends_on_id":"c","type":"blocks"}]}`, `f: line 1: dependencies[0].issue_id: is "b", not this issue's id "a"`},
+		{"beads dependency without target", Beads, `{"id":"a","title":"t","dependencies":[{"type":"blocks"}]}`, "f: line 1: dependencies[0].depends_on_id: is missing or empty"},
+		{"github not a list", GitHub, `{}`, "f: `gh issue list --json …` writes a JSON list of issues, got an object"},
+		{"github number", GitHub, `[{"title":"t"}]`, "f: [0].number: must be the issue's number, got nothing"},
+		{"github title", GitHub, `[{"number":1,"title":""}]`, "f: [0].title: is missing or empty"},
+		{"github labels", GitHub, `[{"number":1,"title":"t","labels":"bug"}]`, "f: [0].labels: must be a list, got a string"},
+		{"markdown without items", Markdown, "# Title\n\nprose\n", "f: no checklist items"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(tc.format, "f", []byte(tc.text))
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, ErrFormat))
+			assert.True(t, failure.Is(err, failure.Config))
+			var fe *failure.Error
+			require.ErrorAs(t, err, &fe)
+			assert.Contains(t, fe.Message, tc.want)
+		})
+	}
+}
+
+func TestDetect(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{".beads/issues.jsonl", `{"id":"a"}`, Beads},
+		{"export.jsonl", ``, Beads},
+		{"plan.md", ``, Markdown},
+		{"plan.txt", "- [ ] a\n", Markdown},
+		{"x.json", `[{"number":1}]`, GitHub},
+		{"x.json", `[{"description":"a","passes":false}]`, FeatureList},
+		{"x.json", `{"tasks":[]}`, Taskmaster},
+		{"x.json", `{"master":{"tasks":[]}}`, Taskmaster},
+		{"issues", "{\"id\":\"a\"}\n{\"id\":\"b\"}\n", Beads},
+		{"x.json", `[]`, ""},
+		{"x.json", `{"a":1}`, ""},
+		{"x.json", ``, ""},
+	} {
+		got, err := Detect(tc.name, []byte(tc.text))
+		if tc.want == "" {
+			assert.Error(t, err, "%s %q", tc.name, tc.text)
+			continue
+		}
+		require.NoError(t, err, "%s %q", tc.name, tc.text)
+		assert.Equal(t, tc.want, got, "%s %q", tc.name, tc.text)
+	}
+}
+
+// Patch marks done only what done names and the file does not have done,
+// and nothing else: a file with nothing to mark comes back byte for byte.
+func TestPatch(t *testing.T) {
+	for _, tc := range []struct {
+		name, format, text string
+		done               []string
+		want               string
+	}{
+		{"feature list", FeatureList, "[\n  {\"description\": \"A\", \"passes\": false},\n  {\"description\": \"B\", \"passes\": false}\n]\n",
+			[]string{"feature-list:" + shortHash("B")}, "[\n  {\"description\": \"A\", \"passes\": false},\n  {\"description\": \"B\", \"passes\": true}\n]\n"},
+		{"feature list without passes", FeatureList, `[{"description":"A"}]`, []string{"feature-list:" + shortHash("A")}, `[{"description":"A","passes":true}]`},
+		{"feature list, nothing done", FeatureList, "[ {\"description\" : \"A\",\"passes\":false} ]\r\n", nil, "[ {\"description\" : \"A\",\"passes\":false} ]\r\n"},
+		{"taskmaster subtask", Taskmaster, `{"my.tag":{"tasks":[{"id":1,"title":"a","status":"pending","subtasks":[{"id":1,"title":"b","status":"pending"}]}]}}`,
+			[]string{"taskmaster:my.tag/1.1"}, `{"my.tag":{"tasks":[{"id":1,"title":"a","status":"pending","subtasks":[{"id":1,"title":"b","status":"done"}]}]}}`},
+		{"beads keeps CRLF and other lines", Beads, "{\"id\":\"a\",\"title\":\"t\",\"status\":\"open\"}\r\n{\"id\":\"b\",\"title\":\"u\",\"status\":\"open\"}\r\n",
+			[]string{"beads:b"}, "{\"id\":\"a\",\"title\":\"t\",\"status\":\"open\"}\r\n{\"id\":\"b\",\"title\":\"u\",\"status\":\"closed\"}\r\n"},
+		{"github", GitHub, `[{"number":3,"title":"t","state":"OPEN"}]`, []string{"github:#3"}, `[{"number":3,"title":"t","state":"CLOSED"}]`},
+		{"markdown", Markdown, "- [ ] a\n  * [ ] b [ ] c\n", []string{"markdown:" + shortHash("b [ ] c")}, "- [ ] a\n  * [x] b [ ] c\n"},
+		{"already done", Markdown, "- [x] a\n", []string{"markdown:" + shortHash("a")}, "- [x] a\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, marked, err := Patch(tc.format, "f", []byte(tc.text), func(s string) bool {
+				for _, d := range tc.done {
+					if d == s {
+						return true
+					}
+				}
+				return false
+			})
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(got))
+			if tc.want == tc.text {
+				assert.Empty(t, marked)
+			} else {
+				assert.Equal(t, tc.done, marked)
+			}
+		})
+	}
+}
+
+// Write renders the harness's tasks in each format; the result reads back
+// as the same items, done where the task is completed.
+func TestWriteReadsBack(t *testing.T) {
+	tasks := []state.Task{
+		{ID: "task-001", Title: "Server", Status: state.Completed, Priority: "P0", Acceptance: []string{"GET / is 200"}},
+		{ID: "task-002", Title: "Auth <JWT>", Status: state.InProgress, Priority: "P2", DependsOn: []string{"task-001"}, Description: "email & password"},
+		{ID: "task-003", Title: "Docs", Status: state.Pending, Priority: "P1"},
+	}
+	for _, format := range []string{FeatureList, Taskmaster, Beads, Markdown} {
+		t.Run(format, func(t *testing.T) {
+			text, err := Write(format, tasks)
+			require.NoError(t, err)
+			assert.NotContains(t, string(text), `\u003c`, "titles are not HTML-escaped")
+			p, err := Parse(format, "out", text)
+			require.NoError(t, err, "%s", text)
+			require.Len(t, p.Items, 3)
+			for i, it := range p.Items {
+				assert.Equal(t, tasks[i].Title, it.Title)
+				assert.Equal(t, tasks[i].Status == state.Completed, it.Done, it.Title)
+			}
+			if format != FeatureList && format != Markdown {
+				assert.Equal(t, "P2", p.Items[1].Priority)
+				assert.Len(t, p.Items[1].DependsOn, 1)
+			}
+			if format == Markdown {
+				assert.True(t, strings.HasPrefix(string(text), "- [x] Server\n  - GET / is 200\n"))
+			}
+		})
+	}
+	_, err := Write(GitHub, tasks)
+	assert.True(t, failure.Is(err, failure.Usage))
+}
