@@ -90,6 +90,30 @@ type Task struct {
 	LeaseExpiresAt  string
 	AllowedPaths    []string // scope lock globs, relative to the root
 	Worktree        string   // the git work tree the claim works in
+	// Acceptance lists what the task must achieve beyond its command, in
+	// words: shown to the agent and to the reviewer.
+	Acceptance []string
+	// Review is the task's own choice of the reviewer gate: ReviewOn,
+	// ReviewOff, or "" to follow session_config.review.
+	Review string
+}
+
+// The values of Task.Review (written as true and false).
+const (
+	ReviewOn  = "on"
+	ReviewOff = "off"
+)
+
+// Reviewed reports whether t's passing validation is judged by the
+// reviewer too: its own review member, else session_config's.
+func (t *Task) Reviewed(c Config) bool {
+	switch t.Review {
+	case ReviewOn:
+		return true
+	case ReviewOff:
+		return false
+	}
+	return c.Review.Enabled
 }
 
 // Config is session_config.
@@ -105,6 +129,29 @@ type Config struct {
 	// checkpoint or validation change) make the Stop hook call the session
 	// stuck; 0 means the default (DefaultStuckTurns).
 	StuckTurns int
+	Review     ReviewConfig
+}
+
+// ReviewConfig is session_config.review: the reviewer gate for every task
+// (a task's own review member overrides Enabled), how long one review may
+// take (0: DefaultReviewTimeoutSeconds) and the model it asks ("": Claude
+// Code's default).
+type ReviewConfig struct {
+	Enabled        bool
+	TimeoutSeconds int
+	Model          string
+}
+
+// DefaultReviewTimeoutSeconds bounds one review when session_config.review
+// sets no timeout_seconds.
+const DefaultReviewTimeoutSeconds = 600
+
+// Timeout is how long one review may take.
+func (r ReviewConfig) Timeout() time.Duration {
+	if r.TimeoutSeconds <= 0 {
+		return DefaultReviewTimeoutSeconds * time.Second
+	}
+	return time.Duration(r.TimeoutSeconds) * time.Second
 }
 
 // DefaultStuckTurns is session_config.stuck_turns when it is unset.
@@ -431,12 +478,12 @@ func (p *parser) config(c gjson.Result) Config {
 		return cfg
 	}
 	f := func(name string) string { return "session_config." + name }
-	var mode, maxTasks, maxSessions, reflect, verify, allowed, stuck gjson.Result
+	var mode, maxTasks, maxSessions, reflect, verify, allowed, stuck, review gjson.Result
 	var limits [4]gjson.Result
 	members := []member{
 		{"concurrency_mode", &mode}, {"max_tasks_per_session", &maxTasks}, {"max_sessions", &maxSessions},
 		{"max_reflect_iterations", &reflect}, {"verify_on_stop", &verify}, {"allowed_commands", &allowed},
-		{"stuck_turns", &stuck}}
+		{"stuck_turns", &stuck}, {"review", &review}}
 	budget := cfg.Budget.Limits()
 	for i, l := range budget {
 		members = append(members, member{l.Name, &limits[i]})
@@ -462,10 +509,50 @@ func (p *parser) config(c gjson.Result) Config {
 	}
 	cfg.AllowedCommands = p.strings(allowed, f("allowed_commands"))
 	cfg.StuckTurns = p.intAt(stuck, f("stuck_turns"), 0)
+	cfg.Review = p.review(review)
 	for i, l := range budget {
 		*l.Value = p.intAt(limits[i], f(l.Name), 0)
 	}
 	return cfg
+}
+
+// review reads session_config.review.
+func (p *parser) review(v gjson.Result) ReviewConfig {
+	var r ReviewConfig
+	if !v.Exists() || v.Type == gjson.Null {
+		return r
+	}
+	const at = "session_config.review"
+	if !v.IsObject() {
+		p.fail(at, "must be an object {\"enabled\": true, \"timeout_seconds\": …, \"model\": …}, got %s", kind(v))
+		return r
+	}
+	var enabled, timeout, model gjson.Result
+	p.members(v, at+".", "in "+at, []member{{"enabled", &enabled}, {"timeout_seconds", &timeout}, {"model", &model}})
+	if p.err != nil {
+		return r
+	}
+	r.Enabled = p.switchAt(enabled, at+".enabled") == ReviewOn
+	r.TimeoutSeconds = p.intAt(timeout, at+".timeout_seconds", 0)
+	r.Model = p.strAt(model, at+".model")
+	return r
+}
+
+// switchAt reads a JSON boolean as ReviewOn or ReviewOff, null or absent
+// as "".
+func (p *parser) switchAt(v gjson.Result, field string) string {
+	switch v.Type {
+	case gjson.True:
+		return ReviewOn
+	case gjson.False:
+		return ReviewOff
+	case gjson.Null:
+		return ""
+	}
+	if v.Exists() {
+		p.fail(field, "must be true or false, got %s", kind(v))
+	}
+	return ""
 }
 
 func (p *parser) task(v gjson.Result, i int) Task {

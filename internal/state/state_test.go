@@ -327,7 +327,8 @@ func TestUnchangedCoversEveryField(t *testing.T) {
 		"completed_at": func(t *Task) { t.CompletedAt = "x" }, "failed_at": func(t *Task) { t.FailedAt = "x" },
 		"claimed_by": func(t *Task) { t.ClaimedBy = "x" }, "claimed_at": func(t *Task) { t.ClaimedAt = "x" },
 		"lease": func(t *Task) { t.LeaseExpiresAt = "x" }, "allowed_paths": func(t *Task) { t.AllowedPaths = []string{} },
-		"worktree": func(t *Task) { t.Worktree = "x" },
+		"worktree": func(t *Task) { t.Worktree = "x" }, "acceptance": func(t *Task) { t.Acceptance = []string{"x"} },
+		"review": func(t *Task) { t.Review = ReviewOn },
 	}
 	require.Len(t, edits, len(taskSchema), "every member of the schema has an edit here")
 	for name, edit := range edits {

@@ -14,7 +14,7 @@ import (
 
 // format is the layout of summary.json; a file of another layout (one an
 // earlier harness wrote) is stale, so the summary is made again.
-const format = 2
+const format = 3
 
 // encode is the summary's file text.
 func (s *Summary) encode() []byte {
@@ -122,6 +122,11 @@ func writeConfig(w *jsonobj.Writer, c *state.Config) {
 	w.Int("session_tokens", int64(c.Budget.SessionTokens))
 	w.Close()
 	w.Int("stuck_turns", int64(c.StuckTurns))
+	w.Open("review")
+	w.Bool("enabled", c.Review.Enabled)
+	w.Int("timeout_seconds", int64(c.Review.TimeoutSeconds))
+	w.Str("model", c.Review.Model)
+	w.Close()
 }
 
 func readConfig(v gjson.Result) state.Config {
@@ -140,6 +145,11 @@ func readConfig(v gjson.Result) state.Config {
 			SessionTokens:  int(b.Get("session_tokens").Int()),
 		},
 		StuckTurns: int(v.Get("stuck_turns").Int()),
+		Review: state.ReviewConfig{
+			Enabled:        v.Get("review.enabled").Bool(),
+			TimeoutSeconds: int(v.Get("review.timeout_seconds").Int()),
+			Model:          v.Get("review.model").Str,
+		},
 	}
 }
 

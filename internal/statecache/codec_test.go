@@ -17,6 +17,7 @@ func TestSummaryFileRoundTrips(t *testing.T) {
 	// (one added to the Summary, the Config or a Claim later) fails here.
 	s := filled.Fill(&Summary{})
 	s.NextTask.Status = state.Pending
+	s.NextTask.Review = state.ReviewOff
 	s.FromBackup = false // never written: such a summary is not cached
 	assert.Equal(t, s, decode(s.encode()))
 
@@ -61,7 +62,7 @@ func TestSummaryFileOfAnotherLayoutIsStale(t *testing.T) {
 	for name, data := range map[string][]byte{
 		"encoding/json layout": old,
 		"not JSON":             []byte(`{"key":`),
-		"bad next task":        []byte(`{"key":"` + s.Key + `","format":2,"next_task":{"id":"a","status":"done"}}`),
+		"bad next task":        []byte(`{"key":"` + s.Key + `","format":3,"next_task":{"id":"a","status":"done"}}`),
 	} {
 		t.Run(name, func(t *testing.T) {
 			require.NoError(t, os.WriteFile(Path(dir), data, 0o644))
