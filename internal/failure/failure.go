@@ -21,6 +21,10 @@ const (
 	Usage          = "USAGE"
 	Tamper         = "TAMPER"
 	Scope          = "SCOPE"
+	// Review is an attempt whose validation passed but whose reviewer
+	// (session_config.review, a task's review) found it does not do what
+	// the task asks. Only the reviewer records it.
+	Review = "REVIEW"
 )
 
 // Categories lists every category an agent may record with `harness fail`.

@@ -55,6 +55,9 @@ const (
 	// how it was invoked: by a terminal or not, and what the check of its
 	// process tree saw.
 	Person = "PERSON"
+	// Review records the reviewer's verdict on a task whose validation
+	// passed: PASS, FAIL or NONE (no verdict), with its reasons and cost.
+	Review = "REVIEW"
 )
 
 // Entry is one log line.
