@@ -12,6 +12,7 @@ import (
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/review"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/scope"
 	"github.com/harness-agent/harness/internal/state"
@@ -29,6 +30,7 @@ type Outcome struct {
 	Failure   *Failure          // failed
 	Tree      Tree              // the work tree it was carried out in
 	Fence     *integrity.Result // what the validation command did to harness files, put back
+	Review    *review.Verdict   // the reviewer's, when one ran
 }
 
 // Failure is how a failed attempt was recorded and undone.
@@ -95,6 +97,9 @@ func (w *Worker) Validate(ctx context.Context, id string) (*Outcome, error) {
 				o.Check = &r
 			}
 			return o, err
+		}
+		if reviewed(s, t) {
+			return w.review(ctx, s, *t, tree, r)
 		}
 	}
 	return w.record(ctx, s, *t, tree, r)
