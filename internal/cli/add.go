@@ -16,7 +16,7 @@ import (
 
 var addVerb = &command{
 	name:    "add",
-	args:    `TITLE [--id ID] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…]`,
+	args:    `TITLE [--id ID] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…] [--review]`,
 	summary: "append a task (auto id task-NNN) and print its id",
 	run:     runAdd,
 }
@@ -31,6 +31,7 @@ func runAdd(e *Env, c *command, args []string) int {
 	maxAttempts := fs.Int("max-attempts", state.DefaultMaxAttempts, "attempts before the task fails permanently")
 	cleanup := fs.String("cleanup", "", "shell command run after a failed attempt (on_failure.cleanup)")
 	allowed := fs.String("allowed-paths", "", "comma-separated globs the task may write (scope lock)")
+	reviewed := fs.Bool("review", false, "a reviewer judges the work after the validation passes (review: true; a person turns it off with `harness edit ID --review off`)")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return e.fail(err)
@@ -62,6 +63,9 @@ func runAdd(e *Env, c *command, args []string) int {
 		ID: *id, Title: strings.TrimSpace(pos[0]), Status: state.Pending, Priority: *priority,
 		DependsOn: splitList(*deps), MaxAttempts: *maxAttempts, Command: strings.TrimSpace(*validate),
 		TimeoutSeconds: *timeout, Cleanup: strings.TrimSpace(*cleanup), AllowedPaths: splitListOrNil(*allowed),
+	}
+	if *reviewed {
+		t.Review = state.ReviewOn
 	}
 	var deadDeps []string
 	_, err = statecache.Update(dir, func(s *state.State) error {
