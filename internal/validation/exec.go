@@ -10,12 +10,12 @@ import (
 )
 
 // Spec is a program the harness runs itself (not a task's shell command):
-// its argument vector, where, with what added to the environment and on
-// standard input, for how long at most.
+// its argument vector, where, in what environment, with what on standard
+// input, for how long at most.
 type Spec struct {
 	Dir     string
 	Args    []string // Args[0] is the program
-	Env     []string // added to this process's environment
+	Env     []string // the whole environment; nil: this process's
 	Stdin   string
 	Timeout time.Duration
 }
@@ -45,9 +45,7 @@ func Exec(ctx context.Context, s Spec) Ran {
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, s.Args[0], s.Args[1:]...)
 	cmd.Dir = s.Dir
-	if s.Env != nil {
-		cmd.Env = append(cmd.Environ(), s.Env...)
-	}
+	cmd.Env = s.Env
 	cmd.Stdin = strings.NewReader(s.Stdin)
 	cmd.SysProcAttr = groupAttr()
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
