@@ -331,6 +331,16 @@ type Job struct {
 	Sessions int
 	Elapsed  time.Duration
 	Tokens   int64
+	// Reviews is the part of the above the reviewer spent.
+	Reviews Reviews
+}
+
+// Reviews is what the reviewer's runs spent.
+type Reviews struct {
+	Count        int
+	Elapsed      time.Duration
+	Tokens       int64
+	CostMicroUSD int64
 }
 
 // Total sums the use of every session of the job in dir. current, when not
@@ -359,9 +369,15 @@ func Total(dir string, current *Session) Job {
 }
 
 func (j *Job) add(s *Session) {
-	j.Sessions++
+	if s.SessionID != OutsideSession {
+		j.Sessions++
+	}
 	j.Elapsed += s.Elapsed()
 	j.Tokens += s.Used()
+	j.Reviews.Count += s.Reviews
+	j.Reviews.Elapsed += time.Duration(s.ReviewMillis) * time.Millisecond
+	j.Reviews.Tokens += s.ReviewTokens
+	j.Reviews.CostMicroUSD += s.ReviewCostMicroUSD
 }
 
 // Line is one limit measured: its session_config name, the limit, what was

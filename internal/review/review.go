@@ -122,9 +122,9 @@ func Run(ctx context.Context, o Options, req Request) Verdict {
 }
 
 // Env is the reviewer's environment: the caller's (its credentials, its
-// HOME) without what marks a process as running inside a Claude Code
-// session (Claude Code refuses to start nested in one, and the harness
-// would take the reviewer for that session), with EnvMarker set.
+// HOME) without what marks a process as running inside the agent's Claude
+// Code session (the harness would take the reviewer for that session, and
+// for its worker), with EnvMarker set.
 func Env(environ []string) []string {
 	out := make([]string, 0, len(environ)+1)
 	for _, kv := range environ {
