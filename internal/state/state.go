@@ -144,7 +144,7 @@ type ReviewConfig struct {
 
 // DefaultReviewTimeoutSeconds bounds one review when session_config.review
 // sets no timeout_seconds.
-const DefaultReviewTimeoutSeconds = 600
+const DefaultReviewTimeoutSeconds = 300
 
 // Timeout is how long one review may take.
 func (r ReviewConfig) Timeout() time.Duration {
