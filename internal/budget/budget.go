@@ -65,17 +65,49 @@ type Session struct {
 	Offset     int64  `json:"offset"`
 	// Warned lists the limits already warned about at WarnAt.
 	Warned []string `json:"warned,omitempty"`
+	// The reviewer's spend (internal/review): its runs are Claude Code
+	// sessions of their own, whose transcripts this account never reads.
+	Reviews            int   `json:"reviews,omitempty"`
+	ReviewMillis       int64 `json:"review_ms,omitempty"`
+	ReviewTokens       int64 `json:"review_tokens,omitempty"`
+	ReviewCostMicroUSD int64 `json:"review_cost_micro_usd,omitempty"`
 }
 
-// Used returns the session's tokens so far.
-func (s *Session) Used() int64 { return s.Tokens + s.Pending }
+// Used returns the session's tokens so far, its reviews' included.
+func (s *Session) Used() int64 { return s.Tokens + s.Pending + s.ReviewTokens }
 
-// Elapsed returns the session's wall-clock time up to its last hook.
+// Elapsed returns the session's wall-clock time up to its last hook, and
+// never less than its reviews took (an account of reviews run outside any
+// session has only those).
 func (s *Session) Elapsed() time.Duration {
+	reviews := time.Duration(s.ReviewMillis) * time.Millisecond
 	if s.LastSeen.Before(s.StartedAt) {
-		return 0
+		return reviews
 	}
-	return s.LastSeen.Sub(s.StartedAt)
+	return max(s.LastSeen.Sub(s.StartedAt), reviews)
+}
+
+// OutsideSession names the account of reviews run where no Claude Code
+// session is (a person's `harness validate` at a terminal).
+const OutsideSession = "outside-session"
+
+// AddReview adds one review's wall time, tokens and cost to the account of
+// session sessionID ("" : OutsideSession), which is made when it has none.
+// The session's hooks are not running meanwhile: the review runs inside
+// the `harness validate` the session's agent is waiting on.
+func AddReview(dir, sessionID string, n int, took time.Duration, tokens int64, costUSD float64, now time.Time) error {
+	if sessionID == "" {
+		sessionID = OutsideSession
+	}
+	s := Read(dir, sessionID)
+	if s == nil {
+		s = &Session{SessionID: sessionID, Session: n, StartedAt: now.UTC(), LastSeen: now.UTC()}
+	}
+	s.Reviews++
+	s.ReviewMillis += took.Milliseconds()
+	s.ReviewTokens += max(tokens, 0)
+	s.ReviewCostMicroUSD += int64(max(costUSD, 0) * 1e6)
+	return s.save(dir)
 }
 
 // Path returns the usage file of session sessionID in the state root dir.
@@ -124,6 +156,14 @@ func (s *Session) encode() []byte {
 	if len(s.Warned) > 0 {
 		w.Strs("warned", s.Warned)
 	}
+	for _, f := range []struct {
+		k string
+		v int64
+	}{{"reviews", int64(s.Reviews)}, {"review_ms", s.ReviewMillis}, {"review_tokens", s.ReviewTokens}, {"review_cost_micro_usd", s.ReviewCostMicroUSD}} {
+		if f.v != 0 {
+			w.Int(f.k, f.v)
+		}
+	}
 	return w.Bytes()
 }
 
@@ -136,7 +176,9 @@ func decode(data []byte) (s *Session, ok bool) {
 	}
 	s = &Session{SessionID: obj.Get("session_id").Str, Session: int(obj.Get("session").Int()),
 		Tokens: obj.Get("tokens").Int(), PendingID: obj.Get("pending_id").Str, Pending: obj.Get("pending").Int(),
-		Transcript: obj.Get("transcript").Str, Offset: obj.Get("offset").Int(), Warned: jsonobj.Strs(obj.Get("warned"))}
+		Transcript: obj.Get("transcript").Str, Offset: obj.Get("offset").Int(), Warned: jsonobj.Strs(obj.Get("warned")),
+		Reviews: int(obj.Get("reviews").Int()), ReviewMillis: obj.Get("review_ms").Int(), ReviewTokens: obj.Get("review_tokens").Int(),
+		ReviewCostMicroUSD: obj.Get("review_cost_micro_usd").Int()}
 	for _, at := range []struct {
 		k string
 		t *time.Time
@@ -289,6 +331,16 @@ type Job struct {
 	Sessions int
 	Elapsed  time.Duration
 	Tokens   int64
+	// Reviews is the part of the above the reviewer spent.
+	Reviews Reviews
+}
+
+// Reviews is what the reviewer's runs spent.
+type Reviews struct {
+	Count        int
+	Elapsed      time.Duration
+	Tokens       int64
+	CostMicroUSD int64
 }
 
 // Total sums the use of every session of the job in dir. current, when not
@@ -317,9 +369,15 @@ func Total(dir string, current *Session) Job {
 }
 
 func (j *Job) add(s *Session) {
-	j.Sessions++
+	if s.SessionID != OutsideSession {
+		j.Sessions++
+	}
 	j.Elapsed += s.Elapsed()
 	j.Tokens += s.Used()
+	j.Reviews.Count += s.Reviews
+	j.Reviews.Elapsed += time.Duration(s.ReviewMillis) * time.Millisecond
+	j.Reviews.Tokens += s.ReviewTokens
+	j.Reviews.CostMicroUSD += s.ReviewCostMicroUSD
 }
 
 // Line is one limit measured: its session_config name, the limit, what was

@@ -115,3 +115,28 @@ func TestObserveBoundsItsRead(t *testing.T) {
 	assert.Equal(t, fi.Size(), s.Offset)
 	assert.Equal(t, int64(11+22+33), s.Used())
 }
+
+// A review's spend is the session's: its tokens count against the session
+// and the job, and survive the session's next look at its transcript.
+// Reviews run outside a session have an account of their own, whose time
+// is what they took.
+func TestAddReviewCountsInTheBudgets(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.jsonl")
+	now := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	Start(dir, "s1", 1, tr, now)
+	require.NoError(t, os.WriteFile(tr, []byte(line("m1", 100, 5)+line("m2", 1, 1)), 0o644))
+	require.NoError(t, AddReview(dir, "s1", 1, 90*time.Second, 4000, 0.0123, now))
+	s := Observe(dir, "s1", 1, tr, now.Add(5*time.Minute))
+	assert.Equal(t, int64(105+2+4000), s.Used())
+	assert.Equal(t, 1, s.Reviews)
+	assert.Equal(t, int64(12300), s.ReviewCostMicroUSD)
+	assert.Equal(t, 5*time.Minute, s.Elapsed(), "the review ran inside the session's wall time")
+
+	require.NoError(t, AddReview(dir, "", 0, 3*time.Minute, 500, 0, now))
+	job := Total(dir, nil)
+	assert.Equal(t, int64(4107+500), job.Tokens)
+	assert.Equal(t, 8*time.Minute, job.Elapsed)
+	lines := Measure(state.Budget{JobTokens: 4000}, job, nil)
+	assert.True(t, Over(lines)[0].Over())
+}

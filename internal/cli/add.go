@@ -16,7 +16,7 @@ import (
 
 var addVerb = &command{
 	name:    "add",
-	args:    `TITLE [--id ID] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…] [--accept TEXT]`,
+	args:    `TITLE [--id ID] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…] [--accept TEXT] [--review]`,
 	summary: "append a task (auto id task-NNN) and print its id",
 	run:     runAdd,
 }
@@ -33,6 +33,7 @@ func runAdd(e *Env, c *command, args []string) int {
 	allowed := fs.String("allowed-paths", "", "comma-separated globs the task may write (scope lock)")
 	var accept criteria
 	fs.Var(&accept, "accept", "an acceptance criterion a person checks besides the validation (repeat for more)")
+	reviewed := fs.Bool("review", false, "a reviewer judges the work after the validation passes (review: true; a person turns it off with `harness edit ID --review off`)")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return e.fail(err)
@@ -65,6 +66,9 @@ func runAdd(e *Env, c *command, args []string) int {
 		DependsOn: splitList(*deps), MaxAttempts: *maxAttempts, Command: strings.TrimSpace(*validate),
 		TimeoutSeconds: *timeout, Cleanup: strings.TrimSpace(*cleanup), AllowedPaths: splitListOrNil(*allowed),
 		Acceptance: accept.list(),
+	}
+	if *reviewed {
+		t.Review = state.ReviewOn
 	}
 	var deadDeps []string
 	_, err = statecache.Update(dir, func(s *state.State) error {

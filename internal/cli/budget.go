@@ -26,6 +26,15 @@ type budgetJSON struct {
 	Tokens   int64            `json:"tokens"`
 	Limits   map[string]int   `json:"limits"`
 	Used     []budgetLineJSON `json:"used"`
+	// Reviews is the part of the spend above that the reviewer's runs took.
+	Reviews budgetReviewsJSON `json:"reviews"`
+}
+
+type budgetReviewsJSON struct {
+	Count   int     `json:"count"`
+	Seconds int64   `json:"seconds"`
+	Tokens  int64   `json:"tokens"`
+	CostUSD float64 `json:"cost_usd"`
 }
 
 type budgetLineJSON struct {
@@ -110,7 +119,8 @@ func runBudget(e *Env, c *command, args []string) int {
 	job := budget.Total(dir, nil)
 	lines := budget.Measure(s.Config.Budget, job, nil)
 	if *asJSON {
-		out := budgetJSON{Sessions: job.Sessions, Minutes: int64(job.Elapsed / time.Minute), Tokens: job.Tokens, Limits: map[string]int{}, Used: []budgetLineJSON{}}
+		out := budgetJSON{Sessions: job.Sessions, Minutes: int64(job.Elapsed / time.Minute), Tokens: job.Tokens, Limits: map[string]int{}, Used: []budgetLineJSON{},
+			Reviews: budgetReviewsJSON{Count: job.Reviews.Count, Seconds: int64(job.Reviews.Elapsed / time.Second), Tokens: job.Reviews.Tokens, CostUSD: float64(job.Reviews.CostMicroUSD) / 1e6}}
 		for _, l := range s.Config.Budget.Limits() {
 			out.Limits[l.Name] = *l.Value
 		}
@@ -123,6 +133,9 @@ func runBudget(e *Env, c *command, args []string) int {
 		return ExitOK
 	}
 	fmt.Fprintf(e.Stdout, "spent: %d min, %d tokens over %d session(s)\n", int64(job.Elapsed/time.Minute), job.Tokens, job.Sessions)
+	if r := job.Reviews; r.Count > 0 {
+		fmt.Fprintf(e.Stdout, "  of which %d review(s): %s, %d tokens, $%.2f\n", r.Count, r.Elapsed.Round(time.Second), r.Tokens, float64(r.CostMicroUSD)/1e6)
+	}
 	for _, l := range s.Config.Budget.Limits() {
 		switch {
 		case *l.Value == 0:

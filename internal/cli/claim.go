@@ -44,6 +44,7 @@ type claimedJSON struct {
 	Description string   `json:"description,omitempty"`
 	Acceptance  []string `json:"acceptance,omitempty"`
 	Source      string   `json:"source,omitempty"`
+	LastError   string   `json:"last_error,omitempty"` // a retry: the last error_log entry, whole
 }
 
 func runClaim(e *Env, c *command, args []string) int {
@@ -79,6 +80,9 @@ func runClaim(e *Env, c *command, args []string) int {
 				Base: t.StartedAtCommit, ClaimedBy: t.ClaimedBy, LeaseExpiresAt: t.LeaseExpiresAt,
 				Validation: t.Command, TimeoutSeconds: int(t.Timeout().Seconds()),
 				Description: t.Description, Acceptance: orEmpty(t.Acceptance), Source: t.Source}
+			if n := len(t.ErrorLog); n > 0 {
+				out.Claimed.LastError = t.ErrorLog[n-1]
+			}
 		}
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetEscapeHTML(false)
@@ -105,7 +109,16 @@ func runClaim(e *Env, c *command, args []string) int {
 	fmt.Fprintf(w, "  attempt %d/%d, base %s, claimed by %s, lease until %s\n", t.Attempts+1, t.MaxAttempts, git.Short(t.StartedAtCommit), t.ClaimedBy, t.LeaseExpiresAt)
 	if n := len(t.ErrorLog); n > 0 {
 		// A retry: what went wrong last time is the first thing to read.
-		fmt.Fprintf(w, "  last error: %s\n", strings.SplitN(t.ErrorLog[n-1], "\n", 2)[0])
+		last := strings.SplitN(t.ErrorLog[n-1], "\n", 2)[0]
+		if reasons, ok := strings.CutPrefix(last, "["+failure.Review+"] "); ok {
+			// The reviewer's reasons are this attempt's to-do list.
+			fmt.Fprintf(w, "  last error: [%s] the reviewer failed the last attempt (its validation passed):\n", failure.Review)
+			for _, r := range strings.Split(reasons, "; ") {
+				fmt.Fprintf(w, "    - %s\n", r)
+			}
+		} else {
+			fmt.Fprintf(w, "  last error: %s\n", last)
+		}
 	}
 	if t.Command != "" {
 		fmt.Fprintf(w, "  validation: %s (timeout %ds)\n", t.Command, int(t.Timeout().Seconds()))

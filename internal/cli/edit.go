@@ -16,7 +16,7 @@ import (
 
 var editVerb = &command{
 	name:    "edit",
-	args:    `ID [--title T] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…] [--accept TEXT]`,
+	args:    `ID [--title T] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…] [--accept TEXT] [--review on|off|default]`,
 	summary: "change a task's definition, with the checks of add (inside a Claude Code session only the title, the priority, and a validation where there is none)",
 	run:     runEdit,
 }
@@ -40,6 +40,7 @@ func runEdit(e *Env, c *command, args []string) int {
 	allowed := fs.String("allowed-paths", "", "comma-separated globs the task may write (\"\" for no scope)")
 	var accept criteria
 	fs.Var(&accept, "accept", "the task's acceptance criteria, one a flag, replacing its list (--accept \"\" for none)")
+	reviewFlag := fs.String("review", "", "the reviewer gate for this task: on, off, or default (session_config.review decides)")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return e.fail(err)
@@ -61,6 +62,10 @@ func runEdit(e *Env, c *command, args []string) int {
 	}
 	if set["title"] && strings.TrimSpace(*title) == "" {
 		return e.fail(usageErr(c, "--title may not be empty"))
+	}
+	reviewValue := map[string]string{"on": state.ReviewOn, "off": state.ReviewOff, "default": ""}
+	if _, ok := reviewValue[*reviewFlag]; set["review"] && !ok {
+		return e.fail(usageErr(c, "--review must be on, off or default, got %q", *reviewFlag))
 	}
 	dir, err := e.stateRoot()
 	if err != nil {
@@ -147,6 +152,10 @@ func runEdit(e *Env, c *command, args []string) int {
 		if set["accept"] {
 			t.Acceptance = accept.list()
 			note("acceptance")
+		}
+		if set["review"] {
+			t.Review = reviewValue[*reviewFlag]
+			note("review")
 		}
 		sort.Strings(changed)
 		reopenable = schedule.Reopenable(s.Tasks)

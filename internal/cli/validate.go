@@ -60,6 +60,9 @@ func runValidate(e *Env, c *command, args []string) int {
 	}
 	if o.Completed {
 		fmt.Fprintf(e.Stdout, "PASS %s (%s, %s)\n", t.ID, t.Command, r.Took.Round(1e6))
+		if v := o.Review; v != nil {
+			fmt.Fprintf(e.Stdout, "REVIEW PASS %s (%s, %d tokens): %s\n", t.ID, v.Took.Round(1e6), v.Tokens, v.Reasons)
+		}
 		how := "committed as"
 		if !o.NewCommit {
 			how = "nothing new to commit; work is in"
@@ -70,7 +73,9 @@ func runValidate(e *Env, c *command, args []string) int {
 	}
 	f := o.Failure
 	fmt.Fprintf(e.Stderr, "ERROR [%s] [%s] %s\n", t.ID, f.Category, f.Message)
-	if r != nil {
+	if v := o.Review; v != nil {
+		fmt.Fprintf(e.Stderr, "the validation passed (%s) but the reviewer failed the attempt (%s, %d tokens); its reasons are the next attempt's to address\n", t.Command, v.Took.Round(1e6), v.Tokens)
+	} else if r != nil {
 		if r.Outcome == validation.Timeout {
 			fmt.Fprintf(e.Stderr, "TIMEOUT %s after %s (limit %s): %s\n", t.Command, r.Took.Round(1e6), t.Timeout(), r.FirstLine)
 		} else {

@@ -25,6 +25,10 @@ const (
 	// be integrated: its commits conflict with the integration branch, or
 	// its validation or the integration check fails on the merged tree.
 	Merge = "MERGE"
+	// Review is an attempt whose validation passed but whose reviewer
+	// (session_config.review, a task's review) found it does not do what
+	// the task asks. Only the reviewer records it.
+	Review = "REVIEW"
 )
 
 // Categories lists every category an agent may record with `harness fail`.

@@ -212,55 +212,7 @@ func Snapshot(dir, stateRoot, ref, message string) (usedRef, commit string, err 
 	if err != nil {
 		return "", "", err
 	}
-	gitDir, err := Run(top, "rev-parse", "--absolute-git-dir")
-	if err != nil {
-		return "", "", err
-	}
-	tmp, err := os.CreateTemp(gitDir, "harness-snapshot-*.index")
-	if err != nil {
-		return "", "", fmt.Errorf("snapshot: %v", err)
-	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
-	// Start from a copy of the real index so unchanged files are not hashed
-	// again: its stat data says they match.
-	if idx, err := Run(top, "rev-parse", "--git-path", "index"); err == nil {
-		if !filepath.IsAbs(idx) {
-			idx = filepath.Join(top, idx)
-		}
-		if data, err := os.ReadFile(idx); err == nil {
-			if err := os.WriteFile(tmp.Name(), data, 0o644); err != nil {
-				return "", "", fmt.Errorf("snapshot: %v", err)
-			}
-		} else {
-			os.Remove(tmp.Name()) // no index yet: git starts an empty one
-		}
-	}
-	env := []string{"GIT_INDEX_FILE=" + tmp.Name()}
-	p := protect(top, stateRoot)
-	// No exclude pathspecs here: git add fails when one names an ignored
-	// file (harness init lists the harness files in .git/info/exclude).
-	if err := addAll(top, env, WorkTimeout); err != nil {
-		return "", "", err
-	}
-	// Drop the harness files (tracked ones came with the copied index), so
-	// restoring a snapshot can never revert the state.
-	listed, err := runIn(top, env, Timeout, nil, "ls-files", "-z")
-	if err != nil {
-		return "", "", err
-	}
-	var drop bytes.Buffer
-	for _, f := range strings.Split(listed, "\x00") {
-		if f != "" && p.owns(f) {
-			drop.WriteString(f + "\x00")
-		}
-	}
-	if drop.Len() > 0 {
-		if _, err := runIn(top, env, Timeout, drop.Bytes(), "update-index", "--force-remove", "-z", "--stdin"); err != nil {
-			return "", "", err
-		}
-	}
-	tree, err := runIn(top, env, Timeout, nil, "write-tree")
+	tree, err := workTree(top, stateRoot, "snapshot")
 	if err != nil {
 		return "", "", err
 	}
@@ -420,4 +372,75 @@ func attemptKey(a string) string {
 // not deleted again.
 func RestoreCommand(top, ref string) string {
 	return fmt.Sprintf("git -C %s checkout %s -- .", failure.ShellArg(top), failure.ShellArg(ref))
+}
+
+// workTree writes the work tree top as a git tree object, tracked and
+// untracked files alike (ignored ones and the harness files of stateRoot
+// excluded), through a temporary index: the real index, HEAD and files are
+// not touched. what names the caller in errors.
+func workTree(top, stateRoot, what string) (string, error) {
+	gitDir, err := Run(top, "rev-parse", "--absolute-git-dir")
+	if err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(gitDir, "harness-snapshot-*.index")
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", what, err)
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	// Start from a copy of the real index so unchanged files are not hashed
+	// again: its stat data says they match.
+	if idx, err := Run(top, "rev-parse", "--git-path", "index"); err == nil {
+		if !filepath.IsAbs(idx) {
+			idx = filepath.Join(top, idx)
+		}
+		if data, err := os.ReadFile(idx); err == nil {
+			if err := os.WriteFile(tmp.Name(), data, 0o644); err != nil {
+				return "", fmt.Errorf("%s: %v", what, err)
+			}
+		} else {
+			os.Remove(tmp.Name()) // no index yet: git starts an empty one
+		}
+	}
+	env := []string{"GIT_INDEX_FILE=" + tmp.Name()}
+	p := protect(top, stateRoot)
+	// No exclude pathspecs here: git add fails when one names an ignored
+	// file (harness init lists the harness files in .git/info/exclude).
+	if err := addAll(top, env, WorkTimeout); err != nil {
+		return "", err
+	}
+	// Drop the harness files (tracked ones came with the copied index), so
+	// restoring a snapshot can never revert the state.
+	listed, err := runIn(top, env, Timeout, nil, "ls-files", "-z")
+	if err != nil {
+		return "", err
+	}
+	var drop bytes.Buffer
+	for _, f := range strings.Split(listed, "\x00") {
+		if f != "" && p.owns(f) {
+			drop.WriteString(f + "\x00")
+		}
+	}
+	if drop.Len() > 0 {
+		if _, err := runIn(top, env, Timeout, drop.Bytes(), "update-index", "--force-remove", "-z", "--stdin"); err != nil {
+			return "", err
+		}
+	}
+	return runIn(top, env, Timeout, nil, "write-tree")
+}
+
+// DiffSince is the change of the work tree holding dir since commit base,
+// as `git diff` shows it, untracked files included (as added) and ignored
+// ones and the harness files of stateRoot left out: what an attempt did.
+func DiffSince(dir, base, stateRoot string) (string, error) {
+	top, err := Top(dir)
+	if err != nil {
+		return "", err
+	}
+	tree, err := workTree(top, stateRoot, "diff")
+	if err != nil {
+		return "", err
+	}
+	return runIn(top, nil, WorkTimeout, nil, "diff", "--no-color", "--no-ext-diff", base, tree, "--")
 }

@@ -264,3 +264,29 @@ func TestSnapshotReportsRefErrors(t *testing.T) {
 	assert.NotContains(t, err.Error(), "no free ref")
 	assert.Empty(t, sh(t, dir, "git for-each-ref refs/harness"))
 }
+
+// An attempt's diff holds what it changed since its base, commits made
+// during it, staged and untracked files included, and neither the harness
+// files nor ignored ones; the real index is left as it was.
+func TestDiffSince(t *testing.T) {
+	dir := repo(t, map[string]string{"a.txt": "a\n", "gone.txt": "g\n", ".gitignore": "build/\n"})
+	base := Head(dir)
+	write(t, dir, map[string]string{"a.txt": "a2\n", "c.txt": "c\n"})
+	sh(t, dir, "git add c.txt && git commit -q -m mid")
+	write(t, dir, map[string]string{"a.txt": "a3\n", "new.txt": "n\n", "build/out": "o\n", "harness-tasks.json": "{}", ".harness-runtime/x.json": "{}"})
+	sh(t, dir, "git rm -q gone.txt")
+	index := sh(t, dir, "git status --porcelain")
+
+	diff, err := DiffSince(dir, base, dir)
+	require.NoError(t, err)
+	for _, want := range []string{"+a3", "+++ b/c.txt", "+++ b/new.txt", "+n", "--- a/gone.txt"} {
+		assert.Contains(t, diff, want)
+	}
+	for _, not := range []string{"build/out", "harness-tasks.json", ".harness-runtime"} {
+		assert.NotContains(t, diff, not)
+	}
+	assert.Equal(t, index, sh(t, dir, "git status --porcelain"), "the real index is untouched")
+
+	_, err = DiffSince(dir, "0000000000000000000000000000000000000000", dir)
+	assert.Error(t, err)
+}

@@ -166,7 +166,7 @@ func (c *call) judgeTasks(target string, currentRaw []byte, next string) hook.De
 		}
 	}
 	for _, t := range newlyCompleted {
-		if d, denied := c.completionGate(t); denied {
+		if d, denied := c.completionGate(t, before.Config); denied {
 			return d
 		}
 	}
@@ -209,8 +209,14 @@ func brokenInvariant(before *state.State, after map[string]*state.Task, afterCou
 
 // completionGate allows a hand-made completion only if the task's validation
 // passes right now, within the guard's time budget (shared by every task
-// the edit completes).
-func (c *call) completionGate(t *state.Task) (hook.Decision, bool) {
+// the edit completes), and the task has no reviewer: only `harness
+// validate` runs the reviewer (cfg is session_config, which a hand edit may
+// not change).
+func (c *call) completionGate(t *state.Task, cfg state.Config) (hook.Decision, bool) {
+	if t.Reviewed(cfg) {
+		return deny(ruleGate, fmt.Sprintf("%s has a reviewer, so it cannot be marked completed by hand: its reviewer judges the work after its validation passes.", t.ID),
+			"run `harness validate "+t.ID+"`."), true
+	}
 	if t.Command == "" {
 		return deny(ruleGate, fmt.Sprintf("%s has no validation.command, so it cannot be marked completed.", t.ID),
 			"ask the user for an objective check; a task is completed only by `harness validate "+t.ID+"`."), true

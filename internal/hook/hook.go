@@ -227,6 +227,13 @@ func Main(event string, fn func(Payload) Decision) int {
 	shortlived.Tune()
 	record.Trust()
 	p := Read(os.Stdin)
+	if os.Getenv("HARNESS_REVIEWER") == "1" {
+		// The reviewer (internal/review) is a Claude Code session the
+		// harness started to judge a task, not a worker: its run switches
+		// hooks off, and should one run anyway it decides nothing.
+		debugLog(event, p, Decision{Kind: Silent}, 0, time.Since(start))
+		return 0
+	}
 	d := decide(fn, p)
 	code := Render(event, d, os.Stdout, os.Stderr)
 	if p.Problem != "" && code == 0 && root.Active(root.Find("")) {

@@ -61,6 +61,9 @@ const (
 	// Worker records a supervisor's (`harness workers`) workers starting,
 	// ending and being stopped.
 	Worker = "WORKER"
+	// Review records the reviewer's verdict on a task whose validation
+	// passed: PASS, FAIL or NONE (no verdict), with its reasons and cost.
+	Review = "REVIEW"
 )
 
 // Entry is one log line.

@@ -28,6 +28,7 @@ const (
 	kindPaths                     // a list of strings, nil written as null (absent in a new task)
 	kindTimeout                   // validation.timeout_seconds: 0 written as the default
 	kindSteps                     // the checkpoints
+	kindSwitch                    // a true/false written as a JSON boolean, "" (unset) as absent: the text ReviewOn/ReviewOff
 )
 
 // handEdit is what a hand edit of the tasks file may do to a member.
@@ -130,6 +131,10 @@ var taskSchema = []taskField{
 		edit: editFrozen, broken: mergeBroken},
 	{name: "integrated_commit", kind: kindNullable, text: func(t *Task) *string { return &t.IntegratedCommit }, extension: true,
 		edit: editFrozen, broken: mergeBroken},
+	{name: "review", kind: kindSwitch, text: func(t *Task) *string { return &t.Review }, extension: true,
+		edit: editFrozen, broken: func(id string, _, _ *Task) string {
+			return fmt.Sprintf("review of %s may not change by hand (the reviewer is a gate: a person sets it with `harness edit %s --review on|off`).", id, id)
+		}},
 }
 
 func mergeBroken(id string, _, _ *Task) string {
@@ -183,6 +188,8 @@ func (f *taskField) read(p *parser, t *Task, v gjson.Result) {
 		*f.count(t) = p.intAt(v, f.name, f.def)
 	case kindList, kindPaths:
 		*f.list(t) = p.strings(v, f.name)
+	case kindSwitch:
+		*f.text(t) = p.switchAt(v, f.name)
 	}
 }
 
@@ -203,6 +210,13 @@ func (f *taskField) value(t *Task) any {
 		return *f.list(t)
 	case kindSteps:
 		return checkpointsOrEmpty(t.Checkpoints)
+	case kindSwitch:
+		switch *f.text(t) {
+		case ReviewOn:
+			return true
+		case ReviewOff:
+			return false
+		}
 	}
 	return nil
 }
@@ -212,7 +226,7 @@ func (f *taskField) value(t *Task) any {
 // written as null when nil).
 func (f *taskField) same(a, b *Task) bool {
 	switch f.kind {
-	case kindText, kindNullable:
+	case kindText, kindNullable, kindSwitch:
 		return *f.text(a) == *f.text(b)
 	case kindCount, kindTimeout:
 		return *f.count(a) == *f.count(b)
@@ -310,6 +324,10 @@ func WriteTask(w *jsonobj.Writer, t *Task) {
 			w.Str(f.name, *f.text(t))
 		case kindCount:
 			w.Int(f.name, int64(*f.count(t)))
+		case kindSwitch:
+			if v := *f.text(t); v != "" {
+				w.Bool(f.name, v == ReviewOn) // unset is absent, as in the tasks file
+			}
 		case kindList, kindPaths:
 			w.Strs(f.name, *f.list(t))
 		case kindSteps:

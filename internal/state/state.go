@@ -105,6 +105,27 @@ type Task struct {
 	ValidatedCommit  string
 	ValidatedAt      string
 	IntegratedCommit string
+	// Review is the task's own choice of the reviewer gate: ReviewOn,
+	// ReviewOff, or "" to follow session_config.review.
+	Review string
+}
+
+// The values of Task.Review (written as true and false).
+const (
+	ReviewOn  = "on"
+	ReviewOff = "off"
+)
+
+// Reviewed reports whether t's passing validation is judged by the
+// reviewer too: its own review member, else session_config's.
+func (t *Task) Reviewed(c Config) bool {
+	switch t.Review {
+	case ReviewOn:
+		return true
+	case ReviewOff:
+		return false
+	}
+	return c.Review.Enabled
 }
 
 // ClearClaim ends t's claim: nobody holds it, no lease, no worker's tree,
@@ -140,6 +161,29 @@ type Config struct {
 	IntegrationCheck string
 	// IntegrationTimeoutSeconds bounds IntegrationCheck; 0: the default.
 	IntegrationTimeoutSeconds int
+	Review                    ReviewConfig
+}
+
+// ReviewConfig is session_config.review: the reviewer gate for every task
+// (a task's own review member overrides Enabled), how long one review may
+// take (0: DefaultReviewTimeoutSeconds) and the model it asks ("": Claude
+// Code's default).
+type ReviewConfig struct {
+	Enabled        bool
+	TimeoutSeconds int
+	Model          string
+}
+
+// DefaultReviewTimeoutSeconds bounds one review when session_config.review
+// sets no timeout_seconds.
+const DefaultReviewTimeoutSeconds = 300
+
+// Timeout is how long one review may take.
+func (r ReviewConfig) Timeout() time.Duration {
+	if r.TimeoutSeconds <= 0 {
+		return DefaultReviewTimeoutSeconds * time.Second
+	}
+	return time.Duration(r.TimeoutSeconds) * time.Second
 }
 
 // DefaultIntegrationTimeout bounds session_config.integration_check when
@@ -473,12 +517,12 @@ func (p *parser) config(c gjson.Result) Config {
 		return cfg
 	}
 	f := func(name string) string { return "session_config." + name }
-	var mode, maxTasks, maxSessions, reflect, verify, allowed, stuck, branch, check, checkTimeout gjson.Result
+	var mode, maxTasks, maxSessions, reflect, verify, allowed, stuck, review, branch, check, checkTimeout gjson.Result
 	var limits [4]gjson.Result
 	members := []member{
 		{"concurrency_mode", &mode}, {"max_tasks_per_session", &maxTasks}, {"max_sessions", &maxSessions},
 		{"max_reflect_iterations", &reflect}, {"verify_on_stop", &verify}, {"allowed_commands", &allowed},
-		{"stuck_turns", &stuck}, {"integration_branch", &branch}, {"integration_check", &check},
+		{"stuck_turns", &stuck}, {"review", &review}, {"integration_branch", &branch}, {"integration_check", &check},
 		{"integration_timeout_seconds", &checkTimeout}}
 	budget := cfg.Budget.Limits()
 	for i, l := range budget {
@@ -508,10 +552,50 @@ func (p *parser) config(c gjson.Result) Config {
 	cfg.IntegrationBranch = p.strAt(branch, f("integration_branch"))
 	cfg.IntegrationCheck = p.strAt(check, f("integration_check"))
 	cfg.IntegrationTimeoutSeconds = p.intAt(checkTimeout, f("integration_timeout_seconds"), 0)
+	cfg.Review = p.review(review)
 	for i, l := range budget {
 		*l.Value = p.intAt(limits[i], f(l.Name), 0)
 	}
 	return cfg
+}
+
+// review reads session_config.review.
+func (p *parser) review(v gjson.Result) ReviewConfig {
+	var r ReviewConfig
+	if !v.Exists() || v.Type == gjson.Null {
+		return r
+	}
+	const at = "session_config.review"
+	if !v.IsObject() {
+		p.fail(at, "must be an object {\"enabled\": true, \"timeout_seconds\": …, \"model\": …}, got %s", kind(v))
+		return r
+	}
+	var enabled, timeout, model gjson.Result
+	p.members(v, at+".", "in "+at, []member{{"enabled", &enabled}, {"timeout_seconds", &timeout}, {"model", &model}})
+	if p.err != nil {
+		return r
+	}
+	r.Enabled = p.switchAt(enabled, at+".enabled") == ReviewOn
+	r.TimeoutSeconds = p.intAt(timeout, at+".timeout_seconds", 0)
+	r.Model = p.strAt(model, at+".model")
+	return r
+}
+
+// switchAt reads a JSON boolean as ReviewOn or ReviewOff, null or absent
+// as "".
+func (p *parser) switchAt(v gjson.Result, field string) string {
+	switch v.Type {
+	case gjson.True:
+		return ReviewOn
+	case gjson.False:
+		return ReviewOff
+	case gjson.Null:
+		return ""
+	}
+	if v.Exists() {
+		p.fail(field, "must be true or false, got %s", kind(v))
+	}
+	return ""
 }
 
 func (p *parser) task(v gjson.Result, i int) Task {

@@ -142,6 +142,12 @@ func TestSchemaErrors(t *testing.T) {
 		{"validation command twice", task(`,"validation":{"command":"a","timeout_seconds":5,"command":"b"}`), "tasks[0].validation.command (task-001) appears twice in validation"},
 		{"cleanup twice", task(`,"on_failure":{"cleanup":"a","cleanup":null}`), "tasks[0].on_failure.cleanup (task-001) appears twice in on_failure"},
 		{"checkpoint step twice", task(`,"checkpoints":[{"step":1,"total":2},{"step":1,"total":2,"step":2}]`), "tasks[0].checkpoints[1].step (task-001) appears twice in the same checkpoint"},
+		{"review a string", task(`,"review":"yes"`), `tasks[0].review (task-001) must be true or false, got string "yes"`},
+		{"acceptance a string", task(`,"acceptance":"works"`), `tasks[0].acceptance (task-001) must be a list of strings, got string "works"`},
+		{"config review a bool", `{"session_config":{"review":true},"tasks":[]}`, `session_config.review must be an object {"enabled": true, "timeout_seconds": …, "model": …}, got boolean true`},
+		{"config review enabled", `{"session_config":{"review":{"enabled":"yes"}},"tasks":[]}`, `session_config.review.enabled must be true or false, got string "yes"`},
+		{"config review timeout", `{"session_config":{"review":{"timeout_seconds":-5}},"tasks":[]}`, `session_config.review.timeout_seconds must be a whole number ≥ 0, got number -5`},
+		{"config review twice", `{"session_config":{"review":{"model":"a","model":"b"}},"tasks":[]}`, `session_config.review.model appears twice in session_config.review`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,6 +168,47 @@ func TestUnknownMembersTwiceAccepted(t *testing.T) {
 	s, err := Parse([]byte(doc), "x")
 	require.NoError(t, err)
 	assert.Equal(t, "true", s.Tasks[0].Command)
+}
+
+// Whether a task is reviewed: its own review member, else session_config's.
+func TestReviewed(t *testing.T) {
+	for _, tt := range []struct {
+		doc  string
+		want []bool
+	}{
+		{`{"tasks":[{"id":"a","status":"pending"},{"id":"b","status":"pending","review":true},{"id":"c","status":"pending","review":false},{"id":"d","status":"pending","review":null}]}`,
+			[]bool{false, true, false, false}},
+		{`{"session_config":{"review":{"enabled":true,"timeout_seconds":90,"model":"opus"}},"tasks":[{"id":"a","status":"pending"},{"id":"b","status":"pending","review":true},{"id":"c","status":"pending","review":false}]}`,
+			[]bool{true, true, false}},
+	} {
+		s, err := Parse([]byte(tt.doc), "x")
+		require.NoError(t, err)
+		for i, want := range tt.want {
+			assert.Equal(t, want, s.Tasks[i].Reviewed(s.Config), "%s in %s", s.Tasks[i].ID, tt.doc)
+		}
+	}
+	s, err := Parse([]byte(`{"session_config":{"review":{"enabled":true,"timeout_seconds":90,"model":"opus"}},"tasks":[]}`), "x")
+	require.NoError(t, err)
+	assert.Equal(t, ReviewConfig{Enabled: true, TimeoutSeconds: 90, Model: "opus"}, s.Config.Review)
+	assert.Equal(t, 90*time.Second, s.Config.Review.Timeout())
+	assert.Equal(t, DefaultReviewTimeoutSeconds*time.Second, ReviewConfig{}.Timeout())
+}
+
+// The reviewer gate and the criteria it judges by are a person's: a hand
+// edit may not change them.
+func TestHandEditOfReviewAndAcceptance(t *testing.T) {
+	before := Task{ID: "a", Review: ReviewOn, Acceptance: []string{"works"}}
+	off := before.clone()
+	off.Review = ReviewOff
+	assert.Contains(t, HandEditBreaks(&before, &off), "review of a may not change by hand")
+	unset := before.clone()
+	unset.Review = ""
+	assert.Contains(t, HandEditBreaks(&before, &unset), "review of a may not change by hand")
+	fewer := before.clone()
+	fewer.Acceptance = nil
+	assert.Contains(t, HandEditBreaks(&before, &fewer), "the acceptance criteria of a may not change by hand")
+	same := before.clone()
+	assert.Empty(t, HandEditBreaks(&before, &same))
 }
 
 func TestDefaults(t *testing.T) {
@@ -332,6 +379,7 @@ func TestUnchangedCoversEveryField(t *testing.T) {
 		"integrated_commit": func(t *Task) { t.IntegratedCommit = "x" },
 		"source":            func(t *Task) { t.Source = "x" },
 		"description":       func(t *Task) { t.Description = "x" }, "acceptance": func(t *Task) { t.Acceptance = []string{"x"} },
+		"review": func(t *Task) { t.Review = ReviewOn },
 	}
 	require.Len(t, edits, len(taskSchema), "every member of the schema has an edit here")
 	for name, edit := range edits {

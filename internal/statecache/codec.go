@@ -14,7 +14,7 @@ import (
 
 // format is the layout of summary.json; a file of another layout (one an
 // earlier harness wrote) is stale, so the summary is made again.
-const format = 3
+const format = 4
 
 // encode is the summary's file text.
 func (s *Summary) encode() []byte {
@@ -125,6 +125,11 @@ func writeConfig(w *jsonobj.Writer, c *state.Config) {
 	w.Str("integration_branch", c.IntegrationBranch)
 	w.Str("integration_check", c.IntegrationCheck)
 	w.Int("integration_timeout_seconds", int64(c.IntegrationTimeoutSeconds))
+	w.Open("review")
+	w.Bool("enabled", c.Review.Enabled)
+	w.Int("timeout_seconds", int64(c.Review.TimeoutSeconds))
+	w.Str("model", c.Review.Model)
+	w.Close()
 }
 
 func readConfig(v gjson.Result) state.Config {
@@ -146,6 +151,11 @@ func readConfig(v gjson.Result) state.Config {
 		IntegrationBranch:         v.Get("integration_branch").Str,
 		IntegrationCheck:          v.Get("integration_check").Str,
 		IntegrationTimeoutSeconds: int(v.Get("integration_timeout_seconds").Int()),
+		Review: state.ReviewConfig{
+			Enabled:        v.Get("review.enabled").Bool(),
+			TimeoutSeconds: int(v.Get("review.timeout_seconds").Int()),
+			Model:          v.Get("review.model").Str,
+		},
 	}
 }
 

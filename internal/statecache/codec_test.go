@@ -19,6 +19,7 @@ func TestSummaryFileRoundTrips(t *testing.T) {
 	// (one added to the Summary, the Config or a Claim later) fails here.
 	s := filled.Fill(&Summary{})
 	s.NextTask.Status = state.Pending
+	s.NextTask.Review = state.ReviewOff
 	s.FromBackup = false // never written: such a summary is not cached
 	assert.Equal(t, s, decode(s.encode()))
 

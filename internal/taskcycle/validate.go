@@ -12,6 +12,7 @@ import (
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/review"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/scope"
 	"github.com/harness-agent/harness/internal/state"
@@ -35,6 +36,7 @@ type Outcome struct {
 	Queued      bool
 	Integration *Integration
 	QueueErr    error
+	Review      *review.Verdict // the reviewer's, when one ran
 }
 
 // Failure is how a failed attempt was recorded and undone.
@@ -101,6 +103,9 @@ func (w *Worker) Validate(ctx context.Context, id string) (*Outcome, error) {
 				o.Check = &r
 			}
 			return o, err
+		}
+		if reviewed(s, t) {
+			return w.review(ctx, s, *t, tree, r)
 		}
 	}
 	return w.record(ctx, s, *t, tree, r)
