@@ -17,8 +17,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/harness-agent/harness/internal/failure"
@@ -162,7 +164,10 @@ func (w *Worker) Integrate(ctx context.Context, wait time.Duration) ([]Integrati
 }
 
 // drain integrates the queued tasks, each at most once; the caller holds
-// the merge lock.
+// the merge lock. Several queued tasks are tried together first, as one
+// batch (see integrate); a batch that does not go through is taken apart,
+// one task at a time, so a conflict or a failure is blamed on the task
+// that causes it.
 func (w *Worker) drain(ctx context.Context) ([]Integration, error) {
 	var done []Integration
 	tried := map[string]bool{}
@@ -171,127 +176,214 @@ func (w *Worker) drain(ctx context.Context) ([]Integration, error) {
 		if err != nil {
 			return done, err
 		}
-		t := nextQueued(s, tried)
-		if t == nil {
+		q := queuedTasks(s, tried)
+		if len(q) == 0 {
 			return done, nil
 		}
-		tried[t.ID] = true
-		in, err := w.integrateOne(ctx, s, *t)
+		if len(q) > 1 {
+			ins, whole, err := w.integrate(ctx, s, q)
+			if err != nil {
+				return done, err
+			}
+			if whole {
+				for _, t := range q {
+					tried[t.ID] = true
+				}
+				done = append(done, ins...)
+				continue
+			}
+		}
+		tried[q[0].ID] = true
+		ins, _, err := w.integrate(ctx, s, q[:1])
+		done = append(done, ins...)
 		if err != nil {
 			return done, err
-		}
-		if in != nil {
-			done = append(done, *in)
 		}
 	}
 	return done, ctx.Err()
 }
 
+// queuedTasks lists the tasks waiting in the merge queue, among those not
+// tried yet, longest waiting first.
+func queuedTasks(s *state.State, tried map[string]bool) []state.Task {
+	var q []state.Task
+	for i := range s.Tasks {
+		if t := &s.Tasks[i]; t.Validated() && !tried[t.ID] {
+			q = append(q, *t)
+		}
+	}
+	slices.SortStableFunc(q, func(a, b state.Task) int { return strings.Compare(a.ValidatedAt, b.ValidatedAt) })
+	return q
+}
+
 // nextQueued is the task that has waited longest in the merge queue, among
 // those not tried yet.
 func nextQueued(s *state.State, tried map[string]bool) *state.Task {
-	var q []*state.Task
-	for i := range s.Tasks {
-		if t := &s.Tasks[i]; t.Validated() && !tried[t.ID] {
-			q = append(q, t)
-		}
+	if q := queuedTasks(s, tried); len(q) > 0 {
+		return &q[0]
 	}
-	if len(q) == 0 {
-		return nil
-	}
-	slices.SortStableFunc(q, func(a, b *state.Task) int { return strings.Compare(a.ValidatedAt, b.ValidatedAt) })
-	return q[0]
+	return nil
 }
 
-// integrateOne integrates queued task t. A nil Integration with a nil
-// error means t left the queue meanwhile.
-func (w *Worker) integrateOne(ctx context.Context, s *state.State, t state.Task) (*Integration, error) {
+// maxParallelChecks bounds how many of a batch's validations run at once.
+var maxParallelChecks = max(2, runtime.NumCPU())
+
+// integrate integrates the queued tasks ts as one: each one's commits
+// rebased in turn onto the integration branch's tip in the scratch tree,
+// then every task's validation run on the result (side by side, for a
+// batch) and the integration check once, and only then the branch
+// fast-forwarded to it and the tasks completed, each with its own commit
+// of the now linear history. So each task is validated on the very tree
+// that becomes the tip. For one task a conflict or a failed check fails
+// it [MERGE]; for a batch, whole is false and nothing is recorded (the
+// caller takes it apart). A nil Integration for a single task means it
+// left the queue meanwhile.
+func (w *Worker) integrate(ctx context.Context, s *state.State, ts []state.Task) (done []Integration, whole bool, err error) {
 	mainTop, err := git.Top(w.Root)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	branch := s.Config.IntegrationBranch
 	tip := git.RefHead(mainTop, "refs/heads/"+branch)
 	if tip == "" {
-		return nil, failure.New(failure.EnvSetup, "the integration branch %s does not exist", branch)
+		return nil, false, failure.New(failure.EnvSetup, "the integration branch %s does not exist", branch)
 	}
 	scratch := filepath.Join(WorkersDir(w.Root), "integration")
 	if err := git.ScratchTree(mainTop, scratch, tip); err != nil {
-		return nil, failure.Wrap(failure.EnvSetup, err, "cannot prepare the merge queue's tree %s: %v", scratch, err)
+		return nil, false, failure.Wrap(failure.EnvSetup, err, "cannot prepare the merge queue's tree %s: %v", scratch, err)
 	}
-	in := &Integration{Task: t}
-	merged, conflicts, err := git.Rebase(scratch, t.StartedAtCommit, t.ValidatedCommit, tip)
-	if err != nil {
-		return nil, failure.Wrap(failure.EnvSetup, err, "cannot rebase %s onto %s: %v", t.ID, branch, err)
+	single := len(ts) == 1
+	fail := func(in *Integration, message string) ([]Integration, bool, error) {
+		if !single {
+			return nil, false, nil
+		}
+		in, err := w.mergeFailed(in, message)
+		if in == nil {
+			return nil, true, err
+		}
+		return []Integration{*in}, true, err
 	}
-	if len(conflicts) > 0 {
-		in.Conflicts = conflicts
-		return w.mergeFailed(in, fmt.Sprintf("conflict rebasing onto %s at %s in %s", branch, git.Short(tip), listFiles(conflicts)))
+	head := tip
+	merged := make([]string, len(ts))
+	for i := range ts {
+		t := &ts[i]
+		c, conflicts, err := git.Rebase(scratch, t.StartedAtCommit, t.ValidatedCommit, head)
+		if err != nil {
+			return nil, false, failure.Wrap(failure.EnvSetup, err, "cannot rebase %s onto %s: %v", t.ID, branch, err)
+		}
+		if len(conflicts) > 0 {
+			return fail(&Integration{Task: *t, Conflicts: conflicts}, fmt.Sprintf("conflict rebasing onto %s at %s in %s", branch, git.Short(tip), listFiles(conflicts)))
+		}
+		head, merged[i] = c, c
 	}
 	dir := scratch
 	if rel, err := filepath.Rel(mainTop, w.Root); err == nil && rel != "." {
 		dir = filepath.Join(scratch, rel)
 	}
-	checks := []struct{ what, cmd string }{{"the validation", t.Command}}
-	if c := strings.TrimSpace(s.Config.IntegrationCheck); c != "" {
-		checks = append(checks, struct{ what, cmd string }{"the integration check", c})
+	var ids []string
+	for _, t := range ts {
+		ids = append(ids, t.ID)
+	}
+	integrity.Settle(w.Root)
+	on := root.Active(w.Root)
+	results := make([]validation.Result, len(ts))
+	sem := make(chan struct{}, maxParallelChecks)
+	var wg sync.WaitGroup
+	for i := range ts {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			results[i] = validation.Run(ctx, dir, ts[i].Command, ts[i].Timeout())
+		}()
+	}
+	wg.Wait()
+	var checks []mergeCheck
+	for i := range ts {
+		checks = append(checks, mergeCheck{&ts[i], "the validation `" + ts[i].Command + "`", results[i]})
+	}
+	if c := strings.TrimSpace(s.Config.IntegrationCheck); c != "" && ctx.Err() == nil && allPass(results) {
+		timeout := time.Duration(orDefault(s.Config.IntegrationTimeoutSeconds, state.DefaultIntegrationTimeout)) * time.Second
+		r := validation.Run(ctx, dir, c, timeout)
+		checks = append(checks, mergeCheck{&ts[len(ts)-1], "the integration check `" + c + "`", r})
+	}
+	if fence := integrity.Fence(w.Root, fmt.Sprintf("the checks of %s on the merged tree", strings.Join(ids, ", ")), on); fence.Tampered() {
+		r := checks[0].r
+		return fail(&Integration{Task: ts[0], Check: &r}, "the checks on the merged tree changed harness files, which were put back: "+fence.Files())
+	}
+	if ctx.Err() != nil {
+		return nil, false, failure.New(failure.TaskExec, "integration of %s interrupted: it stays queued", strings.Join(ids, ", "))
 	}
 	for _, c := range checks {
-		timeout := t.Timeout()
-		if c.what != "the validation" {
-			timeout = time.Duration(orDefault(s.Config.IntegrationTimeoutSeconds, state.DefaultIntegrationTimeout)) * time.Second
-		}
-		integrity.Settle(w.Root)
-		on := root.Active(w.Root)
-		r := validation.Run(ctx, dir, c.cmd, timeout)
-		if fence := integrity.Fence(w.Root, fmt.Sprintf("%s of %s on the merged tree (`%s`)", c.what, t.ID, c.cmd), on); fence.Tampered() {
-			in.Check = &r
-			return w.mergeFailed(in, c.what+" on the merged tree changed harness files, which were put back: "+fence.Files())
-		}
-		if ctx.Err() != nil {
-			return nil, failure.New(failure.TaskExec, "integration of %s interrupted: it stays queued", t.ID)
-		}
-		if r.Outcome == validation.Missing {
-			return nil, failure.New(failure.EnvSetup, "%s of %s on the merged tree: command not found: %s", c.what, t.ID, r.FirstLine).
+		if c.r.Outcome == validation.Missing {
+			return nil, false, failure.New(failure.EnvSetup, "%s of %s on the merged tree: command not found: %s", c.what, c.task.ID, c.r.FirstLine).
 				WithHint("install what it needs; the task stays queued")
 		}
-		if r.Outcome != validation.Pass {
-			in.Check = &r
-			return w.mergeFailed(in, fmt.Sprintf("after the merge onto %s at %s, %s `%s` %s: %s", branch, git.Short(tip), c.what, c.cmd, r.Outcome, r.FirstLine))
+		if c.r.Outcome != validation.Pass {
+			r := c.r
+			return fail(&Integration{Task: *c.task, Check: &r}, fmt.Sprintf("after the merge onto %s at %s, %s %s: %s", branch, git.Short(tip), c.what, c.r.Outcome, c.r.FirstLine))
 		}
 	}
 	now := w.Now()
 	_, err = statecache.Update(w.Root, func(s *state.State) error {
-		cur := s.Task(t.ID)
-		if !sameQueued(cur, &t) {
-			if cur != nil {
-				w.logRefusal(s, t.ID, "the merge queue", t.Generation, cur)
+		for i := range ts {
+			if cur := s.Task(ts[i].ID); !sameQueued(cur, &ts[i]) {
+				if single && cur != nil {
+					w.logRefusal(s, ts[i].ID, "the merge queue", ts[i].Generation, cur)
+				}
+				whole = single
+				return nil
 			}
-			in = nil
-			return nil
 		}
-		if err := git.FastForward(mainTop, branch, tip, merged); err != nil {
-			return failure.Wrap(failure.EnvSetup, err, "cannot move %s to the merged %s: %v", branch, git.Short(merged), err).
-				WithHint("the task stays queued; `harness integrate` tries again (a main tree with uncommitted changes to the same files blocks a fast-forward)")
+		if err := git.FastForward(mainTop, branch, tip, head); err != nil {
+			return failure.Wrap(failure.EnvSetup, err, "cannot move %s to the merged %s: %v", branch, git.Short(head), err).
+				WithHint("the tasks stay queued; `harness integrate` tries again (a main tree with uncommitted changes to the same files blocks a fast-forward)")
 		}
-		cur.Status = state.Completed
-		cur.CompletedAt = stamp(now)
-		cur.IntegratedCommit = merged
-		clearClaim(cur)
-		in.Task, in.Merged = *cur, merged
-		return progress.Append(w.Root,
-			progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Merge, TaskID: t.ID,
-				Message: fmt.Sprintf("integrated into %s as %s (validated on the merged tree%s)", branch, git.Short(merged), checkNote(s))},
-			progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Completed, TaskID: t.ID,
-				Message: fmt.Sprintf("(commit %s)", git.Short(merged))})
+		note := checkNote(s)
+		if !single {
+			note += fmt.Sprintf("; integrated together with %s", strings.Join(ids, ", "))
+		}
+		var log []progress.Entry
+		for i := range ts {
+			cur := s.Task(ts[i].ID)
+			cur.Status = state.Completed
+			cur.CompletedAt = stamp(now)
+			cur.IntegratedCommit = merged[i]
+			clearClaim(cur)
+			done = append(done, Integration{Task: *cur, Merged: merged[i]})
+			log = append(log,
+				progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Merge, TaskID: cur.ID,
+					Message: fmt.Sprintf("integrated into %s as %s (validated on the merged tree%s)", branch, git.Short(merged[i]), note)},
+				progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Completed, TaskID: cur.ID,
+					Message: fmt.Sprintf("(commit %s)", git.Short(merged[i]))})
+		}
+		whole = true
+		return progress.Append(w.Root, log...)
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if in != nil {
-		git.SetRef(mainTop, QueueRef(t.ID), "")
+	for _, in := range done {
+		git.SetRef(mainTop, QueueRef(in.Task.ID), "")
 	}
-	return in, nil
+	return done, whole, nil
+}
+
+// mergeCheck is one check run on the merged tree: whose it is (the task
+// blamed when it fails) and what it ran.
+type mergeCheck struct {
+	task *state.Task
+	what string
+	r    validation.Result
+}
+
+func allPass(rs []validation.Result) bool {
+	for _, r := range rs {
+		if r.Outcome != validation.Pass {
+			return false
+		}
+	}
+	return true
 }
 
 func checkNote(s *state.State) string {
