@@ -104,3 +104,10 @@ func SetRef(dir, ref, commit string) error {
 	_, err := Run(dir, "update-ref", ref, commit)
 	return err
 }
+
+// IsAncestor reports whether commit a is an ancestor of b (or b itself) in
+// the repository of dir; false when git cannot tell.
+func IsAncestor(dir, a, b string) bool {
+	_, err := Run(dir, "merge-base", "--is-ancestor", a, b)
+	return err == nil
+}

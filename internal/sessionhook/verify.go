@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
@@ -45,13 +46,23 @@ type recheck struct {
 // command no longer passes is reopened (failed, [TEST_FAIL], attempts+1) and
 // the stop is blocked. It reports whether it blocked.
 func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string) (hook.Decision, bool) {
+	tree := c.tree(s)
+	// A task the merge queue integrated is judged in this worker's tree
+	// only once the tree holds its commit: a worker's tree goes back to the
+	// integration tip at each claim, which may not have it yet (the queue
+	// validated it on the merged tree; this gate checks again later, when
+	// the tree has caught up, and until then it stays unverified).
+	ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool {
+		t := s.Task(id)
+		return t != nil && t.Status == state.Completed && t.IntegratedCommit != "" && !git.IsAncestor(tree.Top, t.IntegratedCommit, "HEAD")
+	})
 	checks := checksFor(s, ids)
 	if len(checks) == 0 {
 		record.Verified(c.root, ids...)
 		return hook.Decision{}, false
 	}
 	on := root.Active(c.root)
-	runChecks(c.tree(s).Dir, checks, gateBudget())
+	runChecks(tree.Dir, checks, gateBudget())
 	// What ran to an outcome is verified (passed, or reopened below), as
 	// is what needs no check (no longer completed); what the budget cut
 	// stays unverified for the next turn end.
