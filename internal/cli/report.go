@@ -16,6 +16,7 @@ import (
 	"github.com/harness-agent/harness/internal/report"
 	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/workers"
 )
 
 var reportVerb = &command{
@@ -97,6 +98,12 @@ func (e *Env) renderReport(dir string, o report.Options) ([]byte, error) {
 	var b bytes.Buffer
 	data := report.Build(s, tl, e.Now())
 	data.Headline.Budget = budgetUse(dir, s)
+	if s.Concurrent() {
+		tail, _ := progress.Tail(dir, 400)
+		if board := workers.View(dir, s, tail); board != nil {
+			data.Workers = board.Lines()
+		}
+	}
 	err = report.Write(&b, data, o)
 	return b.Bytes(), err
 }

@@ -58,6 +58,11 @@ func Write(w io.Writer, d *Data, o Options) error {
 		}
 		b.WriteString("</div>\n")
 	}
+	if len(d.Workers) > 0 {
+		b.WriteString("<h2>Workers</h2>\n<pre class=\"workers\">")
+		b.WriteString(html.EscapeString(strings.Join(d.Workers, "\n")))
+		b.WriteString("</pre>\n")
+	}
 	b.WriteString("<div class=\"legend\">")
 	for _, c := range classOrder {
 		fmt.Fprintf(&b, "<span><i style=\"background:%s;border-color:%s\"></i>%s</span>", fill[c][0], fill[c][1], c)
@@ -239,8 +244,15 @@ func writeTable(b *strings.Builder, d *Data) {
 	for _, t := range d.State.Tasks {
 		sp := spent[t.ID]
 		made := attemptsMade(&t)
+		label := class[t.ID]
+		switch {
+		case t.Validated():
+			label = "validated, in the merge queue"
+		case t.Status == "completed" && t.IntegratedCommit != "":
+			label = "integrated"
+		}
 		fmt.Fprintf(b, "<tr class=\"row\" data-id=\"%s\"><td>%s</td><td>%s</td><td data-v=\"%s\"><i style=\"background:%s\"></i>%s</td><td>%s</td><td data-v=\"%d\">%d/%d</td><td data-v=\"%d\">%s</td></tr>\n",
-			esc(t.ID), esc(t.ID), esc(t.Title), class[t.ID], fill[class[t.ID]][0], class[t.ID], esc(t.Priority), made, made, t.MaxAttempts, int64(sp.Seconds()), sp.Round(time.Second))
+			esc(t.ID), esc(t.ID), esc(t.Title), class[t.ID], fill[class[t.ID]][0], esc(label), esc(t.Priority), made, made, t.MaxAttempts, int64(sp.Seconds()), sp.Round(time.Second))
 		b.WriteString("<tr class=\"detail\" hidden><td colspan=\"6\">")
 		fmt.Fprintf(b, "<div><b>validation</b> <code>%s</code> (timeout %ds)</div>", esc(t.Command), t.TimeoutSeconds)
 		if t.StartedAtCommit != "" {
@@ -248,6 +260,12 @@ func writeTable(b *strings.Builder, d *Data) {
 		}
 		if t.CompletedAt != "" {
 			fmt.Fprintf(b, "<div><b>completed</b> %s</div>", esc(t.CompletedAt))
+		}
+		if t.ValidatedCommit != "" {
+			fmt.Fprintf(b, "<div><b>validated in its worker's tree</b> as <code>%s</code> at %s, waits in the merge queue</div>", esc(t.ValidatedCommit), esc(t.ValidatedAt))
+		}
+		if t.IntegratedCommit != "" {
+			fmt.Fprintf(b, "<div><b>integrated</b> as <code>%s</code> after its validation passed on the merged tree</div>", esc(t.IntegratedCommit))
 		}
 		if len(t.DependsOn) > 0 {
 			fmt.Fprintf(b, "<div><b>depends on</b> %s</div>", esc(strings.Join(t.DependsOn, ", ")))

@@ -240,6 +240,9 @@ type Data struct {
 	Timeline *Timeline
 	Headline Headline
 	Now      time.Time
+	// Workers is the board of `harness workers`, as status prints it (set
+	// by the caller); empty when no supervisor ran.
+	Workers []string
 }
 
 // Build puts the state and the log's timeline together.
