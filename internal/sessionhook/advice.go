@@ -40,6 +40,8 @@ func nextStep(w work, detail func(id string) string) string {
 	case len(w.abandoned) > 0:
 		t := w.abandoned[0]
 		return fmt.Sprintf("run `%s` (%s is in progress under an expired lease)", recoverCmd, describe(t.ID, t.Title))
+	case w.next != nil && w.concurrent:
+		return fmt.Sprintf("run `harness claim` to start the next eligible task (other workers claim too; %s is first in line%s)", describe(w.next.ID, w.next.Title), more(w.next.ID))
 	case w.next != nil:
 		return fmt.Sprintf("run `%s` to start %s%s", claimCmd(w.next.ID), describe(w.next.ID, w.next.Title), more(w.next.ID))
 	}

@@ -181,13 +181,16 @@ type work struct {
 	own       []statecache.Claim // in progress, this session's
 	abandoned []statecache.Claim // in progress under an expired lease
 	next      *statecache.Brief  // the eligible task picked next
+	// concurrent: other workers claim too, so the advice is a plain
+	// `harness claim`, which takes the next task apart from theirs.
+	concurrent bool
 }
 
 func (w work) empty() bool { return len(w.own)+len(w.abandoned) == 0 && w.next == nil }
 
 // remaining lists the work the session identified by ids may do now.
 func remaining(sum *statecache.Summary, at time.Time, ids ...string) work {
-	w := work{next: sum.Next}
+	w := work{next: sum.Next, concurrent: sum.Concurrent}
 	for _, cl := range sum.InProgress {
 		switch {
 		case owns(sum.Concurrent, cl.ClaimedBy, ids...):
