@@ -188,7 +188,7 @@ func touchesRuntime(w shellscan.Write, dir string) bool {
 		return true // the directory itself, a file in it, or a removal that reaches it
 	}
 	base := filepath.Base(w.Path)
-	if base == "summary.json" || strings.HasPrefix(base, "calls-") || strings.HasPrefix(base, "progress-") || strings.HasPrefix(base, "heartbeat-") || strings.HasPrefix(base, "session-") {
+	if base == "summary.json" || strings.HasPrefix(base, "calls-") || strings.HasPrefix(base, "heartbeat-") || strings.HasPrefix(base, "session-") {
 		return w.Touches(rt + "/" + base)
 	}
 	return false

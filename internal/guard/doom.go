@@ -17,6 +17,7 @@ import (
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/safefile"
+	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 )
 
@@ -43,8 +44,18 @@ func (c *call) doomLoop() (hook.Decision, bool) {
 	ring := readRing(path)
 	fp := fingerprint(c.tool, c.p.Get("tool_input"))
 	var add []string
-	if isEdit(c.tool) && !contains(ring, fp) || c.jobMoved(session) {
+	// The job moving is progress too: a verb recorded something in the
+	// tasks file since this session's last call (a claim, a checkpoint, a
+	// completion), so `harness claim` after each completed task, the cycle
+	// with every edit made through Bash, is not a loop. The ring keeps a
+	// mark of the file's stat when it changes: one stat per call.
+	mark := c.stateMark()
+	last := lastMark(ring)
+	if isEdit(c.tool) && !contains(ring, fp) || mark != "" && last != "" && mark != last {
 		add = append(add, resetMark)
+	}
+	if mark != "" && mark != last {
+		add = append(add, mark)
 	}
 	add = append(add, fp)
 	ring = append(ring, add...)
@@ -77,23 +88,25 @@ func (c *call) doomLoop() (hook.Decision, bool) {
 	return hook.Decision{}, false
 }
 
-// jobMoved reports whether the job progressed since this session's last
-// call (a task completed, an attempt or a checkpoint recorded): progress
-// too, so `harness claim` after each completed task (the cycle, every
-// edit made through Bash) is not a loop. The state's fingerprint is kept
-// per session beside the ring.
-func (c *call) jobMoved(session string) bool {
-	sum, err := c.summary()
-	if err != nil || sum.Fingerprint == "" {
-		return false
+// stateMark is the ring's entry for the tasks file as it is now (its size
+// and modification time), "" when it cannot be read.
+func (c *call) stateMark() string {
+	fi, err := os.Stat(filepath.Join(c.dir, state.FileName))
+	if err != nil {
+		return ""
 	}
-	path := filepath.Join(c.dir, statecache.RuntimeDir, "progress-"+safeName(session))
-	last, _ := safefile.ReadFile(path, 256)
-	if string(last) == sum.Fingerprint {
-		return false
+	return fmt.Sprintf("=%d:%d", fi.Size(), fi.ModTime().UnixNano())
+}
+
+// lastMark is the newest state mark in the ring, "" when none is left in
+// its window.
+func lastMark(ring []string) string {
+	for i := len(ring) - 1; i >= 0; i-- {
+		if strings.HasPrefix(ring[i], "=") {
+			return ring[i]
+		}
 	}
-	atomicfile.WriteFile(path, []byte(sum.Fingerprint), 0o644)
-	return len(last) > 0
+	return ""
 }
 
 func isEdit(tool string) bool {
