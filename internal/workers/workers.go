@@ -565,6 +565,7 @@ func (sv *Supervisor) takeStopRequests() {
 		}
 		sl.stopped = true
 		sv.stopSessions([]*slot{sl})
+		sv.writeStatus("")
 		sv.releaseClaims("stopped by the person", sl.id)
 	}
 }
