@@ -395,7 +395,11 @@ func (sv *Supervisor) start(sl *slot) error {
 	cmd := exec.Command(sv.o.Claude, args...)
 	cmd.Dir = sl.tree
 	cmd.Env = workerEnv(os.Environ(), sv.o.Root, sl.id)
-	out, err := os.OpenFile(LogPath(sv.o.Root, sl.id), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logPath := LogPath(sv.o.Root, sl.id)
+	if fi, err := os.Stat(logPath); err == nil && fi.Size() > maxSessionLog {
+		os.Rename(logPath, logPath+".1") // one older generation is kept
+	}
+	out, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
@@ -432,6 +436,10 @@ func workerEnv(env []string, stateRoot, id string) []string {
 	}
 	return append(out, "HARNESS_STATE_ROOT="+stateRoot, "HARNESS_WORKER_ID="+id)
 }
+
+// maxSessionLog is how large a worker's session log grows before the next
+// session starts a new one.
+const maxSessionLog = 8 << 20
 
 // LogPath is where worker id's sessions write their output.
 func LogPath(stateRoot, id string) string {
