@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -185,7 +184,11 @@ wait:
 		if pid == 0 {
 			continue
 		}
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		proc, err := os.FindProcess(pid)
+		if err == nil {
+			err = proc.Kill() // SIGKILL
+		}
+		if err != nil {
 			t.Fatalf("kill %s's session (pid %d): %v", m[1], pid, err)
 		}
 		killedWorker = m[1]
