@@ -12,7 +12,6 @@ package taskcycle
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -23,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harness-agent/harness/internal/digest"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/integrity"
@@ -48,7 +48,7 @@ func WorkersDir(stateRoot string) string {
 		}
 		base = filepath.Join(data, "harness", "worktrees")
 	}
-	sum := sha256.Sum256([]byte(stateRoot))
+	sum := digest.SHA256([]byte(stateRoot))
 	return filepath.Join(base, filepath.Base(stateRoot)+"-"+hex.EncodeToString(sum[:])[:8])
 }
 
