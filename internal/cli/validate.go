@@ -38,6 +38,10 @@ func runValidate(e *Env, c *command, args []string) int {
 	if in := o.Integration; in != nil || o.Queued {
 		fmt.Fprintf(e.Stdout, "PASS %s in this worker's tree (%s, %s); queued for integration as %s\n", t.ID, t.Command, r.Took.Round(1e6), git.Short(o.Commit))
 		switch {
+		case o.Supervised:
+			fmt.Fprintf(e.Stdout, "%s waits in the merge queue (validated, not yet integrated): the supervisor of `harness workers` integrates it\n", t.ID)
+			fmt.Fprintln(e.Stdout, "next: harness claim")
+			return ExitOK
 		case o.Queued:
 			fmt.Fprintf(e.Stdout, "%s waits in the merge queue (validated, not yet integrated)", t.ID)
 			if o.QueueErr != nil {

@@ -307,10 +307,26 @@ func Merge(root string, wait time.Duration) (unlock func(), err error) {
 	return flockFile(MergePath(root), wait)
 }
 
+// WorkersPath is the file root's supervisor lock takes.
+func WorkersPath(root string) string { return filepath.Join(Dir(), "harness-"+Hash(root)+".workers") }
+
 // Workers takes root's supervisor lock without waiting: one `harness
 // workers` per job.
-func Workers(root string) (unlock func(), err error) {
-	return flockFile(filepath.Join(Dir(), "harness-"+Hash(root)+".workers"), 0)
+func Workers(root string) (unlock func(), err error) { return flockFile(WorkersPath(root), 0) }
+
+// WorkersRunning reports whether a `harness workers` holds root's
+// supervisor lock now.
+func WorkersRunning(root string) bool {
+	f, err := os.OpenFile(WorkersPath(root), os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := tryLock(f); err != nil {
+		return busy(err)
+	}
+	funlock(f)
+	return false
 }
 
 // flockFile takes an exclusive flock on path, waiting up to timeout.

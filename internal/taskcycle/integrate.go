@@ -445,13 +445,20 @@ func (w *Worker) mergeFailed(in *Integration, message string) (*Integration, err
 }
 
 // queueAndIntegrate queues claim t, whose validation passed in the
-// worker's tree, then runs the merge queue, and returns the outcome for t:
-// completed once integrated, failed [MERGE], or still queued when another
-// integration holds the queue.
+// worker's tree, then, unless a `harness workers` supervisor runs (it
+// integrates), runs the merge queue, and returns the outcome for t:
+// completed once integrated, failed [MERGE], or still queued.
 func (w *Worker) queueAndIntegrate(ctx context.Context, t state.Task, tree Tree) (*Outcome, error) {
 	o, err := w.queue(t, tree)
 	if err != nil {
 		return nil, err
+	}
+	if lock.WorkersRunning(w.Root) {
+		// The supervisor integrates: the queue's verdict is given in a
+		// person's process, not in the agent's, and a long integration
+		// check never runs inside a worker's tool call.
+		o.Supervised = true
+		return o, nil
 	}
 	done, err := w.Integrate(ctx, 0)
 	for _, in := range done {

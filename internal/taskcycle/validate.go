@@ -34,6 +34,7 @@ type Outcome struct {
 	// waits in the merge queue; Integration when the queue took it (then
 	// Completed, or a Failure [MERGE]); QueueErr why the queue did not.
 	Queued      bool
+	Supervised  bool // queued for the supervisor of `harness workers`, which integrates
 	Integration *Integration
 	QueueErr    error
 	Review      *review.Verdict // the reviewer's, when one ran

@@ -4,9 +4,8 @@
 // session at a time in each, with the state root pinned and the worker's id
 // set. A worker whose session ends while work remains gets a new one; all
 // stop when the job is done, paused, cancelled or over budget. The merge
-// queue (taskcycle.Integrate) integrates what they validate; the supervisor
-// drains it too, so a task queued while nobody held the queue is not left
-// waiting.
+// queue (taskcycle.Integrate) integrates what they validate, run by the
+// supervisor alone while it runs.
 package workers
 
 import (
@@ -218,7 +217,6 @@ func (sv *Supervisor) say(format string, args ...any) {
 func (sv *Supervisor) loop(ctx context.Context) (string, error) {
 	tick := time.NewTicker(sv.o.Poll)
 	defer tick.Stop()
-	lastDrain := time.Time{}
 	for {
 		s, err := state.Load(sv.o.Root)
 		if err != nil {
@@ -230,8 +228,7 @@ func (sv *Supervisor) loop(ctx context.Context) (string, error) {
 		if why == "" {
 			sv.startWhereWork(s)
 		}
-		if queued(s) > 0 && sv.o.Now().Sub(lastDrain) >= 2*time.Second {
-			lastDrain = sv.o.Now()
+		if queued(s) > 0 {
 			sv.drain(ctx)
 		}
 		running := sv.running()
@@ -519,9 +516,10 @@ func (sv *Supervisor) running() int {
 	return n
 }
 
-// drain runs the merge queue in the background, once at a time: a task
-// validated while another integration held the queue, or one whose worker
-// died after queueing it, is integrated here.
+// drain runs the merge queue in the background, once at a time. While
+// the supervisor runs, it alone integrates (a worker's validate only
+// queues): the queue's verdict is given in the person's process, and a
+// long integration check never runs inside a worker's tool call.
 func (sv *Supervisor) drain(ctx context.Context) {
 	select {
 	case sv.integ <- struct{}{}:
