@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -225,8 +224,10 @@ func nextQueued(s *state.State, tried map[string]bool) *state.Task {
 	return nil
 }
 
-// maxParallelChecks bounds how many of a batch's validations run at once.
-var maxParallelChecks = max(2, runtime.NumCPU())
+// maxParallelChecks bounds how many of a batch's validations run at once,
+// as the verification gate bounds its own (validation commands wait on
+// files, networks and their own children as often as on a core).
+const maxParallelChecks = 8
 
 // integrate integrates the queued tasks ts as one: each one's commits
 // rebased in turn onto the integration branch's tip in the scratch tree,

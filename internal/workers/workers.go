@@ -228,7 +228,7 @@ func (sv *Supervisor) loop(ctx context.Context) (string, error) {
 		if why == "" {
 			sv.startWhereWork(s)
 		}
-		if queued(s) > 0 {
+		if sv.batchReady(s) {
 			sv.drain(ctx)
 		}
 		running := sv.running()
@@ -284,6 +284,39 @@ func finished(s *state.State) string {
 		return fmt.Sprintf("job done: all %d tasks integrated", st.Total)
 	}
 	return fmt.Sprintf("no work left that a worker can do (%s): %s", st.Counts(), schedule.Explain(s.Tasks))
+}
+
+// batchWait is how long the supervisor lets a queued task wait for others
+// to join its batch while workers are still at work.
+const batchWait = 2 * time.Second
+
+// batchReady reports whether the merge queue should run now: something
+// waits in it, and either every running session's worker has queued (or
+// holds nothing), or the oldest waiting task has waited batchWait. Tasks
+// validated at about the same time then go in one batch: their checks on
+// the merged tree run side by side instead of one after the other.
+func (sv *Supervisor) batchReady(s *state.State) bool {
+	n := queued(s)
+	if n == 0 {
+		return false
+	}
+	working := 0
+	for _, sl := range sv.slots {
+		if sl.cmd != nil && holds(s, sl.id) {
+			working++
+		}
+	}
+	if working == 0 {
+		return true
+	}
+	oldest := ""
+	for i := range s.Tasks {
+		if t := &s.Tasks[i]; t.Validated() && (oldest == "" || t.ValidatedAt < oldest) {
+			oldest = t.ValidatedAt
+		}
+	}
+	at, err := time.Parse(time.RFC3339, oldest)
+	return err != nil || sv.o.Now().Sub(at) >= batchWait
 }
 
 // queued counts the tasks waiting in the merge queue.
