@@ -79,9 +79,12 @@ type slot struct {
 	sessions int
 	stopped  bool      // by the person: never started again
 	notAfter time.Time // restart no sooner than this (a session that ended at once)
-	quick    int       // sessions in a row that ended at once
-	exit     string    // how the last session ended
-	stopping bool      // the supervisor is ending its session
+	// sittingOut: its session was killed holding a claim; it waits past
+	// that claim's lease (sitOut).
+	sittingOut bool
+	quick      int    // sessions in a row that ended at once
+	exit       string // how the last session ended
+	stopping   bool   // the supervisor is ending its session
 }
 
 type exited struct {
@@ -371,17 +374,25 @@ func (sv *Supervisor) startWhereWork(s *state.State) {
 	}
 	order := slices.Clone(sv.slots)
 	slices.SortStableFunc(order, func(a, b *slot) int { return boolInt(holds(s, b.id)) - boolInt(holds(s, a.id)) })
+	lapsed := expired(s)
 	for _, sl := range order {
-		if sl.cmd != nil || sl.stopped || now.Before(sl.notAfter) {
+		if sl.cmd != nil || sl.stopped {
+			continue
+		}
+		// A claim whose lease ran out is a new event: a worker backing off
+		// after quick sessions may take it at once; one sitting out its own
+		// killed session's lease waits, so that a peer takes the task.
+		if now.Before(sl.notAfter) && (sl.sittingOut || !lapsed) {
 			continue
 		}
 		switch {
 		case holds(s, sl.id):
-		case free > 0 || expired(s):
+		case free > 0 || lapsed:
 			free--
 		default:
 			continue
 		}
+		sl.sittingOut = false
 		if err := sv.start(sl); err != nil {
 			sv.say("%s: cannot start a session: %v", sl.id, err)
 			sl.notAfter = now.Add(30 * time.Second)
@@ -396,11 +407,13 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// holds reports whether worker id holds an unfinished claim.
+// holds reports whether worker id holds an unfinished claim whose lease
+// runs (one that ran out is anyone's to take).
 func holds(s *state.State, id string) bool {
+	now := time.Now()
 	for i := range s.Tasks {
 		t := &s.Tasks[i]
-		if t.Status == state.InProgress && !t.Validated() && t.ClaimedBy == id {
+		if t.Status == state.InProgress && !t.Validated() && t.ClaimedBy == id && !t.LeaseExpired(now) {
 			return true
 		}
 	}
@@ -530,9 +543,11 @@ func (sv *Supervisor) sitOut(sl *slot) {
 		if err != nil {
 			return
 		}
-		if until := exp.Add(sv.o.Poll); until.After(sl.notAfter) {
+		// A few polls past the lease: a peer's claim reaps the task first.
+		if until := exp.Add(3 * sv.o.Poll); until.After(sl.notAfter) {
 			sl.notAfter = until
 		}
+		sl.sittingOut = true
 		sv.logf(s, "%s's session was killed (%s) holding %s: %s starts again once its lease expires at %s, and any worker may take the task then", sl.id, sl.exit, t.ID, sl.id, t.LeaseExpiresAt)
 		sv.say("%s: killed holding %s; waits until its lease expires (%s)", sl.id, t.ID, t.LeaseExpiresAt)
 		return
