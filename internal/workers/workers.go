@@ -128,7 +128,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 	}
 	defer unlock()
 	sv := &Supervisor{o: o, branch: branch, exits: make(chan exited, o.N), integ: make(chan struct{}, 1), started: o.Now()}
-	if err := sv.setUp(mainTop); err != nil {
+	if err := sv.setUp(); err != nil {
 		return "", err
 	}
 	for k := 1; k <= o.N; k++ {
@@ -147,7 +147,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 // setUp records the job's integration branch and concurrent mode, and
 // releases the claims a previous supervisor's workers left (one supervisor
 // per job runs at a time, so they are nobody's now).
-func (sv *Supervisor) setUp(mainTop string) error {
+func (sv *Supervisor) setUp() error {
 	now := sv.o.Now()
 	var released []string
 	_, err := statecache.Update(sv.o.Root, func(s *state.State) error {
