@@ -82,7 +82,8 @@ type slot struct {
 	// sittingOut: its session was killed holding a claim; it waits past
 	// that claim's lease (sitOut).
 	sittingOut bool
-	quick      int    // sessions in a row that ended at once
+	quick      int    // sessions in a row that ended at once without moving the job
+	startedAt  string // the job's counts when its session started
 	exit       string // how the last session ended
 	stopping   bool   // the supervisor is ending its session
 }
@@ -228,6 +229,9 @@ func (sv *Supervisor) loop(ctx context.Context) (string, error) {
 		}
 		sv.takeStopRequests()
 		why := stopReason(sv.o.Root, s)
+		if why == "" {
+			why = sv.stuck()
+		}
 		if why == "" {
 			sv.startWhereWork(s)
 		}
@@ -453,7 +457,7 @@ func (sv *Supervisor) start(sl *slot) error {
 		out.Close()
 		return err
 	}
-	sl.cmd, sl.started = cmd, sv.o.Now()
+	sl.cmd, sl.started, sl.startedAt = cmd, sv.o.Now(), jobCounts(sv.o.Root)
 	sl.sessions++
 	sv.say("%s: session %d started (pid %d)", sl.id, sl.sessions, cmd.Process.Pid)
 	go func() {
@@ -489,6 +493,43 @@ func LogPath(stateRoot, id string) string {
 	return filepath.Join(taskcycle.WorkersDir(stateRoot), id+".log")
 }
 
+// jobCounts is what the job's counts say now (tasks by status, attempts,
+// checkpoints): a session that changed them moved the job.
+func jobCounts(dir string) string {
+	s, err := state.Load(dir)
+	if err != nil {
+		return ""
+	}
+	return schedule.Count(s.Tasks).Line()
+}
+
+// giveUpAfter is how many sessions in a row that end at once without
+// moving the job each worker may have before the supervisor gives up: a
+// broken setup (claude not logged in, a sandbox that cannot write the
+// state) would otherwise start sessions for ever.
+const giveUpAfter = 3
+
+// stuck says why the supervisor gives up: every worker not stopped by the
+// person had giveUpAfter sessions in a row that ended at once without
+// moving the job; "" otherwise.
+func (sv *Supervisor) stuck() string {
+	n := 0
+	for _, sl := range sv.slots {
+		if sl.stopped {
+			continue
+		}
+		if sl.cmd != nil || sl.quick < giveUpAfter {
+			return ""
+		}
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("every worker's last %d sessions ended at once without moving the job (last: %s); their output is in %s",
+		giveUpAfter, sv.slots[0].exit, filepath.Join(taskcycle.WorkersDir(sv.o.Root), "w*.log"))
+}
+
 // quickSession is how short a session is that ended at once: its worker
 // backs off before the next one, so a failing claude cannot spin.
 const quickSession = 20 * time.Second
@@ -504,7 +545,8 @@ func (sv *Supervisor) ended(ex exited) {
 	} else if ex.err != nil {
 		sl.exit = ex.err.Error()
 	}
-	if took < quickSession {
+	moved := sl.startedAt != jobCounts(sv.o.Root)
+	if took < quickSession && !moved {
 		sl.quick++
 		sl.notAfter = sv.o.Now().Add(min(time.Duration(sl.quick)*5*time.Second, 2*time.Minute))
 	} else {
