@@ -62,8 +62,13 @@ func Check(p hook.Payload) hook.Decision {
 	}
 	c := &call{p: p, dir: dir, cwd: cwd, tool: p.ToolName()}
 	// A change made since the last tool call (a hook that timed out, an
-	// edit from outside Claude Code) is put back before this call is judged.
-	if res := integrity.Check(dir, "a writer outside the harness", nil); res.Tampered() {
+	// edit from outside Claude Code, another worker's verb inside Claude
+	// Code's sandbox whose own check after the call is still to come) is
+	// judged as the check after a call judges it, by the protocol's rules:
+	// a change the verbs could have made is kept, anything else put back
+	// before this call is judged. A completion the record does not hold is
+	// put back (only the check after its own call runs its validation).
+	if res := integrity.Check(dir, "a writer outside the harness", integrity.Legal(dir)); res.Tampered() {
 		c.notes = append(c.notes, res.Message())
 	}
 	d := c.decide()

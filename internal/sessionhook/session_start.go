@@ -517,7 +517,7 @@ func healthCheck(dir string, n int, at time.Time) string {
 	if head, _ := readHead(path, 2); fi.Mode()&0o111 != 0 && head == "#!" {
 		command = "./harness-init.sh" // its own interpreter
 	}
-	integrity.Check(dir, "a writer outside the harness", nil)
+	integrity.Check(dir, "a writer outside the harness", integrity.Legal(dir))
 	on := root.Active(dir)
 	r := check(dir, command, validation.EnvSeconds("HARNESS_INIT_TIMEOUT", 60*time.Second))
 	line := "env: harness-init.sh " + verdict(r)

@@ -33,7 +33,7 @@ func Stop(p hook.Payload) hook.Decision {
 		return hook.Decision{}
 	}
 	rt := ReadRuntime(c.root, c.session)
-	fence := integrity.Check(c.root, "a writer outside the harness", nil)
+	fence := integrity.Check(c.root, "a writer outside the harness", integrity.Legal(c.root))
 	if !root.Active(c.root) {
 		return reflection(c, rt)
 	}
