@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -12,7 +10,6 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
-	"github.com/harness-agent/harness/internal/settings"
 	"github.com/harness-agent/harness/internal/workers"
 )
 
@@ -66,7 +63,7 @@ func runWorkers(e *Env, c *command, args []string) int {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	why, err := workers.Run(ctx, workers.Options{Root: dir, N: n, Claude: claude, Args: append(sandboxArgs(dir), claudeArgs...), Out: e.Stdout, Now: e.Now})
+	why, err := workers.Run(ctx, workers.Options{Root: dir, N: n, Claude: claude, Args: claudeArgs, Out: e.Stdout, Now: e.Now})
 	if err != nil {
 		return e.fail(err)
 	}
@@ -137,19 +134,4 @@ func runIntegrate(e *Env, c *command, args []string) int {
 		fmt.Fprintln(e.Stdout, "the merge queue is empty")
 	}
 	return code
-}
-
-// sandboxArgs are the arguments that let a worker's sandboxed commands
-// write the main tree (its verbs write the state files there, its commits
-// the repository's refs), when Claude Code's sandbox is on: the paths the
-// settings already allow, and the main tree. The record stays out of
-// reach: the settings' denyWrite still covers it.
-func sandboxArgs(dir string) []string {
-	home, _ := os.UserHomeDir()
-	on, allow := settings.SandboxWrites(home, dir)
-	if !on {
-		return nil
-	}
-	doc, _ := json.Marshal(map[string]any{"sandbox": map[string]any{"filesystem": map[string]any{"allowWrite": append(allow, dir)}}})
-	return []string{"--settings", string(doc)}
 }

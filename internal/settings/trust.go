@@ -139,22 +139,3 @@ func readQuiet(path string) []byte {
 	}
 	return data
 }
-
-// SandboxWrites says whether the settings Claude Code merges for a session
-// in project turn its sandbox on, and which paths they let the sandbox's
-// commands write besides the working directory (the user's and the
-// managed settings' sandbox.filesystem.allowWrite).
-func SandboxWrites(home, project string) (on bool, allow []string) {
-	user := readQuiet(filepath.Join(home, ".claude", "settings.json"))
-	managed := readQuiet(managedSettings())
-	var shared, local []byte
-	if project != "" {
-		shared = readQuiet(filepath.Join(project, ".claude", "settings.json"))
-		local = readQuiet(filepath.Join(project, ".claude", "settings.local.json"))
-	}
-	on = firstBool([][]byte{managed, local, shared, user}, "sandbox.enabled")
-	for _, doc := range [][]byte{managed, user} {
-		allow = append(allow, ReadSandbox(doc).AllowWrite...)
-	}
-	return on, allow
-}
