@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/budget"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
@@ -28,6 +29,7 @@ import (
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -775,19 +777,16 @@ func (sv *Supervisor) writeStatus(ended string) {
 		}
 		st.Workers = append(st.Workers, ws)
 	}
-	b, _ := json.MarshalIndent(st, "", "  ")
-	path := StatusPath(sv.o.Root)
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	tmp := path + ".tmp"
-	if os.WriteFile(tmp, append(b, '\n'), 0o644) == nil {
-		os.Rename(tmp, path)
-	}
+	atomicfile.ReplaceJSON(StatusPath(sv.o.Root), st)
 }
 
 // ReadStatus reads the supervisor's last Status; ok is false when no
-// supervisor ever ran for the job. Live reports whether it still runs.
+// supervisor ever ran for the job. Live reports whether it still runs. The
+// file is in the runtime directory, within the agent's reach: it is read
+// bounded and only when regular (safefile), so a FIFO there cannot hang
+// `harness status`.
 func ReadStatus(stateRoot string) (st Status, live, ok bool) {
-	b, err := os.ReadFile(StatusPath(stateRoot))
+	b, err := safefile.ReadFile(StatusPath(stateRoot), safefile.Small)
 	if err != nil || json.Unmarshal(b, &st) != nil {
 		return Status{}, false, false
 	}
