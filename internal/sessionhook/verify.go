@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/harness-agent/harness/internal/failure"
@@ -19,10 +18,6 @@ import (
 	"github.com/harness-agent/harness/internal/statecache"
 	"github.com/harness-agent/harness/internal/validation"
 )
-
-// maxParallelChecks bounds how many validation commands the verification
-// gate runs at once.
-const maxParallelChecks = 8
 
 // gateBudget bounds the verification gate as a whole
 // (HARNESS_VERIFY_BUDGET seconds): it must end inside the Stop hook's own
@@ -176,22 +171,17 @@ func checksFor(s *state.State, ids []string) []*recheck {
 	return checks
 }
 
-// runChecks runs the checks in dir, at most maxParallelChecks at a time,
-// each within its own timeout and all within budget.
+// runChecks runs the checks in dir side by side, each within its own
+// timeout and all within budget.
 func runChecks(dir string, checks []*recheck, budget time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, maxParallelChecks)
-	for _, ch := range checks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			ch.result = validation.Run(ctx, dir, ch.command, ch.timeout)
-			ch.cut = ctx.Err() != nil && ch.result.Outcome != validation.Pass
-		}()
+	jobs := make([]validation.Job, len(checks))
+	for i, ch := range checks {
+		jobs[i] = validation.Job{Command: ch.command, Timeout: ch.timeout}
 	}
-	wg.Wait()
+	for i, r := range validation.RunAll(ctx, dir, jobs) {
+		checks[i].result = r.Result
+		checks[i].cut = r.Late && r.Outcome != validation.Pass
+	}
 }

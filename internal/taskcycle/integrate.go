@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/harness-agent/harness/internal/digest"
@@ -224,11 +223,6 @@ func nextQueued(s *state.State, tried map[string]bool) *state.Task {
 	return nil
 }
 
-// maxParallelChecks bounds how many of a batch's validations run at once,
-// as the verification gate bounds its own (validation commands wait on
-// files, networks and their own children as often as on a core).
-const maxParallelChecks = 8
-
 // integrate integrates the queued tasks ts as one: each one's commits
 // rebased in turn onto the integration branch's tip in the scratch tree,
 // then every task's validation run on the result (side by side, for a
@@ -287,23 +281,17 @@ func (w *Worker) integrate(ctx context.Context, s *state.State, ts []state.Task)
 	}
 	integrity.Settle(w.Root)
 	on := root.Active(w.Root)
-	results := make([]validation.Result, len(ts))
-	sem := make(chan struct{}, maxParallelChecks)
-	var wg sync.WaitGroup
+	jobs := make([]validation.Job, len(ts))
 	for i := range ts {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			results[i] = validation.Run(ctx, dir, ts[i].Command, ts[i].Timeout())
-		}()
+		jobs[i] = validation.Job{Command: ts[i].Command, Timeout: ts[i].Timeout()}
 	}
-	wg.Wait()
 	var checks []mergeCheck
-	for i := range ts {
-		checks = append(checks, mergeCheck{&ts[i], "the validation `" + ts[i].Command + "`", results[i]})
+	passed := true
+	for i, r := range validation.RunAll(ctx, dir, jobs) {
+		checks = append(checks, mergeCheck{&ts[i], "the validation `" + ts[i].Command + "`", r.Result})
+		passed = passed && r.Outcome == validation.Pass
 	}
-	if c := strings.TrimSpace(s.Config.IntegrationCheck); c != "" && ctx.Err() == nil && allPass(results) {
+	if c := strings.TrimSpace(s.Config.IntegrationCheck); c != "" && ctx.Err() == nil && passed {
 		timeout := time.Duration(orDefault(s.Config.IntegrationTimeoutSeconds, state.DefaultIntegrationTimeout)) * time.Second
 		r := validation.Run(ctx, dir, c, timeout)
 		checks = append(checks, mergeCheck{&ts[len(ts)-1], "the integration check `" + c + "`", r})
@@ -376,15 +364,6 @@ type mergeCheck struct {
 	task *state.Task
 	what string
 	r    validation.Result
-}
-
-func allPass(rs []validation.Result) bool {
-	for _, r := range rs {
-		if r.Outcome != validation.Pass {
-			return false
-		}
-	}
-	return true
 }
 
 func checkNote(s *state.State) string {
