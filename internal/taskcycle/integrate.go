@@ -154,7 +154,7 @@ func (w *Worker) Integrate(ctx context.Context, wait time.Duration) ([]Integrati
 			return done, err
 		}
 		s, err := state.Load(w.Root)
-		if err != nil || nextQueued(s, nil) == nil || ctx.Err() != nil {
+		if err != nil || len(Queue(s)) == 0 || ctx.Err() != nil {
 			return done, err
 		}
 		wait = 0 // queued while this one drained: take it if nobody else does
@@ -201,8 +201,11 @@ func (w *Worker) drain(ctx context.Context) ([]Integration, error) {
 	return done, ctx.Err()
 }
 
-// queuedTasks lists the tasks waiting in the merge queue, among those not
-// tried yet, longest waiting first.
+// Queue lists the tasks waiting in the merge queue, longest waiting
+// first.
+func Queue(s *state.State) []state.Task { return queuedTasks(s, nil) }
+
+// queuedTasks is Queue without the tasks tried.
 func queuedTasks(s *state.State, tried map[string]bool) []state.Task {
 	var q []state.Task
 	for i := range s.Tasks {
@@ -212,15 +215,6 @@ func queuedTasks(s *state.State, tried map[string]bool) []state.Task {
 	}
 	slices.SortStableFunc(q, func(a, b state.Task) int { return strings.Compare(a.ValidatedAt, b.ValidatedAt) })
 	return q
-}
-
-// nextQueued is the task that has waited longest in the merge queue, among
-// those not tried yet.
-func nextQueued(s *state.State, tried map[string]bool) *state.Task {
-	if q := queuedTasks(s, tried); len(q) > 0 {
-		return &q[0]
-	}
-	return nil
 }
 
 // integrate integrates the queued tasks ts as one: each one's commits

@@ -6,6 +6,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/taskcycle"
 )
 
 // Board is what a person sees of the workers: `harness status` (and
@@ -40,10 +41,8 @@ func View(stateRoot string, s *state.State, tail []string) *Board {
 	if !live && st.Ended == "" {
 		b.Ended = "the supervisor is gone (it was killed)"
 	}
-	for i := range s.Tasks {
-		if s.Tasks[i].Validated() {
-			b.Queue = append(b.Queue, s.Tasks[i].ID)
-		}
+	for _, t := range taskcycle.Queue(s) {
+		b.Queue = append(b.Queue, t.ID)
 	}
 	for _, w := range st.Workers {
 		row := WorkerRow{WorkerStatus: w}

@@ -241,10 +241,10 @@ func (sv *Supervisor) loop(ctx context.Context) (string, error) {
 			sv.drain(ctx)
 		}
 		running := sv.running()
-		if running == 0 && len(sv.integ) == 0 && queued(s) == 0 {
+		if running == 0 && len(sv.integ) == 0 && len(taskcycle.Queue(s)) == 0 {
 			// No work left says more than a stop reason: the last
 			// session's Stop hook switches a finished job off.
-			if !work(s, "") {
+			if !work(s) {
 				why = finished(s)
 			}
 			if why != "" {
@@ -305,8 +305,8 @@ const batchWait = 2 * time.Second
 // validated at about the same time then go in one batch: their checks on
 // the merged tree run side by side instead of one after the other.
 func (sv *Supervisor) batchReady(s *state.State) bool {
-	n := queued(s)
-	if n == 0 {
+	q := taskcycle.Queue(s)
+	if len(q) == 0 {
 		return false
 	}
 	working := 0
@@ -318,38 +318,16 @@ func (sv *Supervisor) batchReady(s *state.State) bool {
 	if working == 0 {
 		return true
 	}
-	oldest := ""
-	for i := range s.Tasks {
-		if t := &s.Tasks[i]; t.Validated() && (oldest == "" || t.ValidatedAt < oldest) {
-			oldest = t.ValidatedAt
-		}
-	}
-	at, err := time.Parse(time.RFC3339, oldest)
+	at, err := time.Parse(time.RFC3339, q[0].ValidatedAt)
 	return err != nil || sv.o.Now().Sub(at) >= batchWait
 }
 
-// queued counts the tasks waiting in the merge queue.
-func queued(s *state.State) int {
-	n := 0
+// work reports whether any worker has something to do: a claim not yet
+// validated (its worker's, or anyone's once its lease expired), or an
+// eligible task with a check.
+func work(s *state.State) bool {
 	for i := range s.Tasks {
-		if s.Tasks[i].Validated() {
-			n++
-		}
-	}
-	return n
-}
-
-// work reports whether worker id (any worker, when "") has something to
-// do: its own unfinished claim, an eligible task with a check, or a claim
-// whose lease expired (a worker's claim reaps it and takes it again).
-func work(s *state.State, id string) bool {
-	now := time.Now()
-	for i := range s.Tasks {
-		t := &s.Tasks[i]
-		if t.Status != state.InProgress || t.Validated() {
-			continue
-		}
-		if id == "" || t.ClaimedBy == id || t.LeaseExpired(now) {
+		if t := &s.Tasks[i]; t.Status == state.InProgress && !t.Validated() {
 			return true
 		}
 	}
