@@ -12,7 +12,6 @@ package taskcycle
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,7 +19,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harness-agent/harness/internal/digest"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/integrity"
@@ -46,8 +44,7 @@ func WorkersDir(stateRoot string) string {
 		}
 		base = filepath.Join(data, "harness", "worktrees")
 	}
-	sum := digest.SHA256([]byte(stateRoot))
-	return filepath.Join(base, filepath.Base(stateRoot)+"-"+hex.EncodeToString(sum[:])[:8])
+	return filepath.Join(base, filepath.Base(stateRoot)+"-"+lock.Hash(stateRoot)[:8])
 }
 
 // QueueRef holds a queued task's validated commit, so that the worker's
@@ -74,12 +71,11 @@ func (w *Worker) startFromTip(s *state.State, tree Tree) error {
 		return failure.New(failure.EnvSetup, "the integration branch %s does not exist", s.Config.IntegrationBranch).
 			WithHint("a person sets it again with `harness workers N` from the main tree on the branch to integrate into")
 	}
-	if git.Head(tree.Top) == tip {
-		if dirty, _ := git.Changes(tree.Top, w.Root); len(dirty) == 0 {
-			return nil
-		}
+	dirty, _ := git.Changes(tree.Top, w.Root)
+	if len(dirty) == 0 && git.Head(tree.Top) == tip {
+		return nil
 	}
-	if dirty, _ := git.Changes(tree.Top, w.Root); len(dirty) > 0 {
+	if len(dirty) > 0 {
 		ref := fmt.Sprintf("refs/harness/snapshots/worker/%s/%s", git.RefName(w.ID), w.Now().UTC().Format("20060102T150405Z"))
 		if _, _, err := git.Snapshot(tree.Top, w.Root, ref, "harness snapshot of "+w.ID+"'s tree before it starts from the integration tip"); err != nil {
 			return failure.Wrap(failure.EnvSetup, err, "cannot save the worker's uncommitted work before starting from the tip: %v", err)
@@ -95,10 +91,9 @@ func (w *Worker) startFromTip(s *state.State, tree Tree) error {
 // waiting in the merge queue: its work committed in the tree, the commit
 // kept by a ref.
 func (w *Worker) queue(t state.Task, tree Tree) (*Outcome, error) {
-	hash, made, err := git.CommitAll(tree.Top, w.Root, fmt.Sprintf("%s: %s", t.ID, t.Title))
+	hash, made, err := w.commitWork(t, tree)
 	if err != nil {
-		return nil, failure.Wrap(failure.EnvSetup, err, "validation of %s passed but the work could not be committed: %v", t.ID, err).
-			WithHint("fix what stopped the commit (a pre-commit hook? a git identity?), then run `harness validate %s` again: the task stays in_progress", failure.ShellArg(t.ID))
+		return nil, err
 	}
 	if err := git.SetRef(tree.Top, QueueRef(t.ID), hash); err != nil {
 		return nil, failure.Wrap(failure.EnvSetup, err, "cannot keep %s's commit for the merge queue: %v", t.ID, err)

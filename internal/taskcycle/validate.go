@@ -154,13 +154,24 @@ func (w *Worker) missingProgram(s *state.State, t *state.Task, r validation.Resu
 	return e
 }
 
+// commitWork commits the work of claim t, whose validation passed, in the
+// tree (harness files excluded): hash is the commit holding it, made
+// whether this call made it.
+func (w *Worker) commitWork(t state.Task, tree Tree) (hash string, made bool, err error) {
+	hash, made, err = git.CommitAll(tree.Top, w.Root, fmt.Sprintf("%s: %s", t.ID, t.Title))
+	if err != nil {
+		return "", false, failure.Wrap(failure.EnvSetup, err, "validation of %s passed but the work could not be committed: %v", t.ID, err).
+			WithHint("fix what stopped the commit (a pre-commit hook? a git identity?), then run `harness validate %s` again: the task stays in_progress", failure.ShellArg(t.ID))
+	}
+	return hash, made, nil
+}
+
 // complete commits the work in the tree (harness files excluded) and marks
 // the claim t completed.
 func (w *Worker) complete(t state.Task, tree Tree) (*Outcome, error) {
-	hash, made, err := git.CommitAll(tree.Top, w.Root, fmt.Sprintf("%s: %s", t.ID, t.Title))
+	hash, made, err := w.commitWork(t, tree)
 	if err != nil {
-		return nil, failure.Wrap(failure.EnvSetup, err, "validation of %s passed but the work could not be committed: %v", t.ID, err).
-			WithHint("fix what stopped the commit (a pre-commit hook? a git identity?), then run `harness validate %s` again: the task stays in_progress", failure.ShellArg(t.ID))
+		return nil, err
 	}
 	now := w.Now()
 	o := &Outcome{Completed: true, Commit: hash, NewCommit: made, Tree: tree}
