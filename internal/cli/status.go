@@ -178,10 +178,16 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		return e.fail(err)
 	}
 	st := schedule.Count(s.Tasks)
-	recent, _ := progress.Tail(dir, 5)
+	// With workers, the board looks further back for each worker's last
+	// line; the recent lines are the end of the same read.
+	lines := 5
+	if s.Concurrent() {
+		lines = 400
+	}
+	tail, _ := progress.Tail(dir, lines)
+	recent := tail[max(len(tail)-5, 0):]
 	var board *workers.Board
 	if s.Concurrent() {
-		tail, _ := progress.Tail(dir, 400)
 		board = workers.View(dir, s, tail)
 	}
 	byID := schedule.Index(s.Tasks)

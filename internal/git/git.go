@@ -155,13 +155,7 @@ func isGitEntry(path string) bool {
 }
 
 // Head returns the full hash of HEAD, or "" in a repository without commits.
-func Head(dir string) string {
-	h, err := Run(dir, "rev-parse", "--verify", "-q", "HEAD")
-	if err != nil {
-		return ""
-	}
-	return h
-}
+func Head(dir string) string { return RefHead(dir, "HEAD") }
 
 // Short abbreviates a commit hash for log lines.
 func Short(hash string) string {
