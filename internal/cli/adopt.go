@@ -31,12 +31,8 @@ var adoptVerb = &command{
 func runAdopt(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	yes := fs.Bool("yes", false, "adopt without a terminal (a person's script)")
-	pos, err := e.parse(fs, args)
-	if err != nil {
+	if err := e.parseNone(c, fs, args); err != nil {
 		return e.fail(err)
-	}
-	if len(pos) > 0 {
-		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
 	}
 	who := e.invoker()
 	if who.InSession() {

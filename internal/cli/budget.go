@@ -63,12 +63,8 @@ func runBudget(e *Env, c *command, args []string) int {
 		}
 		set[l.Name] = fs.String(flagName, "", fmt.Sprintf("limit %s to N %s (session_config.%s; 0 removes the limit)", scope, what, l.Name))
 	}
-	pos, err := e.parse(fs, args)
-	if err != nil {
+	if err := e.parseNone(c, fs, args); err != nil {
 		return e.fail(err)
-	}
-	if len(pos) > 0 {
-		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
 	}
 	changes := map[string]int{}
 	for _, l := range limits {

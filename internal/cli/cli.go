@@ -177,6 +177,19 @@ func (e *Env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// parseNone parses the flags of a verb that takes no positional argument,
+// and refuses one.
+func (e *Env) parseNone(c *command, fs *flag.FlagSet, args []string) error {
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErr(c, "unexpected argument %q", pos[0])
+	}
+	return nil
+}
+
 // fail reports err in the harness's one-line format and returns its exit code.
 func (e *Env) fail(err error) int {
 	if errors.Is(err, errHelp) {

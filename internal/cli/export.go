@@ -26,12 +26,8 @@ func runExport(e *Env, c *command, args []string) int {
 	format := fs.String("format", "", "the format to write (required without --from; with it, default: the file's)")
 	from := fs.String("from", "", "the plan file the tasks were imported from: written back with only the completed items marked done")
 	out := fs.String("out", "", "write to this file instead of standard output")
-	pos, err := e.parse(fs, args)
-	if err != nil {
+	if err := e.parseNone(c, fs, args); err != nil {
 		return e.fail(err)
-	}
-	if len(pos) != 0 {
-		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
 	}
 	if *format == "" && *from == "" {
 		return e.fail(usageErr(c, "--format is required without --from"))

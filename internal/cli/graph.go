@@ -17,12 +17,8 @@ var graphVerb = &command{
 func runGraph(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	format := fs.String("format", "mermaid", "mermaid, dot or json")
-	pos, err := e.parse(fs, args)
-	if err != nil {
+	if err := e.parseNone(c, fs, args); err != nil {
 		return e.fail(err)
-	}
-	if len(pos) > 0 {
-		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
 	}
 	render := map[string]func(graph.Graph) string{"mermaid": graph.Graph.Mermaid, "dot": graph.Graph.DOT, "json": graph.Graph.JSON}[*format]
 	if render == nil {

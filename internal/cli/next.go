@@ -24,10 +24,8 @@ func isActive(dir string) bool { return root.Active(dir) }
 func runNext(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	asJSON := fs.Bool("json", false, "print JSON for machines")
-	if pos, err := e.parse(fs, args); err != nil {
+	if err := e.parseNone(c, fs, args); err != nil {
 		return e.fail(err)
-	} else if len(pos) > 0 {
-		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
 	}
 	dir, err := e.stateRoot()
 	if err != nil {

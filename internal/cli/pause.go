@@ -44,13 +44,8 @@ var cancelVerb = &command{
 
 // simpleVerb parses a verb that takes no arguments and finds the state root.
 func (e *Env) simpleVerb(c *command, args []string) (string, error) {
-	fs := e.flags(c)
-	pos, err := e.parse(fs, args)
-	if err != nil {
+	if err := e.parseNone(c, e.flags(c), args); err != nil {
 		return "", err
-	}
-	if len(pos) > 0 {
-		return "", usageErr(c, "unexpected argument %q", pos[0])
 	}
 	if err := e.personOnly(c.name); err != nil {
 		return "", err

@@ -34,12 +34,8 @@ func runRecover(e *Env, c *command, args []string) int {
 	asJSON := fs.Bool("json", false, "print JSON for machines")
 	dryRun := fs.Bool("dry-run", false, "assess and say what would be done, change nothing")
 	resume := fs.String("resume", "", "keep task ID in progress instead of failing it: only when recovery finds checkpoints but no changes, and you have verified the checkpointed state")
-	pos, err := e.parse(fs, args)
-	if err != nil {
+	if err := e.parseNone(c, fs, args); err != nil {
 		return e.fail(err)
-	}
-	if len(pos) > 0 {
-		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
 	}
 	dir, err := e.stateRoot()
 	if err != nil {

@@ -13,12 +13,8 @@ var statsVerb = &command{
 
 func runStats(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
-	pos, err := e.parse(fs, args)
-	if err != nil {
+	if err := e.parseNone(c, fs, args); err != nil {
 		return e.fail(err)
-	}
-	if len(pos) > 0 {
-		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
 	}
 	dir, err := e.stateRoot()
 	if err != nil {

@@ -133,10 +133,8 @@ func runStatus(e *Env, c *command, args []string) int {
 	asJSON := fs.Bool("json", false, "print JSON for machines")
 	watch := fs.Bool("watch", false, "redraw the status until interrupted")
 	interval := fs.Duration("interval", 2*time.Second, "how often --watch redraws")
-	if pos, err := e.parse(fs, args); err != nil {
+	if err := e.parseNone(c, fs, args); err != nil {
 		return e.fail(err)
-	} else if len(pos) > 0 {
-		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
 	}
 	if *watch && (*asJSON || *interval <= 0) {
 		return e.fail(usageErr(c, "--watch takes a positive --interval and no --json"))

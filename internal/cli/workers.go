@@ -101,12 +101,8 @@ func (e *Env) stopWorker(id string) int {
 func runIntegrate(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	wait := fs.Duration("wait", 30*time.Minute, "how long to wait for an integration already running")
-	pos, err := e.parse(fs, args)
-	if err != nil {
+	if err := e.parseNone(c, fs, args); err != nil {
 		return e.fail(err)
-	}
-	if len(pos) > 0 {
-		return e.fail(usageErr(c, "unexpected argument %q", pos[0]))
 	}
 	dir, err := e.stateRoot()
 	if err != nil {
