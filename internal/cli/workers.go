@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +12,12 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/remote"
+	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
+	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/workers"
 )
 
@@ -30,6 +38,8 @@ var integrateVerb = &command{
 
 func runWorkers(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
+	remoteName := fs.String("remote", "", "share the job through this git remote: publish it there from the machine that holds it, join it from any other clone")
+	machine := fs.String("machine", "", "this machine's name in a job shared with --remote (default: the host name)")
 	var claudeArgs []string
 	if i := slices.Index(args, "--"); i >= 0 {
 		args, claudeArgs = args[:i], args[i+1:]
@@ -51,9 +61,31 @@ func runWorkers(e *Env, c *command, args []string) int {
 	if err != nil || n < 1 || n > 64 {
 		return e.fail(usageErr(c, "the number of workers must be a whole number from 1 to 64, got %q", pos[0]))
 	}
+	var rc *remote.Config
+	if *remoteName != "" {
+		if *machine == "" {
+			*machine = remote.DefaultMachine()
+		}
+		if why := remote.ValidMachine(*machine); why != "" {
+			return e.fail(usageErr(c, "%s", why))
+		}
+		rc = &remote.Config{Remote: *remoteName, Machine: *machine}
+	} else if *machine != "" {
+		return e.fail(usageErr(c, "--machine names this machine in a job shared with --remote"))
+	}
 	dir, err := e.stateRoot()
+	if err != nil && rc != nil {
+		dir, err = e.joinRemote(*rc)
+	} else if err == nil && rc != nil {
+		err = publishRemote(dir, *rc)
+	}
 	if err != nil {
 		return e.fail(err)
+	}
+	if rc == nil {
+		if cur, ok := remote.Load(dir); ok {
+			rc = &cur // a shared job stays shared
+		}
 	}
 	e.logPerson(dir)
 	claude, err := exec.LookPath(claudeProgram())
@@ -63,7 +95,7 @@ func runWorkers(e *Env, c *command, args []string) int {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	why, err := workers.Run(ctx, workers.Options{Root: dir, N: n, Claude: claude, Args: claudeArgs, Out: e.Stdout, Now: e.Now})
+	why, err := workers.Run(ctx, workers.Options{Root: dir, N: n, Claude: claude, Args: claudeArgs, Out: e.Stdout, Now: e.Now, Shared: rc})
 	if err != nil {
 		return e.fail(err)
 	}
@@ -130,4 +162,87 @@ func runIntegrate(e *Env, c *command, args []string) int {
 		fmt.Fprintln(e.Stdout, "the merge queue is empty")
 	}
 	return code
+}
+
+// publishRemote shares the job of dir through rc: the next change of the
+// state publishes it on the remote. A remote that holds another job
+// already is not overwritten.
+func publishRemote(dir string, rc remote.Config) error {
+	if _, err := git.Run(dir, "remote", "get-url", rc.Remote); err != nil {
+		return failure.New(failure.Usage, "this repository has no remote %q", rc.Remote).
+			WithHint("add it first (`git remote add %s URL`), or name one `git remote -v` lists", rc.Remote)
+	}
+	branch := git.CurrentBranch(dir)
+	heads, err := rc.Fetch(dir, "refs/heads/"+branch)
+	if err != nil {
+		return failure.Wrap(failure.EnvSetup, err, "cannot reach the remote %s: %v", rc.Remote, err)
+	}
+	// Every machine starts from the remote's branch: this one's commits
+	// must be there first.
+	if local, theirs := git.Head(dir), heads["refs/heads/"+branch]; branch != "" && (theirs == "" || !git.IsAncestor(dir, local, theirs)) {
+		return failure.New(failure.Usage, "the remote %s does not have this main tree's branch %s as it is here", rc.Remote, branch).
+			WithHint("push it first: git push %s %s", rc.Remote, branch)
+	}
+	if cur, ok := remote.Load(dir); ok && cur == rc {
+		return nil
+	}
+	if head := heads[remote.StateRef]; head != "" && remote.ReadSynced(dir).Commit == "" {
+		theirs, _ := remote.Read(dir, head, remote.TasksFile)
+		mine, _ := safefile.ReadFile(state.Path(dir), state.MaxFileSize)
+		if string(theirs) != string(mine) {
+			return failure.New(failure.Usage, "the remote %s already holds a job (%s %s), not this one", rc.Remote, remote.StateRef, git.Short(head)).
+				WithHint("to join it, move this clone's %s and %s aside and run this again; to replace it, delete it first: git push %s :%s", state.FileName, progress.FileName, rc.Remote, remote.StateRef)
+		}
+	}
+	return remote.Save(dir, rc)
+}
+
+// joinRemote makes the clone the command runs in a machine of the job
+// shared through rc: the tasks file as the remote has it, a progress log
+// of this machine's own, the hooks switched on, the harness files kept out
+// of git. It returns the state root (the clone's top).
+func (e *Env) joinRemote(rc remote.Config) (string, error) {
+	top, err := git.Top(e.Cwd)
+	if err != nil {
+		return "", failure.New(failure.Usage, "no job here to share, and no git clone to join one from: %v", err).
+			WithHint("run it in a clone of the project whose remote %s holds the job", rc.Remote)
+	}
+	if real, err := filepath.EvalSymlinks(top); err == nil {
+		top = real
+	}
+	heads, err := rc.Fetch(top)
+	if err != nil {
+		return "", failure.Wrap(failure.EnvSetup, err, "cannot reach the remote %s: %v", rc.Remote, err)
+	}
+	head := heads[remote.StateRef]
+	if head == "" {
+		return "", failure.New(failure.Usage, "the remote %s holds no job (no %s)", rc.Remote, remote.StateRef).
+			WithHint("publish it from the machine that holds it: harness workers N --remote %s", rc.Remote)
+	}
+	data, ok := remote.Read(top, head, remote.TasksFile)
+	if !ok {
+		return "", failure.New(failure.EnvSetup, "the remote's %s (%s) holds no %s", remote.StateRef, git.Short(head), remote.TasksFile)
+	}
+	if _, err := state.Parse(data, state.Path(top)); err != nil {
+		return "", err
+	}
+	if err := remote.Save(top, rc); err != nil {
+		return "", failure.Wrap(failure.EnvSetup, err, "cannot record the remote: %v", err)
+	}
+	if err := state.Restore(top, data); err != nil {
+		return "", err
+	}
+	progress.Append(top, progress.Entry{Time: e.Now(), Type: progress.Init,
+		Message: fmt.Sprintf("machine %s joined the job shared through %s (state %s)", rc.Machine, rc.Remote, git.Short(head))})
+	remote.WriteSynced(top, remote.Synced{Commit: head})
+	marker := filepath.Join(top, root.ActiveMarker)
+	if _, err := os.Stat(marker); os.IsNotExist(err) {
+		if err := os.WriteFile(marker, nil, 0o644); err != nil {
+			return "", failure.Wrap(failure.EnvSetup, err, "cannot create %s: %v", marker, err)
+		}
+	}
+	record.SetActive(top, true)
+	excludeFromGit(top)
+	fmt.Fprintf(e.Stdout, "harness: joined the job shared through %s as machine %s (%s)\n", rc.Remote, rc.Machine, top)
+	return top, nil
 }

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/harness-agent/harness/internal/record"
@@ -111,6 +112,31 @@ func OneLine(s string) string {
 // Path returns the log's path in the state root dir.
 func Path(dir string) string { return filepath.Join(dir, FileName) }
 
+// capture holds the lines appended to one state root's log while a change
+// is being made that may not take (internal/state, a job shared through a
+// remote): they are written only once the change is published.
+var capture struct {
+	sync.Mutex
+	dir string
+	buf *bytes.Buffer
+}
+
+// Capture holds back every line appended to dir's log from now until the
+// returned stop, which gives them back. One capture at a time per process
+// (the transaction lock serialises the changes that capture).
+func Capture(dir string) (stop func() []byte) {
+	capture.Lock()
+	capture.dir, capture.buf = dir, &bytes.Buffer{}
+	capture.Unlock()
+	return func() []byte {
+		capture.Lock()
+		defer capture.Unlock()
+		b := capture.buf.Bytes()
+		capture.dir, capture.buf = "", nil
+		return b
+	}
+}
+
 // Append writes entries to the log in dir with one write call.
 func Append(dir string, entries ...Entry) error {
 	var buf bytes.Buffer
@@ -118,18 +144,33 @@ func Append(dir string, entries ...Entry) error {
 		buf.WriteString(e.String())
 		buf.WriteByte('\n')
 	}
+	capture.Lock()
+	if capture.buf != nil && capture.dir == dir {
+		capture.buf.Write(buf.Bytes())
+		capture.Unlock()
+		return nil
+	}
+	capture.Unlock()
+	return AppendBytes(dir, buf.Bytes())
+}
+
+// AppendBytes appends whole lines b to the log in dir with one write call.
+func AppendBytes(dir string, b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
 	f, err := safefile.Append(Path(dir), 0o644)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
+	if _, err := f.Write(b); err != nil {
 		f.Close()
 		return err
 	}
 	if err := f.Close(); err != nil {
 		return err
 	}
-	record.AppendLog(dir, buf.Bytes())
+	record.AppendLog(dir, b)
 	return nil
 }
 

@@ -29,6 +29,7 @@ import (
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/remote"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/safefile"
 )
@@ -256,7 +257,8 @@ type State struct {
 	configSet []configEdit
 	origCount int
 	origLast  string
-	snapped   bool // origTasks holds what was read: only states being updated need it
+	snapped   bool            // origTasks holds what was read: only states being updated need it
+	publish   []remote.Update // refs to move with the state on a shared job's remote (PublishRef)
 }
 
 // Path returns the tasks file path in dir.
@@ -982,6 +984,9 @@ func UpdateThen(dir string, fn func(*State) error, written func(*State)) (*State
 	}
 	defer unlock()
 	removeStaleTemps(dir)
+	if rc, ok := remote.Load(dir); ok {
+		return updateShared(dir, rc, fn, written)
+	}
 	s, err := loadLocked(dir)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package taskcycle
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -45,6 +46,20 @@ const SessionScan = 2000
 // error; "nothing eligible" and "session limit reached" are not, they are
 // reported in the Claim.
 func (w *Worker) Claim(id string) (*Claim, error) {
+	// On a job shared through a remote, a claim that another machine's
+	// change overtook (the task picked was claimed there meanwhile) is
+	// made again on the new state: it picks again.
+	for race := 0; ; race++ {
+		c, err := w.claim(id)
+		var conflict *state.Conflict
+		if race < 5 && errors.As(err, &conflict) {
+			continue
+		}
+		return c, err
+	}
+}
+
+func (w *Worker) claim(id string) (*Claim, error) {
 	s, err := state.Load(w.Root)
 	if err != nil {
 		return nil, err

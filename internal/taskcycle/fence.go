@@ -17,6 +17,7 @@ import (
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/remote"
 	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
 )
@@ -87,6 +88,7 @@ func (w *Worker) fenced(s *state.State, t *state.Task) error {
 		return nil // still this tree's claim, or one it ended itself
 	}
 	w.logRefusal(s, t.ID, w.ID, h.Generation, t)
+	w.offerWork(s, t.ID, h.Generation)
 	return failure.New(failure.SessionTimeout, "%s: this worker's claim on %s was taken over (generation %d, now %d): nothing recorded", t.ID, t.ID, h.Generation, t.Generation).
 		WithHint("its lease expired before this write; leave the task to its new claim and take the next one with `harness claim` (renew long steps with `harness renew`)")
 }
@@ -110,4 +112,27 @@ func (w *Worker) logRefusal(s *state.State, id, holder string, gen int, cur *sta
 	}
 	progress.Append(w.Root, progress.Entry{Time: w.Now(), Session: s.SessionCount, Type: progress.Lock,
 		Message: fmt.Sprintf("%s write refused: %s held generation %d, the task has moved on (now %s)", id, holder, gen, now)})
+}
+
+// offerWork, on a job shared through a remote, publishes the work of this
+// tree, whose claim on id (generation gen) was taken over, as a snapshot
+// ref on the remote, and logs where: a machine cut off past its lease
+// keeps nothing to itself, and nothing of it is merged unasked.
+func (w *Worker) offerWork(s *state.State, id string, gen int) {
+	rc, ok := state.Shared(w.Root)
+	if !ok {
+		return
+	}
+	ref := fmt.Sprintf("refs/harness/snapshots/%s/%s-g%d", git.RefName(w.ID), git.RefName(id), gen)
+	used, commit, err := git.Snapshot(w.Cwd, w.Root, ref, fmt.Sprintf("harness: %s's work on %s (generation %d), whose claim was taken over", w.ID, id, gen))
+	msg := ""
+	switch {
+	case err != nil:
+		msg = fmt.Sprintf("%s: %s's work could not be saved as a snapshot: %v", id, w.ID, err)
+	case rc.Push(w.Root, remote.Update{Ref: used, New: commit}) != nil:
+		msg = fmt.Sprintf("%s: %s's work is kept as %s here (the remote %s did not take it)", id, w.ID, used, rc.Remote)
+	default:
+		msg = fmt.Sprintf("%s: %s's work is offered as %s on %s (commit %s), not merged", id, w.ID, used, rc.Remote, git.Short(commit))
+	}
+	progress.Append(w.Root, progress.Entry{Time: w.Now(), Session: s.SessionCount, Type: progress.Lock, Message: msg})
 }

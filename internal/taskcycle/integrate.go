@@ -12,6 +12,7 @@ package taskcycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,6 +46,27 @@ func WorkersDir(stateRoot string) string {
 		base = filepath.Join(data, "harness", "worktrees")
 	}
 	return filepath.Join(base, filepath.Base(stateRoot)+"-"+lock.Hash(stateRoot)[:8])
+}
+
+// errTipMoved: the integration branch moved on the remote while a batch
+// was checked; drain runs it again on the new tip.
+var errTipMoved = errors.New("the integration branch moved on the remote")
+
+// FollowRemote moves the local integration branch up to tip, the remote's,
+// when it is behind (a fast-forward, the main tree's files following when
+// it has the branch checked out). A branch with commits of its own, or a
+// main tree whose changes block it, stays: best effort, the merge queue
+// works from the remote's tip either way.
+func FollowRemote(mainTop, branch, tip string) {
+	local := git.RefHead(mainTop, "refs/heads/"+branch)
+	if tip == "" || local == tip || local != "" && !git.IsAncestor(mainTop, local, tip) {
+		return
+	}
+	if local == "" {
+		git.SetRef(mainTop, "refs/heads/"+branch, tip)
+		return
+	}
+	git.FastForward(mainTop, branch, local, tip)
 }
 
 // QueueRef holds a queued task's validated commit, so that the worker's
@@ -175,6 +197,9 @@ func (w *Worker) drain(ctx context.Context) ([]Integration, error) {
 		}
 		if len(q) > 1 {
 			ins, whole, err := w.integrate(ctx, s, q)
+			if errors.Is(err, errTipMoved) {
+				continue // again, on the new tip
+			}
 			if err != nil {
 				return done, err
 			}
@@ -186,8 +211,11 @@ func (w *Worker) drain(ctx context.Context) ([]Integration, error) {
 				continue
 			}
 		}
-		tried[q[0].ID] = true
 		ins, _, err := w.integrate(ctx, s, q[:1])
+		if errors.Is(err, errTipMoved) {
+			continue
+		}
+		tried[q[0].ID] = true
 		done = append(done, ins...)
 		if err != nil {
 			return done, err
@@ -203,8 +231,14 @@ func Queue(s *state.State) []state.Task { return queuedTasks(s, nil) }
 // queuedTasks is Queue without the tasks tried.
 func queuedTasks(s *state.State, tried map[string]bool) []state.Task {
 	var q []state.Task
+	// On a job shared through a remote each machine integrates its own
+	// workers' tasks: their commits are in its repository alone.
+	own := ""
+	if rc, ok := state.Shared(s.Dir); ok {
+		own = rc.Machine + "-"
+	}
 	for i := range s.Tasks {
-		if t := &s.Tasks[i]; t.Validated() && !tried[t.ID] {
+		if t := &s.Tasks[i]; t.Validated() && !tried[t.ID] && strings.HasPrefix(t.ClaimedBy, own) {
 			q = append(q, *t)
 		}
 	}
@@ -229,6 +263,17 @@ func (w *Worker) integrate(ctx context.Context, s *state.State, ts []state.Task)
 	}
 	branch := s.Config.IntegrationBranch
 	tip := git.RefHead(mainTop, "refs/heads/"+branch)
+	_, shared := state.Shared(w.Root)
+	if shared {
+		// The tip is the remote's: the push that completes the tasks
+		// moves it only if no other machine moved it first.
+		heads, err := state.Sync(w.Root, "refs/heads/"+branch)
+		if err != nil {
+			return nil, false, err
+		}
+		tip = heads["refs/heads/"+branch]
+		FollowRemote(mainTop, branch, tip)
+	}
 	if tip == "" {
 		return nil, false, failure.New(failure.EnvSetup, "the integration branch %s does not exist", branch)
 	}
@@ -313,7 +358,9 @@ func (w *Worker) integrate(ctx context.Context, s *state.State, ts []state.Task)
 				return nil
 			}
 		}
-		if err := git.FastForward(mainTop, branch, tip, head); err != nil {
+		if shared {
+			s.PublishRef("refs/heads/"+branch, tip, head)
+		} else if err := git.FastForward(mainTop, branch, tip, head); err != nil {
 			return failure.Wrap(failure.EnvSetup, err, "cannot move %s to the merged %s: %v", branch, git.Short(head), err).
 				WithHint("the tasks stay queued; `harness integrate` tries again (a main tree with uncommitted changes to the same files blocks a fast-forward)")
 		}
@@ -338,8 +385,16 @@ func (w *Worker) integrate(ctx context.Context, s *state.State, ts []state.Task)
 		whole = true
 		return progress.Append(w.Root, log...)
 	})
+	if errors.Is(err, state.ErrRefMoved) {
+		// Another machine integrated first: the checks ran on a tree that
+		// is no longer the tip's. The caller runs them again on the new one.
+		return nil, false, errTipMoved
+	}
 	if err != nil {
 		return nil, false, err
+	}
+	if shared && len(done) > 0 {
+		FollowRemote(mainTop, branch, head)
 	}
 	for _, in := range done {
 		git.SetRef(mainTop, QueueRef(in.Task.ID), "")

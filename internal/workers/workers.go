@@ -28,6 +28,7 @@ import (
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/remote"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/schedule"
@@ -48,6 +49,9 @@ type Options struct {
 	Out    io.Writer
 	Poll   time.Duration
 	Now    func() time.Time
+	// Shared: the job is shared through a git remote with other
+	// machines (harness workers N --remote NAME); nil on one machine.
+	Shared *remote.Config
 }
 
 // ID is the worker id of worker k (1-based): what HARNESS_WORKER_ID says
@@ -103,6 +107,52 @@ type Supervisor struct {
 	exits   chan exited
 	integ   chan struct{} // a merge-queue drain is running
 	started time.Time
+	offline string // why the shared job's remote cannot be reached, "" when it can
+}
+
+// workerID is the id of worker k of this supervisor: on a job shared
+// through a remote it names the machine (m1-w2), so that machines never
+// share an id.
+func (sv *Supervisor) workerID(k int) string {
+	if sv.o.Shared != nil {
+		return sv.o.Shared.Machine + "-" + ID(k)
+	}
+	return ID(k)
+}
+
+// own reports whether worker id is one this supervisor gives: on a shared
+// job, of this machine alone.
+func (sv *Supervisor) own(id string) bool {
+	if sv.o.Shared != nil {
+		rest, ok := strings.CutPrefix(id, sv.o.Shared.Machine+"-")
+		return ok && isWorkerID(rest)
+	}
+	return isWorkerID(id)
+}
+
+// sync brings a shared job's state and integration branch from the remote
+// (state.Sync) and this machine's log to it; the main tree's branch
+// follows the remote's. While the remote cannot be reached no new session
+// starts: a claim could not be published.
+func (sv *Supervisor) sync() {
+	if sv.o.Shared == nil {
+		return
+	}
+	heads, err := state.Sync(sv.o.Root, "refs/heads/"+sv.branch)
+	if err != nil {
+		if sv.offline == "" {
+			sv.say("harness workers: the remote %s cannot be reached: no new session starts until it answers (%v)", sv.o.Shared.Remote, err)
+		}
+		sv.offline = err.Error()
+		return
+	}
+	if sv.offline != "" {
+		sv.say("harness workers: the remote %s answers again", sv.o.Shared.Remote)
+		sv.offline = ""
+	}
+	if mainTop, err := git.Top(sv.o.Root); err == nil {
+		taskcycle.FollowRemote(mainTop, sv.branch, heads["refs/heads/"+sv.branch])
+	}
 }
 
 // Run supervises the workers until the job is done, paused, cancelled or
@@ -135,7 +185,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 		return "", err
 	}
 	for k := 1; k <= o.N; k++ {
-		id := ID(k)
+		id := sv.workerID(k)
 		sv.slots = append(sv.slots, &slot{id: id, tree: Tree(o.Root, id)})
 	}
 	for _, sl := range sv.slots {
@@ -154,6 +204,10 @@ func (sv *Supervisor) setUp() error {
 	now := sv.o.Now()
 	var released []string
 	_, err := statecache.Update(sv.o.Root, func(s *state.State) error {
+		if sv.o.Shared != nil && s.Config.IntegrationBranch != "" && s.Config.IntegrationBranch != sv.branch {
+			return failure.New(failure.Usage, "the job integrates into %s, and this machine's main tree is on %s", s.Config.IntegrationBranch, sv.branch).
+				WithHint("switch the main tree to it (`git switch %s`), then run harness workers again", s.Config.IntegrationBranch)
+		}
 		if s.Config.ConcurrencyMode != state.Concurrent {
 			s.SetConfig("concurrency_mode", state.Concurrent)
 			s.Config.ConcurrencyMode = state.Concurrent
@@ -162,7 +216,7 @@ func (sv *Supervisor) setUp() error {
 			s.SetConfig("integration_branch", sv.branch)
 			s.Config.IntegrationBranch = sv.branch
 		}
-		released = release(s, isWorkerID)
+		released = release(s, sv.own)
 		log := []progress.Entry{{Time: now, Session: s.SessionCount, Type: progress.Worker,
 			Message: fmt.Sprintf("supervisor started: %d workers, integration branch %s", sv.o.N, sv.branch)}}
 		for _, r := range released {
@@ -224,6 +278,7 @@ func (sv *Supervisor) loop(ctx context.Context) (string, error) {
 	tick := time.NewTicker(sv.o.Poll)
 	defer tick.Stop()
 	for {
+		sv.sync()
 		s, err := state.Load(sv.o.Root)
 		if err != nil {
 			sv.shutdown("the state could not be read: " + err.Error())
@@ -234,7 +289,7 @@ func (sv *Supervisor) loop(ctx context.Context) (string, error) {
 		if why == "" {
 			why = sv.stuck()
 		}
-		if why == "" {
+		if why == "" && sv.offline == "" {
 			sv.startWhereWork(s)
 		}
 		if sv.batchReady(s) {
@@ -327,7 +382,9 @@ func (sv *Supervisor) batchReady(s *state.State) bool {
 // eligible task with a check.
 func work(s *state.State) bool {
 	for i := range s.Tasks {
-		if t := &s.Tasks[i]; t.Status == state.InProgress && !t.Validated() {
+		// A validated task is this supervisor's queue, or on a job shared
+		// through a remote another machine's: either way not done yet.
+		if t := &s.Tasks[i]; t.Status == state.InProgress {
 			return true
 		}
 	}
@@ -526,7 +583,7 @@ func (sv *Supervisor) ended(ex exited) {
 		sl.exit = ex.err.Error()
 	}
 	moved := sl.startedAt != jobCounts(sv.o.Root)
-	if took < quickSession && !moved {
+	if took < quickSession && !moved && sv.offline == "" {
 		sl.quick++
 		sl.notAfter = sv.o.Now().Add(min(time.Duration(sl.quick)*5*time.Second, 2*time.Minute))
 	} else {

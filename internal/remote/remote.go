@@ -1,0 +1,352 @@
+// Package remote carries a job's state through a git remote, so that
+// workers on several machines share one job without a server of their own:
+// the tasks file and each machine's progress log live in the tree of a
+// commit on the remote's refs/harness/state, and every change is a new
+// commit pushed with compare-and-swap (git push --force-with-lease), which
+// every git server applies atomically. The history of that ref is the
+// job's audit trail.
+//
+// This package is the transport alone: fetch the ref, read what it holds,
+// write a commit on top of it, push it if the ref is still where it was.
+// What a change is, and how one that lost the race is replayed, is
+// internal/state's (UpdateThen).
+package remote
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/harness-agent/harness/internal/atomicfile"
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/safefile"
+)
+
+// StateRef is the ref on the remote that holds the job's state.
+const StateRef = "refs/harness/state"
+
+// trackRef is where this repository keeps the state commit last fetched.
+const trackRef = "refs/harness/remote/state"
+
+// TasksFile is the tasks file's name in a state commit's tree.
+const TasksFile = "harness-tasks.json"
+
+// LogFile is machine's progress log's name in a state commit's tree: each
+// machine appends to its own, so the logs never conflict.
+func LogFile(machine string) string { return "harness-progress." + machine + ".txt" }
+
+// Timeout bounds each network step (a fetch or a push): a remote that does
+// not answer costs the change, never a hang.
+var Timeout = 20 * time.Second
+
+// Config says through which remote the job of a state root is shared, and
+// under which name this machine takes part. It is kept in the record's
+// directory (outside the work tree, read-only to a sandboxed agent).
+type Config struct {
+	Remote  string `json:"remote"`
+	Machine string `json:"machine"`
+}
+
+const configName = "remote.json"
+
+// syncedName holds what this machine last took from or gave to the remote:
+// the state commit its tasks file is, and how much of its log it published.
+const syncedName = "remote-synced.json"
+
+func configPath(root string) string {
+	if d := record.Dir(root); d != "" {
+		return filepath.Join(d, configName)
+	}
+	return ""
+}
+
+// Load returns the remote configuration of root; ok is false when the job
+// is not shared through a remote (the common case: one stat).
+func Load(root string) (c Config, ok bool) {
+	p := configPath(root)
+	if p == "" {
+		return c, false
+	}
+	data, err := safefile.ReadFile(p, 64<<10)
+	if err != nil {
+		return c, false
+	}
+	if json.Unmarshal(data, &c) != nil || c.Remote == "" || c.Machine == "" {
+		return c, false
+	}
+	return c, true
+}
+
+// ValidMachine reports why name cannot name a machine, "" when it can: it
+// becomes part of worker ids, branch names and file names.
+func ValidMachine(name string) string {
+	ok := len(name) >= 1 && len(name) <= 40 && name[0] != '.' && name[0] != '_'
+	for _, r := range name {
+		ok = ok && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.')
+	}
+	if !ok {
+		return fmt.Sprintf("machine name %q must be 1 to 40 letters, digits, '_' or '.', starting with a letter or digit", name)
+	}
+	return ""
+}
+
+// DefaultMachine is the host's name made fit for a machine name.
+func DefaultMachine() string {
+	h, _ := os.Hostname()
+	h, _, _ = strings.Cut(h, ".")
+	var b strings.Builder
+	for _, r := range h {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return "machine"
+	}
+	return b.String()[:min(b.Len(), 40)]
+}
+
+// Save records that root's job is shared through c.
+func Save(root string, c Config) error {
+	p := configPath(root)
+	if p == "" {
+		return errors.New("no state directory for the record (HOME unset)")
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return err
+	}
+	data, _ := json.Marshal(c)
+	return atomicfile.Replace(p, data, 0o600)
+}
+
+// Synced is what this machine last took from or gave to the remote.
+type Synced struct {
+	Commit string `json:"commit"` // the state commit the local tasks file is
+	Log    int64  `json:"log"`    // the size of the local log as last published
+}
+
+// ReadSynced returns root's Synced, zero when none.
+func ReadSynced(root string) Synced {
+	var s Synced
+	if d := record.Dir(root); d != "" {
+		if data, err := safefile.ReadFile(filepath.Join(d, syncedName), 64<<10); err == nil {
+			json.Unmarshal(data, &s)
+		}
+	}
+	return s
+}
+
+// WriteSynced records s. The caller holds the transaction lock.
+func WriteSynced(root string, s Synced) {
+	if d := record.Dir(root); d != "" {
+		data, _ := json.Marshal(s)
+		atomicfile.Replace(filepath.Join(d, syncedName), data, 0o600)
+	}
+}
+
+// ErrUnreachable wraps every failure to reach the remote.
+var ErrUnreachable = errors.New("remote unreachable")
+
+// netEnv keeps git from asking for credentials on a terminal nobody reads.
+var netEnv = []string{"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "SSH_ASKPASS=true"}
+
+// Fetch brings the remote's state ref and the extra refs into this
+// repository (each under refs/harness/remote/…) and returns the commit
+// each one is at on the remote, "" for one that does not exist there.
+func (c Config) Fetch(dir string, extra ...string) (map[string]string, error) {
+	refs := append([]string{StateRef}, extra...)
+	args := []string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc", "--prune", c.Remote}
+	for _, r := range refs {
+		// A pattern refspec: a ref missing on the remote is no error, and
+		// --prune drops the local copy of one that was deleted there.
+		args = append(args, "+"+r+"*:"+Track(r)+"*")
+	}
+	if _, err := run(dir, netEnv, Timeout, nil, args...); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+	}
+	out := map[string]string{}
+	for _, r := range refs {
+		out[r] = refHead(dir, Track(r))
+	}
+	return out, nil
+}
+
+// Track is where this repository keeps its copy of the remote's ref.
+func Track(ref string) string {
+	if ref == StateRef {
+		return trackRef
+	}
+	return "refs/harness/remote/" + strings.TrimPrefix(ref, "refs/")
+}
+
+// Read returns the file name in the tree of commit, byte for byte; ok is
+// false when it has none.
+func Read(dir, commit, name string) ([]byte, bool) {
+	if commit == "" {
+		return nil, false
+	}
+	data, err := runBytes(dir, nil, localTimeout, nil, "cat-file", "blob", commit+":"+name)
+	return data, err == nil
+}
+
+// Files lists the names in the tree of commit.
+func Files(dir, commit string) []string {
+	if commit == "" {
+		return nil
+	}
+	out, err := run(dir, nil, localTimeout, nil, "ls-tree", "--name-only", commit)
+	if err != nil || out == "" {
+		return nil
+	}
+	return strings.Split(out, "\n")
+}
+
+// Commit writes a state commit on parent ("" for the first) whose tree is
+// parent's with files replaced, and returns it.
+func Commit(dir, parent string, files map[string][]byte, message string) (string, error) {
+	entries := map[string]string{}
+	if parent != "" {
+		out, err := run(dir, nil, localTimeout, nil, "ls-tree", parent)
+		if err != nil {
+			return "", err
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if meta, name, ok := strings.Cut(line, "\t"); ok {
+				entries[name] = meta
+			}
+		}
+	}
+	for name, data := range files {
+		hash, err := run(dir, nil, localTimeout, data, "hash-object", "-w", "--stdin")
+		if err != nil {
+			return "", err
+		}
+		entries[name] = "100644 blob " + hash
+	}
+	var tree strings.Builder
+	for name, meta := range entries {
+		fmt.Fprintf(&tree, "%s\t%s\n", meta, name)
+	}
+	treeHash, err := run(dir, nil, localTimeout, []byte(tree.String()), "mktree")
+	if err != nil {
+		return "", err
+	}
+	args := []string{"commit-tree", treeHash, "-m", message}
+	if parent != "" {
+		args = append(args, "-p", parent)
+	}
+	return run(dir, identity, localTimeout, nil, args...)
+}
+
+var identity = []string{"GIT_AUTHOR_NAME=harness", "GIT_AUTHOR_EMAIL=harness@localhost",
+	"GIT_COMMITTER_NAME=harness", "GIT_COMMITTER_EMAIL=harness@localhost"}
+
+// Update is one ref to move on the remote: from Old ("" when it must not
+// exist yet) to New.
+type Update struct{ Ref, Old, New string }
+
+// ErrLost is returned by Push when a ref was no longer where the push
+// expected it: another machine pushed first.
+var ErrLost = errors.New("the remote moved first")
+
+// Push moves every ref of ups on the remote at once, each only if it is
+// still at its Old (one atomic compare-and-swap). On success the local
+// copies follow. ErrLost: some ref had moved, nothing was changed.
+// ErrUnreachable: the remote did not answer.
+func (c Config) Push(dir string, ups ...Update) error {
+	args := []string{"push", "--quiet", "--porcelain", "--atomic", "--no-verify", c.Remote}
+	for _, u := range ups {
+		args = append(args, "--force-with-lease="+u.Ref+":"+u.Old)
+	}
+	for _, u := range ups {
+		// No "+": a forced refspec would override the lease.
+		args = append(args, u.New+":"+u.Ref)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), netEnv...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		msg := out.String()
+		// --porcelain marks a ref the server refused because it moved
+		// ("stale info", "fetch first", "non-fast-forward"); --atomic
+		// then refuses them all.
+		if strings.Contains(msg, "stale info") || strings.Contains(msg, "[rejected]") || strings.Contains(msg, "[remote rejected]") && strings.Contains(msg, "atomic") {
+			return ErrLost
+		}
+		return fmt.Errorf("%w: git push: %s", ErrUnreachable, strings.TrimSpace(msg))
+	}
+	for _, u := range ups {
+		run(dir, nil, localTimeout, nil, "update-ref", Track(u.Ref), u.New)
+	}
+	return nil
+}
+
+// History lists the state ref's commits as fetched, oldest first.
+func History(dir string) ([]string, error) {
+	out, err := run(dir, nil, localTimeout, nil, "rev-list", "--reverse", "--first-parent", trackRef)
+	if err != nil {
+		return nil, err
+	}
+	if out == "" {
+		return nil, nil
+	}
+	return strings.Split(out, "\n"), nil
+}
+
+// Subject is a commit's one-line message.
+func Subject(dir, commit string) string {
+	out, _ := run(dir, nil, localTimeout, nil, "log", "-1", "--format=%s", commit)
+	return out
+}
+
+// localTimeout bounds a git step that does not leave the machine.
+const localTimeout = 30 * time.Second
+
+// run runs git in dir (internal/git's runner cannot be used here: it is
+// built on the state this package carries) and returns its stdout without
+// the trailing newline.
+func run(dir string, env []string, timeout time.Duration, stdin []byte, args ...string) (string, error) {
+	out, err := runBytes(dir, env, timeout, stdin, args...)
+	return strings.TrimRight(string(out), "\n"), err
+}
+
+func runBytes(dir string, env []string, timeout time.Duration, stdin []byte, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+	}
+	return out.Bytes(), nil
+}
+
+// refHead is the commit ref points at here, "" when it does not exist.
+func refHead(dir, ref string) string {
+	out, err := run(dir, nil, localTimeout, nil, "rev-parse", "-q", "--verify", ref+"^{commit}")
+	if err != nil {
+		return ""
+	}
+	return out
+}

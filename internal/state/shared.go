@@ -1,0 +1,345 @@
+package state
+
+// A job shared through a git remote (internal/remote): the remote's
+// refs/harness/state is the state, and this machine's tasks file a copy of
+// it. Every change is made on the state as the remote has it and published
+// by compare-and-swap before it is written here; a change that lost the
+// race is replayed on the new state when the tasks it touched did not move
+// there, and refused as no longer applying when they did.
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/remote"
+	"github.com/harness-agent/harness/internal/safefile"
+)
+
+// Shared reports whether the job of dir is shared through a git remote,
+// and how.
+func Shared(dir string) (remote.Config, bool) { return remote.Load(dir) }
+
+// PublishRef asks the change being made to move ref on the remote from old
+// to new in the same atomic push as the state (the integration branch, when
+// the merge queue completes tasks). Only a shared job has refs to publish;
+// for others it does nothing.
+func (s *State) PublishRef(ref, old, new string) {
+	s.publish = append(s.publish, remote.Update{Ref: ref, Old: old, New: new})
+}
+
+// ErrRefMoved is returned by a change whose PublishRef found the ref moved
+// on the remote: the integration branch got a new tip meanwhile.
+var ErrRefMoved = errors.New("a published ref moved on the remote")
+
+// Conflict is a change that no longer applies: a task it changed was
+// changed on the remote by another machine since.
+type Conflict struct {
+	Task string // the task changed on both sides ("" for the job's settings)
+	By   string // the state commit's message that changed it
+}
+
+func (c *Conflict) Error() string {
+	what := "the job"
+	if c.Task != "" {
+		what = c.Task
+	}
+	return fmt.Sprintf("%s changed on the remote meanwhile (%s): this change no longer applies and was not made", what, c.By)
+}
+
+// maxRaces bounds the replays of one change: past it the remote is too
+// busy, and the change is refused rather than retried for ever.
+const maxRaces = 12
+
+// updateShared is UpdateThen for a job shared through rc. The caller holds
+// the transaction lock.
+func updateShared(dir string, rc remote.Config, fn func(*State) error, written func(*State)) (*State, error) {
+	var lost [][]byte
+	extra := func(s *State) []string {
+		var refs []string
+		for _, u := range s.publish {
+			refs = append(refs, u.Ref)
+		}
+		return refs
+	}
+	heads, err := rc.Fetch(dir)
+	if err != nil {
+		return nil, unreachable(rc, err)
+	}
+	head := heads[remote.StateRef]
+	if err := materialize(dir, head); err != nil {
+		return nil, err
+	}
+	s, err := loadLocked(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := buildsOnRecord(s); err != nil {
+		return s, err
+	}
+	s.snapshot()
+	stop := progress.Capture(dir)
+	err = fn(s)
+	lines := stop()
+	if err != nil {
+		progress.AppendBytes(dir, lines) // a refusal's lines are true
+		return s, err
+	}
+	doc, touched, err := s.apply()
+	if err != nil {
+		return s, failure.Wrap(failure.EnvSetup, err, "cannot edit %s: %v", Path(dir), err)
+	}
+	if string(doc) != string(s.raw) {
+		if err := s.readBack(doc, touched); err != nil {
+			return s, failure.Wrap(failure.EnvSetup, err, "refusing to write an invalid %s: %v", FileName, err)
+		}
+	} else if len(s.publish) == 0 {
+		progress.AppendBytes(dir, lines)
+		return s, nil
+	}
+	message := changeMessage(rc)
+	base, pushed := head, ""
+	for race := 0; ; race++ {
+		logText, _ := safefile.ReadFile(progress.Path(dir), record.MaxLog)
+		logText = append(logText, lines...)
+		for _, l := range lost {
+			logText = append(logText, l...)
+		}
+		commit, err := remote.Commit(dir, head, map[string][]byte{remote.TasksFile: doc, remote.LogFile(rc.Machine): logText}, message)
+		if err != nil {
+			return s, failure.Wrap(failure.EnvSetup, err, "cannot write the state commit: %v", err)
+		}
+		ups := append([]remote.Update{{Ref: remote.StateRef, Old: head, New: commit}}, s.publish...)
+		err = rc.Push(dir, ups...)
+		if err == nil {
+			pushed = commit
+			break
+		}
+		if !errors.Is(err, remote.ErrLost) {
+			return s, unreachable(rc, err)
+		}
+		if race+1 >= maxRaces {
+			return s, failure.New(failure.EnvSetup, "%s: lost the race for %s %d times in a row; the change was not made", rc.Remote, remote.StateRef, maxRaces).
+				WithHint("too many machines write the job at once; run the command again")
+		}
+		time.Sleep(backoff(race))
+		heads, err := rc.Fetch(dir, extra(s)...)
+		if err != nil {
+			return s, unreachable(rc, err)
+		}
+		for _, u := range s.publish {
+			if heads[u.Ref] != u.Old {
+				return s, ErrRefMoved
+			}
+		}
+		theirs, ok := remote.Read(dir, heads[remote.StateRef], remote.TasksFile)
+		if !ok {
+			return s, failure.New(failure.EnvSetup, "%s: %s holds no %s", rc.Remote, remote.StateRef, remote.TasksFile)
+		}
+		by := remote.Subject(dir, heads[remote.StateRef])
+		d, conflict := replay(s, theirs, by)
+		if conflict != nil {
+			progress.Append(dir, progress.Entry{Time: time.Now(), Session: s.SessionCount, Type: progress.Lock,
+				Message: fmt.Sprintf("remote push of `%s` rejected: %s", commandLine(), conflict.Error())})
+			materialize(dir, heads[remote.StateRef])
+			return s, failure.Wrap(failure.Usage, conflict, "%s", conflict.Error()).
+				WithHint("run `harness status` to see the job as it is now")
+		}
+		lost = append(lost, []byte(progress.Entry{Time: time.Now(), Session: s.SessionCount, Type: progress.Lock,
+			Message: fmt.Sprintf("remote push of `%s` rejected: %s moved (%s); replayed on the new state", commandLine(), remote.StateRef, by)}.String()+"\n"))
+		head, doc = heads[remote.StateRef], d
+	}
+	progress.AppendBytes(dir, lines)
+	for _, l := range lost {
+		progress.AppendBytes(dir, l)
+	}
+	if head == base {
+		if _, err := s.save(); err != nil {
+			return s, err
+		}
+	} else {
+		if err := Restore(dir, doc); err != nil {
+			return s, err
+		}
+		ns, err := Parse(doc, Path(dir))
+		if err != nil {
+			return s, err
+		}
+		ns.Dir = dir
+		ns.snapshot()
+		s = ns
+	}
+	synced := remote.Synced{Commit: pushed}
+	if fi, err := os.Stat(progress.Path(dir)); err == nil {
+		synced.Log = fi.Size()
+	}
+	remote.WriteSynced(dir, synced)
+	if written != nil {
+		written(s)
+	}
+	return s, nil
+}
+
+// materialize makes the local tasks file the state commit head's, when it
+// is not already: a change of another machine, or this machine's own
+// published just before a crash. The caller holds the transaction lock.
+func materialize(dir, head string) error {
+	if head == "" || remote.ReadSynced(dir).Commit == head {
+		return nil
+	}
+	data, ok := remote.Read(dir, head, remote.TasksFile)
+	if !ok {
+		return failure.New(failure.EnvSetup, "the remote's %s (%s) holds no %s", remote.StateRef, head, remote.TasksFile)
+	}
+	if _, err := Parse(data, Path(dir)); err != nil {
+		return failure.Wrap(failure.EnvSetup, err, "the remote's %s (%s) holds a tasks file the harness cannot read: %v", remote.StateRef, head, err)
+	}
+	if cur, err := safefile.ReadFile(Path(dir), MaxFileSize); err != nil || string(cur) != string(data) {
+		if err := Restore(dir, data); err != nil {
+			return err
+		}
+	}
+	s := remote.ReadSynced(dir)
+	s.Commit = head
+	remote.WriteSynced(dir, s)
+	return nil
+}
+
+// replay makes on theirs, the tasks file as the remote now has it, the
+// change mine made to the text it read: each task mine changed or added
+// goes in as mine has it when theirs still has it as mine read it, the
+// session count moves by as much. A task changed on both sides is a
+// conflict: the change no longer applies.
+func replay(mine *State, theirs []byte, by string) ([]byte, *Conflict) {
+	t, err := Parse(theirs, Path(mine.Dir))
+	if err != nil {
+		return nil, &Conflict{By: by}
+	}
+	t.Dir = mine.Dir
+	t.snapshot()
+	if len(mine.removed) > 0 && string(theirs) != string(mine.raw) {
+		return nil, &Conflict{By: by}
+	}
+	for i := range mine.origTasks {
+		if unchanged(&mine.origTasks[i], &mine.Tasks[i]) {
+			continue
+		}
+		id := mine.origTasks[i].ID
+		cur := t.Task(id)
+		if cur == nil || !unchanged(cur, &mine.origTasks[i]) {
+			return nil, &Conflict{Task: id, By: by}
+		}
+		*cur = mine.Tasks[i].clone()
+	}
+	for i := len(mine.origTasks); i < len(mine.Tasks); i++ {
+		if t.Task(mine.Tasks[i].ID) != nil {
+			return nil, &Conflict{Task: mine.Tasks[i].ID, By: by}
+		}
+		t.Tasks = append(t.Tasks, mine.Tasks[i].clone())
+	}
+	t.SessionCount += mine.SessionCount - mine.origCount
+	if mine.LastSession != mine.origLast {
+		t.LastSession = mine.LastSession
+	}
+	t.configSet = mine.configSet
+	doc, touched, err := t.apply()
+	if err != nil {
+		return nil, &Conflict{By: by}
+	}
+	if err := t.readBack(doc, touched); err != nil {
+		return nil, &Conflict{By: by}
+	}
+	return doc, nil
+}
+
+// backoff is how long a change that lost the race waits before the next
+// try: doubling from 20 ms up to 1 s, jittered so that racing machines
+// spread out.
+func backoff(race int) time.Duration {
+	d := 20 * time.Millisecond << min(race, 6)
+	d = min(d, time.Second)
+	return d/2 + rand.N(d/2+1)
+}
+
+func unreachable(rc remote.Config, err error) error {
+	return failure.Wrap(failure.EnvSetup, err, "the job's remote %s cannot be reached (%v): the change was not made", rc.Remote, err).
+		WithHint("the work in this tree is kept; run the command again when the remote answers (`git fetch %s` tells why it does not)", rc.Remote)
+}
+
+// changeMessage is the state commit's message: which machine and worker
+// made it, by which command.
+func changeMessage(rc remote.Config) string {
+	who := rc.Machine
+	if w := os.Getenv("HARNESS_WORKER_ID"); w != "" {
+		who = w
+	}
+	return who + ": " + commandLine()
+}
+
+func commandLine() string {
+	args := make([]string, 0, len(os.Args))
+	args = append(args, filepath.Base(os.Args[0]))
+	for _, a := range os.Args[1:] {
+		if len(args) >= 4 {
+			break
+		}
+		args = append(args, a)
+	}
+	return progress.OneLine(strings.Join(args, " "))
+}
+
+// Sync brings a shared job's local copy up to the remote: the tasks file
+// becomes the remote's when another machine changed it, and the lines
+// this machine appended to its log since it last published go to the
+// remote. It fetches the extra refs too (the integration branch) and
+// returns where each is on the remote. A lost race publishes nothing now:
+// the next Sync or change does.
+func Sync(dir string, extra ...string) (map[string]string, error) {
+	rc, ok := remote.Load(dir)
+	if !ok {
+		return nil, nil
+	}
+	unlock, err := lock.Tx(dir)
+	if err != nil {
+		return nil, failure.Wrap(failure.EnvSetup, err, "%v", err)
+	}
+	defer unlock()
+	heads, err := rc.Fetch(dir, extra...)
+	if err != nil {
+		return nil, unreachable(rc, err)
+	}
+	head := heads[remote.StateRef]
+	if err := materialize(dir, head); err != nil {
+		return heads, err
+	}
+	synced := remote.ReadSynced(dir)
+	fi, err := os.Stat(progress.Path(dir))
+	if err != nil || fi.Size() == synced.Log || head == "" {
+		return heads, nil
+	}
+	logText, err := safefile.ReadFile(progress.Path(dir), record.MaxLog)
+	if err != nil {
+		return heads, nil
+	}
+	commit, err := remote.Commit(dir, head, map[string][]byte{remote.LogFile(rc.Machine): logText}, rc.Machine+": log")
+	if err != nil {
+		return heads, failure.Wrap(failure.EnvSetup, err, "cannot write the state commit: %v", err)
+	}
+	if err := rc.Push(dir, remote.Update{Ref: remote.StateRef, Old: head, New: commit}); err != nil {
+		if errors.Is(err, remote.ErrLost) {
+			return heads, nil
+		}
+		return heads, unreachable(rc, err)
+	}
+	heads[remote.StateRef] = commit
+	remote.WriteSynced(dir, remote.Synced{Commit: commit, Log: int64(len(logText))})
+	return heads, nil
+}
