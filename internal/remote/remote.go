@@ -249,8 +249,12 @@ var identity = []string{"GIT_AUTHOR_NAME=harness", "GIT_AUTHOR_EMAIL=harness@loc
 	"GIT_COMMITTER_NAME=harness", "GIT_COMMITTER_EMAIL=harness@localhost"}
 
 // Update is one ref to move on the remote: from Old ("" when it must not
-// exist yet) to New.
-type Update struct{ Ref, Old, New string }
+// exist yet) to New ("" deletes it). Force moves it from wherever it is
+// (a ref only its writer moves: a queued task's commit).
+type Update struct {
+	Ref, Old, New string
+	Force         bool
+}
 
 // ErrLost is returned by Push when a ref was no longer where the push
 // expected it: another machine pushed first.
@@ -263,9 +267,15 @@ var ErrLost = errors.New("the remote moved first")
 func (c Config) Push(dir string, ups ...Update) error {
 	args := []string{"push", "--quiet", "--porcelain", "--atomic", "--no-verify", c.Remote}
 	for _, u := range ups {
-		args = append(args, "--force-with-lease="+u.Ref+":"+u.Old)
+		if !u.Force {
+			args = append(args, "--force-with-lease="+u.Ref+":"+u.Old)
+		}
 	}
 	for _, u := range ups {
+		if u.Force {
+			args = append(args, "+"+u.New+":"+u.Ref)
+			continue
+		}
 		// No "+": a forced refspec would override the lease.
 		args = append(args, u.New+":"+u.Ref)
 	}
@@ -283,24 +293,45 @@ func (c Config) Push(dir string, ups ...Update) error {
 		if strings.Contains(msg, "stale info") || strings.Contains(msg, "[rejected]") || strings.Contains(msg, "[remote rejected]") && strings.Contains(msg, "atomic") {
 			return ErrLost
 		}
-		return fmt.Errorf("%w: git push: %s", ErrUnreachable, strings.TrimSpace(msg))
+		return fmt.Errorf("%w: git push: %s", ErrUnreachable, oneLine(msg))
 	}
 	for _, u := range ups {
+		if u.New == "" {
+			run(dir, nil, localTimeout, nil, "update-ref", "-d", Track(u.Ref))
+			continue
+		}
 		run(dir, nil, localTimeout, nil, "update-ref", Track(u.Ref), u.New)
 	}
 	return nil
 }
 
-// History lists the state ref's commits as fetched, oldest first.
-func History(dir string) ([]string, error) {
-	out, err := run(dir, nil, localTimeout, nil, "rev-list", "--reverse", "--first-parent", trackRef)
-	if err != nil {
-		return nil, err
-	}
-	if out == "" {
+// Change is one commit of the state ref's history.
+type Change struct {
+	Commit  string
+	Time    time.Time // when it was made (the committer's clock)
+	Subject string    // who made it, by which command
+}
+
+// History lists the state ref's changes as last fetched, oldest first.
+func History(dir string) ([]Change, error) {
+	if refHead(dir, trackRef) == "" {
 		return nil, nil
 	}
-	return strings.Split(out, "\n"), nil
+	out, err := run(dir, nil, localTimeout, nil, "log", "--reverse", "--first-parent", "--format=%H %ct %s", trackRef)
+	if err != nil || out == "" {
+		return nil, err
+	}
+	var changes []Change
+	for _, line := range strings.Split(out, "\n") {
+		parts := strings.SplitN(line, " ", 3)
+		if len(parts) < 3 {
+			continue
+		}
+		var sec int64
+		fmt.Sscan(parts[1], &sec)
+		changes = append(changes, Change{Commit: parts[0], Time: time.Unix(sec, 0).UTC(), Subject: parts[2]})
+	}
+	return changes, nil
 }
 
 // Subject is a commit's one-line message.
@@ -333,7 +364,7 @@ func runBytes(dir string, env []string, timeout time.Duration, stdin []byte, arg
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
+		msg := oneLine(errb.String())
 		if msg == "" {
 			msg = err.Error()
 		}
@@ -349,4 +380,15 @@ func refHead(dir, ref string) string {
 		return ""
 	}
 	return out
+}
+
+// oneLine folds git's several lines of error into one.
+func oneLine(s string) string {
+	var parts []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, " ")
 }

@@ -99,6 +99,9 @@ func (w *Worker) fenced(s *state.State, t *state.Task) error {
 func (w *Worker) moved(s *state.State, cur, held *state.Task) error {
 	if cur != nil && s.Concurrent() {
 		w.logRefusal(s, held.ID, orNone(held.ClaimedBy), held.Generation, cur)
+		if held.ClaimedBy == w.ID {
+			w.offerWork(s, held.ID, held.Generation)
+		}
 	}
 	return changed(cur, held.ID)
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/remote"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -46,6 +47,13 @@ func WorkersDir(stateRoot string) string {
 		base = filepath.Join(data, "harness", "worktrees")
 	}
 	return filepath.Join(base, filepath.Base(stateRoot)+"-"+lock.Hash(stateRoot)[:8])
+}
+
+// RemoteQueueRef holds a queued task's commit on a shared job's remote,
+// one per claim generation: a worker whose claim was taken over cannot
+// overwrite its successor's.
+func RemoteQueueRef(taskID string, gen int) string {
+	return fmt.Sprintf("refs/harness/queued/%s/g%d", git.RefName(taskID), gen)
 }
 
 // errTipMoved: the integration branch moved on the remote while a batch
@@ -119,6 +127,14 @@ func (w *Worker) queue(t state.Task, tree Tree) (*Outcome, error) {
 	}
 	if err := git.SetRef(tree.Top, QueueRef(t.ID), hash); err != nil {
 		return nil, failure.Wrap(failure.EnvSetup, err, "cannot keep %s's commit for the merge queue: %v", t.ID, err)
+	}
+	if rc, ok := state.Shared(w.Root); ok {
+		// On the remote too: were this machine to die, another one
+		// integrates the task from there.
+		if err := rc.Push(w.Root, remote.Update{Ref: RemoteQueueRef(t.ID, t.Generation), New: hash, Force: true}); err != nil {
+			return nil, failure.Wrap(failure.EnvSetup, err, "the job's remote %s cannot be reached (%v): %s was not queued", rc.Remote, err, t.ID).
+				WithHint("the work is committed in this tree; run `harness validate %s` again when the remote answers", failure.ShellArg(t.ID))
+		}
 	}
 	now := w.Now()
 	o := &Outcome{Commit: hash, NewCommit: made, Tree: tree, Queued: true}
@@ -233,12 +249,20 @@ func queuedTasks(s *state.State, tried map[string]bool) []state.Task {
 	var q []state.Task
 	// On a job shared through a remote each machine integrates its own
 	// workers' tasks: their commits are in its repository alone.
-	own := ""
+	// Another machine's task is taken over when it has waited a lease:
+	// that machine is gone (its commit is on the remote's queue ref).
+	own, stale := "", time.Time{}
 	if rc, ok := state.Shared(s.Dir); ok {
-		own = rc.Machine + "-"
+		own, stale = rc.Machine+"-", time.Now().Add(-LeaseFromEnv())
 	}
 	for i := range s.Tasks {
-		if t := &s.Tasks[i]; t.Validated() && !tried[t.ID] && strings.HasPrefix(t.ClaimedBy, own) {
+		t := &s.Tasks[i]
+		if own != "" && !strings.HasPrefix(t.ClaimedBy, own) {
+			if at, err := time.Parse(time.RFC3339, t.ValidatedAt); err == nil && at.After(stale) {
+				continue
+			}
+		}
+		if t.Validated() && !tried[t.ID] {
 			q = append(q, *t)
 		}
 	}
@@ -291,6 +315,21 @@ func (w *Worker) integrate(ctx context.Context, s *state.State, ts []state.Task)
 			return nil, true, err
 		}
 		return []Integration{*in}, true, err
+	}
+	if shared {
+		var missing []string
+		for _, t := range ts {
+			if !git.CommitExists(mainTop, t.ValidatedCommit) {
+				missing = append(missing, RemoteQueueRef(t.ID, t.Generation))
+			}
+		}
+		if len(missing) > 0 {
+			// Another machine's tasks, taken over: their commits come
+			// from the remote's queue refs.
+			if _, err := state.Sync(w.Root, missing...); err != nil {
+				return nil, false, err
+			}
+		}
 	}
 	head := tip
 	merged := make([]string, len(ts))
@@ -396,8 +435,13 @@ func (w *Worker) integrate(ctx context.Context, s *state.State, ts []state.Task)
 	if shared && len(done) > 0 {
 		FollowRemote(mainTop, branch, head)
 	}
+	var gone []remote.Update
 	for _, in := range done {
 		git.SetRef(mainTop, QueueRef(in.Task.ID), "")
+		gone = append(gone, remote.Update{Ref: RemoteQueueRef(in.Task.ID, in.Task.Generation), Force: true})
+	}
+	if rc, ok := state.Shared(w.Root); ok && len(gone) > 0 {
+		rc.Push(mainTop, gone...) // tidying: a ref left behind costs nothing
 	}
 	return done, whole, nil
 }

@@ -1,0 +1,139 @@
+// Package trail reads a shared job's audit trail: the history of the
+// remote's refs/harness/state, one commit per change, each naming the
+// machine, worker and command that made it. Replaying it checks what the
+// compare-and-swap pushes promise: every change parses, no task was held
+// by two workers at once (a claim moves to a new holder only once the
+// old one's lease ran out, with a higher fencing generation), and no task
+// was integrated twice.
+package trail
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/harness-agent/harness/internal/remote"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+// Step is one change of the trail, as replayed.
+type Step struct {
+	remote.Change
+	Events []string // what it did to the tasks, in words
+}
+
+// Report is a replayed trail.
+type Report struct {
+	Steps      []Step
+	Violations []string       // broken promises, with the commit that broke them
+	Final      []byte         // the tasks file of the last change
+	Rejected   map[string]int // pushes each machine lost, from its log's LOCK lines
+}
+
+// Replay walks the trail fetched into the repository of dir.
+func Replay(dir string) (*Report, error) {
+	changes, err := remote.History(dir)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Rejected: map[string]int{}}
+	var prev *state.State
+	integrated := map[string]string{}
+	for _, c := range changes {
+		data, ok := remote.Read(dir, c.Commit, remote.TasksFile)
+		if !ok {
+			r.Violations = append(r.Violations, fmt.Sprintf("%s: holds no %s", short(c.Commit), remote.TasksFile))
+			continue
+		}
+		cur, err := state.Parse(data, remote.TasksFile)
+		if err != nil {
+			r.Violations = append(r.Violations, fmt.Sprintf("%s: %v", short(c.Commit), err))
+			continue
+		}
+		step := Step{Change: c}
+		for i := range cur.Tasks {
+			t := &cur.Tasks[i]
+			var p *state.Task
+			if prev != nil {
+				p = prev.Task(t.ID)
+			}
+			ev, bad := compare(p, t, c.Time)
+			step.Events = append(step.Events, ev...)
+			for _, b := range bad {
+				r.Violations = append(r.Violations, fmt.Sprintf("%s (%s): %s", short(c.Commit), c.Subject, b))
+			}
+			if t.IntegratedCommit != "" && (p == nil || p.IntegratedCommit != t.IntegratedCommit) {
+				if was, ok := integrated[t.ID]; ok && was != t.IntegratedCommit && p != nil && p.Status == state.Completed {
+					r.Violations = append(r.Violations, fmt.Sprintf("%s (%s): %s integrated a second time (%s, then %s)", short(c.Commit), c.Subject, t.ID, short(was), short(t.IntegratedCommit)))
+				}
+				integrated[t.ID] = t.IntegratedCommit
+			}
+		}
+		r.Steps = append(r.Steps, step)
+		r.Final, prev = data, cur
+	}
+	if n := len(changes); n > 0 {
+		last := changes[n-1].Commit
+		for _, name := range remote.Files(dir, last) {
+			m, ok := strings.CutPrefix(name, "harness-progress.")
+			if !ok {
+				continue
+			}
+			m = strings.TrimSuffix(m, ".txt")
+			log, _ := remote.Read(dir, last, name)
+			r.Rejected[m] = strings.Count(string(log), "LOCK remote push of `")
+		}
+	}
+	return r, nil
+}
+
+// compare tells what became of task p (nil when new) in t, changed at
+// when, and which promise the change broke.
+func compare(p, t *state.Task, when time.Time) (events, bad []string) {
+	if p == nil {
+		return []string{t.ID + " added"}, nil
+	}
+	newHolder := t.Status == state.InProgress && t.ClaimedBy != "" && (t.ClaimedBy != p.ClaimedBy || t.Generation != p.Generation)
+	if newHolder {
+		events = append(events, fmt.Sprintf("%s claimed by %s (generation %d)", t.ID, t.ClaimedBy, t.Generation))
+		if t.Generation <= p.Generation {
+			bad = append(bad, fmt.Sprintf("%s claimed by %s without a new generation (%d, was %d)", t.ID, t.ClaimedBy, t.Generation, p.Generation))
+		}
+		if held(p, when) {
+			bad = append(bad, fmt.Sprintf("%s claimed by %s while %s held it (lease until %s)", t.ID, t.ClaimedBy, p.ClaimedBy, p.LeaseExpiresAt))
+		}
+	}
+	if t.Status != p.Status && !newHolder {
+		events = append(events, fmt.Sprintf("%s %s", t.ID, t.Status))
+	}
+	if t.ValidatedCommit != "" && t.ValidatedCommit != p.ValidatedCommit {
+		events = append(events, fmt.Sprintf("%s queued (%s)", t.ID, short(t.ValidatedCommit)))
+	}
+	if t.IntegratedCommit != "" && t.IntegratedCommit != p.IntegratedCommit {
+		events = append(events, fmt.Sprintf("%s integrated as %s", t.ID, short(t.IntegratedCommit)))
+	}
+	return events, bad
+}
+
+// held reports whether p was a live claim at when: in progress, with a
+// holder whose lease had not run out.
+func held(p *state.Task, when time.Time) bool {
+	if p.Status != state.InProgress || p.ClaimedBy == "" || p.Validated() {
+		return false
+	}
+	exp, err := time.Parse(time.RFC3339, p.LeaseExpiresAt)
+	return err == nil && when.Before(exp)
+}
+
+// Machines lists the machines by name.
+func (r *Report) Machines() []string {
+	var ms []string
+	for m := range r.Rejected {
+		ms = append(ms, m)
+	}
+	sort.Strings(ms)
+	return ms
+}
+
+func short(h string) string { return h[:min(len(h), 7)] }
