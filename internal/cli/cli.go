@@ -38,8 +38,10 @@ type Env struct {
 	Now            func() time.Time
 	Cwd            string
 
-	who    *invoker.Invoker // who runs the command, found once (invoker)
-	person string           // a person-only verb accepted, logged by stateRoot
+	who *invoker.Invoker // who runs the command, found once (invoker)
+	// fromRemote: status --remote, the state brought from the job's remote first.
+	fromRemote bool
+	person     string // a person-only verb accepted, logged by stateRoot
 }
 
 // command is one verb.

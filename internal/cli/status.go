@@ -11,15 +11,17 @@ import (
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/remote"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/trail"
 	"github.com/harness-agent/harness/internal/workers"
 )
 
 var statusVerb = &command{
 	name:    "status",
-	args:    "[--json] [--watch [--interval DURATION]]",
+	args:    "[--json] [--watch [--interval DURATION]] [--remote]",
 	summary: "show counts, one line per task, recent log lines and sessions (read-only, no lock)",
 	run:     runStatus,
 }
@@ -112,6 +114,8 @@ type statusJSON struct {
 	TrustLevelWhy string `json:"trust_level_why,omitempty"`
 	// Workers is the board of `harness workers`, once one ran.
 	Workers *workers.Board `json:"workers,omitempty"`
+	// status --remote: every machine of a job shared through a remote.
+	Machines []trail.Machine `json:"machines,omitempty"`
 }
 
 // skippedJSON is an eligible task `status --json` says claim passes over.
@@ -133,9 +137,11 @@ func runStatus(e *Env, c *command, args []string) int {
 	asJSON := fs.Bool("json", false, "print JSON for machines")
 	watch := fs.Bool("watch", false, "redraw the status until interrupted")
 	interval := fs.Duration("interval", 2*time.Second, "how often --watch redraws")
+	fromRemote := fs.Bool("remote", false, "on a job shared through a git remote: bring the state from the remote first, and show every machine's workers")
 	if err := e.parseNone(c, fs, args); err != nil {
 		return e.fail(err)
 	}
+	e.fromRemote = *fromRemote
 	if *watch && (*asJSON || *interval <= 0) {
 		return e.fail(usageErr(c, "--watch takes a positive --interval and no --json"))
 	}
@@ -171,9 +177,22 @@ func (e *Env) watchStatus(dir string, interval time.Duration) int {
 
 // showStatus prints the status of the state root dir once.
 func (e *Env) showStatus(dir string, asJSON bool) int {
+	var machines []trail.Machine
+	if e.fromRemote {
+		if _, ok := remote.Load(dir); !ok {
+			return e.fail(failure.New(failure.Usage, "this job is not shared through a git remote").
+				WithHint("`harness status` without --remote shows it"))
+		}
+		if _, err := state.Sync(dir); err != nil {
+			return e.fail(err)
+		}
+	}
 	s, err := state.Load(dir)
 	if err != nil {
 		return e.fail(err)
+	}
+	if e.fromRemote {
+		machines = trail.Machines(dir, s)
 	}
 	st := schedule.Count(s.Tasks)
 	// With workers, the board looks further back for each worker's last
@@ -220,7 +239,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			Counts: map[string]int{"total": st.Total, "pending": st.Pending, "in_progress": st.InProgress,
 				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked},
 			Paused: root.Paused(dir), Trust: orEmpty(trustNotes(dir)), Unattended: suspectPerson(dir), Wiring: e.wiringProblems(dir),
-			Workers: board}
+			Workers: board, Machines: machines}
 		lv := trustLevelOf(dir)
 		out.TrustLevel, out.TrustLevelWhy = lv.Level, lv.Why
 		for _, l := range budgetUse(dir, s) {
@@ -293,6 +312,23 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		fmt.Fprintln(w)
 		for _, l := range board.Lines() {
 			fmt.Fprintln(w, l)
+		}
+	}
+	if e.fromRemote {
+		rc, _ := remote.Load(dir)
+		fmt.Fprintf(w, "\nmachines sharing the job through %s:\n", rc.Remote)
+		for _, m := range machines {
+			last := m.LastChange
+			if last == "" {
+				last = "never"
+			}
+			fmt.Fprintf(w, "  %s: last change %s, %d claims\n", m.Name, last, len(m.Claims))
+			for _, c := range m.Claims {
+				fmt.Fprintf(w, "    %s\n", c)
+			}
+			if m.LastLine != "" {
+				fmt.Fprintf(w, "    last: %s\n", m.LastLine)
+			}
 		}
 	}
 	last := s.LastSession

@@ -43,8 +43,19 @@ const TasksFile = "harness-tasks.json"
 func LogFile(machine string) string { return "harness-progress." + machine + ".txt" }
 
 // Timeout bounds each network step (a fetch or a push): a remote that does
-// not answer costs the change, never a hang.
+// not answer costs the change, never a hang. A hook's steps get
+// HookTimeout: Claude Code gives a hook 30 s (5 s at the session's end).
 var Timeout = 20 * time.Second
+
+// HookTimeout bounds a network step in a hook's process.
+const HookTimeout = 4 * time.Second
+
+func netTimeout() time.Duration {
+	if record.Trusted() {
+		return HookTimeout
+	}
+	return Timeout
+}
 
 // Config says through which remote the job of a state root is shared, and
 // under which name this machine takes part. It is kept in the record's
@@ -168,7 +179,7 @@ func (c Config) Fetch(dir string, extra ...string) (map[string]string, error) {
 		// --prune drops the local copy of one that was deleted there.
 		args = append(args, "+"+r+"*:"+Track(r)+"*")
 	}
-	if _, err := run(dir, netEnv, Timeout, nil, args...); err != nil {
+	if _, err := run(dir, netEnv, netTimeout(), nil, args...); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
 	out := map[string]string{}
@@ -279,7 +290,7 @@ func (c Config) Push(dir string, ups ...Update) error {
 		// No "+": a forced refspec would override the lease.
 		args = append(args, u.New+":"+u.Ref)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), netTimeout())
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = append(os.Environ(), netEnv...)

@@ -55,6 +55,10 @@ func (c *Conflict) Error() string {
 	return fmt.Sprintf("%s changed on the remote meanwhile (%s): this change no longer applies and was not made", what, c.By)
 }
 
+// beforePush, when set (by tests), runs just before each push: another
+// machine's change made there makes this one lose the race.
+var beforePush func()
+
 // maxRaces bounds the replays of one change: past it the remote is too
 // busy, and the change is refused rather than retried for ever.
 const maxRaces = 12
@@ -106,6 +110,12 @@ func updateShared(dir string, rc remote.Config, fn func(*State) error, written f
 		return s, nil
 	}
 	message := changeMessage(rc)
+	// A change that keeps losing gives up in bounded time, sooner in a
+	// hook (whose Claude Code timeout is 30 s).
+	deadline := time.Now().Add(time.Minute)
+	if record.Trusted() {
+		deadline = time.Now().Add(10 * time.Second)
+	}
 	base, pushed := head, ""
 	for race := 0; ; race++ {
 		logText, _ := safefile.ReadFile(progress.Path(dir), record.MaxLog)
@@ -118,6 +128,9 @@ func updateShared(dir string, rc remote.Config, fn func(*State) error, written f
 			return s, failure.Wrap(failure.EnvSetup, err, "cannot write the state commit: %v", err)
 		}
 		ups := append([]remote.Update{{Ref: remote.StateRef, Old: head, New: commit}}, s.publish...)
+		if beforePush != nil {
+			beforePush()
+		}
 		err = rc.Push(dir, ups...)
 		if err == nil {
 			pushed = commit
@@ -126,8 +139,8 @@ func updateShared(dir string, rc remote.Config, fn func(*State) error, written f
 		if !errors.Is(err, remote.ErrLost) {
 			return s, unreachable(rc, err)
 		}
-		if race+1 >= maxRaces {
-			return s, failure.New(failure.EnvSetup, "%s: lost the race for %s %d times in a row; the change was not made", rc.Remote, remote.StateRef, maxRaces).
+		if race+1 >= maxRaces || time.Now().After(deadline) {
+			return s, failure.New(failure.EnvSetup, "%s: lost the race for %s %d times in a row; the change was not made", rc.Remote, remote.StateRef, race+1).
 				WithHint("too many machines write the job at once; run the command again")
 		}
 		time.Sleep(backoff(race))

@@ -137,3 +137,65 @@ func (r *Report) Machines() []string {
 }
 
 func short(h string) string { return h[:min(len(h), 7)] }
+
+// Machine is one machine of a shared job as the remote shows it.
+type Machine struct {
+	Name       string   `json:"name"`
+	LastChange string   `json:"last_change,omitempty"` // when it last changed the state (RFC 3339)
+	Claims     []string `json:"claims"`                // "<worker> <task> (lease until …)" / "(queued)"
+	LastLine   string   `json:"last_log_line,omitempty"`
+}
+
+// Machines lists the machines of the job fetched into dir's repository:
+// every one with a log on the remote, with the claims its workers hold in
+// s (the state as the remote has it) and when it last changed the state.
+func Machines(dir string, s *state.State) []Machine {
+	changes, _ := remote.History(dir)
+	if len(changes) == 0 {
+		return nil
+	}
+	byName := map[string]*Machine{}
+	var names []string
+	get := func(name string) *Machine {
+		if m, ok := byName[name]; ok {
+			return m
+		}
+		byName[name] = &Machine{Name: name, Claims: []string{}}
+		names = append(names, name)
+		return byName[name]
+	}
+	last := changes[len(changes)-1].Commit
+	for _, f := range remote.Files(dir, last) {
+		if name, ok := strings.CutPrefix(f, "harness-progress."); ok {
+			m := get(strings.TrimSuffix(name, ".txt"))
+			log, _ := remote.Read(dir, last, f)
+			lines := strings.Split(strings.TrimRight(string(log), "\n"), "\n")
+			m.LastLine = lines[len(lines)-1]
+		}
+	}
+	for _, c := range changes {
+		who, _, _ := strings.Cut(c.Subject, ":")
+		name, _, _ := strings.Cut(who, "-")
+		if m, ok := byName[name]; ok {
+			m.LastChange = c.Time.Format(time.RFC3339)
+		}
+	}
+	for i := range s.Tasks {
+		t := &s.Tasks[i]
+		if t.Status != state.InProgress || t.ClaimedBy == "" {
+			continue
+		}
+		name, _, _ := strings.Cut(t.ClaimedBy, "-")
+		what := fmt.Sprintf("%s %s (lease until %s)", t.ClaimedBy, t.ID, t.LeaseExpiresAt)
+		if t.Validated() {
+			what = fmt.Sprintf("%s %s (validated, waiting to be integrated)", t.ClaimedBy, t.ID)
+		}
+		get(name).Claims = append(get(name).Claims, what)
+	}
+	sort.Strings(names)
+	out := make([]Machine, 0, len(names))
+	for _, n := range names {
+		out = append(out, *byName[n])
+	}
+	return out
+}

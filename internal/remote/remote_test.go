@@ -1,0 +1,103 @@
+package remote
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	require.NoError(t, err, "git %v: %s", args, out)
+	return strings.TrimSpace(string(out))
+}
+
+// clone makes a bare repository and a repository with it as origin.
+func clone(t *testing.T) (bare, dir string) {
+	base := t.TempDir()
+	bare, dir = filepath.Join(base, "remote.git"), filepath.Join(base, "m")
+	gitIn(t, base, "init", "-q", "--bare", bare)
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	gitIn(t, dir, "init", "-q")
+	gitIn(t, dir, "remote", "add", "origin", bare)
+	return bare, dir
+}
+
+func TestPushIsCompareAndSwap(t *testing.T) {
+	bare, dir := clone(t)
+	c := Config{Remote: "origin", Machine: "m"}
+	heads, err := c.Fetch(dir)
+	require.NoError(t, err)
+	assert.Equal(t, "", heads[StateRef], "no state on the remote yet")
+
+	first, err := Commit(dir, "", map[string][]byte{TasksFile: []byte("{}\n")}, "first")
+	require.NoError(t, err)
+	require.NoError(t, c.Push(dir, Update{Ref: StateRef, New: first}))
+	second, err := Commit(dir, first, map[string][]byte{LogFile("m"): []byte("a line\n")}, "second")
+	require.NoError(t, err)
+	third, err := Commit(dir, second, nil, "third")
+	require.NoError(t, err)
+
+	tests := []struct {
+		name string
+		ups  []Update
+		want error
+	}{
+		{"a ref that must not exist yet does", []Update{{Ref: StateRef, New: second}}, ErrLost},
+		{"a ref that moved", []Update{{Ref: StateRef, Old: second, New: third}}, ErrLost},
+		{"one stale ref of two: neither moves", []Update{{Ref: StateRef, Old: first, New: second}, {Ref: "refs/heads/main", Old: first, New: first}}, ErrLost},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.ErrorIs(t, c.Push(dir, tt.ups...), tt.want)
+			assert.Equal(t, first, gitIn(t, bare, "rev-parse", StateRef))
+		})
+	}
+	require.NoError(t, c.Push(dir, Update{Ref: StateRef, Old: first, New: second}))
+	assert.Equal(t, second, gitIn(t, bare, "rev-parse", StateRef))
+	assert.Equal(t, second, refHead(dir, Track(StateRef)), "the local copy follows")
+
+	data, ok := Read(dir, second, TasksFile)
+	require.True(t, ok)
+	assert.Equal(t, "{}\n", string(data), "kept from the parent, byte for byte")
+	assert.ElementsMatch(t, []string{TasksFile, LogFile("m")}, Files(dir, second))
+
+	changes, err := History(dir)
+	require.NoError(t, err)
+	require.Len(t, changes, 2)
+	assert.Equal(t, "first", changes[0].Subject)
+	assert.Equal(t, "second", changes[1].Subject)
+}
+
+func TestUnreachable(t *testing.T) {
+	_, dir := clone(t)
+	gitIn(t, dir, "remote", "set-url", "origin", filepath.Join(t.TempDir(), "gone.git"))
+	c := Config{Remote: "origin", Machine: "m"}
+	_, err := c.Fetch(dir)
+	assert.ErrorIs(t, err, ErrUnreachable)
+	commit, err := Commit(dir, "", map[string][]byte{TasksFile: []byte("{}\n")}, "x")
+	require.NoError(t, err)
+	err = c.Push(dir, Update{Ref: StateRef, New: commit})
+	assert.ErrorIs(t, err, ErrUnreachable)
+	assert.NotContains(t, err.Error(), "\n", "git's lines folded into one")
+}
+
+func TestConfig(t *testing.T) {
+	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
+	root := t.TempDir()
+	_, ok := Load(root)
+	assert.False(t, ok)
+	require.NoError(t, Save(root, Config{Remote: "origin", Machine: "m1"}))
+	c, ok := Load(root)
+	require.True(t, ok)
+	assert.Equal(t, Config{Remote: "origin", Machine: "m1"}, c)
+	for name, ok := range map[string]bool{"m1": true, "build.host_2": true, "": false, "a/b": false, ".hidden": false, "a-b": false, strings.Repeat("x", 41): false} {
+		assert.Equal(t, ok, ValidMachine(name) == "", name)
+	}
+}
