@@ -66,14 +66,6 @@ const maxRaces = 12
 // updateShared is UpdateThen for a job shared through rc. The caller holds
 // the transaction lock.
 func updateShared(dir string, rc remote.Config, fn func(*State) error, written func(*State)) (*State, error) {
-	var lost [][]byte
-	extra := func(s *State) []string {
-		var refs []string
-		for _, u := range s.publish {
-			refs = append(refs, u.Ref)
-		}
-		return refs
-	}
 	heads, err := rc.Fetch(dir)
 	if err != nil {
 		return nil, unreachable(rc, err)
@@ -109,80 +101,24 @@ func updateShared(dir string, rc remote.Config, fn func(*State) error, written f
 		progress.AppendBytes(dir, lines)
 		return s, nil
 	}
-	message := changeMessage(rc)
-	// A change that keeps losing gives up in bounded time, sooner in a
-	// hook (whose Claude Code timeout is 30 s).
-	deadline := time.Now().Add(time.Minute)
-	if record.Trusted() {
-		deadline = time.Now().Add(10 * time.Second)
+	c := &change{dir: dir, rc: rc, s: s, head: head, doc: doc, lines: lines}
+	if err := c.publish(); err != nil {
+		return s, err
 	}
-	base, pushed := head, ""
-	for race := 0; ; race++ {
-		logText, _ := safefile.ReadFile(progress.Path(dir), record.MaxLog)
-		logText = append(logText, lines...)
-		for _, l := range lost {
-			logText = append(logText, l...)
-		}
-		commit, err := remote.Commit(dir, head, map[string][]byte{remote.TasksFile: doc, remote.LogFile(rc.Machine): logText}, message)
-		if err != nil {
-			return s, failure.Wrap(failure.EnvSetup, err, "cannot write the state commit: %v", err)
-		}
-		ups := append([]remote.Update{{Ref: remote.StateRef, Old: head, New: commit}}, s.publish...)
-		if beforePush != nil {
-			beforePush()
-		}
-		err = rc.Push(dir, ups...)
-		if err == nil {
-			pushed = commit
-			break
-		}
-		if !errors.Is(err, remote.ErrLost) {
-			return s, unreachable(rc, err)
-		}
-		if race+1 >= maxRaces || time.Now().After(deadline) {
-			return s, failure.New(failure.EnvSetup, "%s: lost the race for %s %d times in a row; the change was not made", rc.Remote, remote.StateRef, race+1).
-				WithHint("too many machines write the job at once; run the command again")
-		}
-		time.Sleep(backoff(race))
-		heads, err := rc.Fetch(dir, extra(s)...)
-		if err != nil {
-			return s, unreachable(rc, err)
-		}
-		for _, u := range s.publish {
-			if heads[u.Ref] != u.Old {
-				return s, ErrRefMoved
-			}
-		}
-		theirs, ok := remote.Read(dir, heads[remote.StateRef], remote.TasksFile)
-		if !ok {
-			return s, failure.New(failure.EnvSetup, "%s: %s holds no %s", rc.Remote, remote.StateRef, remote.TasksFile)
-		}
-		by := remote.Subject(dir, heads[remote.StateRef])
-		d, conflict := replay(s, theirs, by)
-		if conflict != nil {
-			progress.Append(dir, progress.Entry{Time: time.Now(), Session: s.SessionCount, Type: progress.Lock,
-				Message: fmt.Sprintf("remote push of `%s` rejected: %s", commandLine(), conflict.Error())})
-			materialize(dir, heads[remote.StateRef])
-			return s, failure.Wrap(failure.Usage, conflict, "%s", conflict.Error()).
-				WithHint("run `harness status` to see the job as it is now")
-		}
-		lost = append(lost, []byte(progress.Entry{Time: time.Now(), Session: s.SessionCount, Type: progress.Lock,
-			Message: fmt.Sprintf("remote push of `%s` rejected: %s moved (%s); replayed on the new state", commandLine(), remote.StateRef, by)}.String()+"\n"))
-		head, doc = heads[remote.StateRef], d
-	}
-	progress.AppendBytes(dir, lines)
-	for _, l := range lost {
+	// Published: now, and only now, the change is this machine's too.
+	progress.AppendBytes(dir, c.lines)
+	for _, l := range c.lost {
 		progress.AppendBytes(dir, l)
 	}
-	if head == base {
+	if c.head == head {
 		if _, err := s.save(); err != nil {
 			return s, err
 		}
 	} else {
-		if err := Restore(dir, doc); err != nil {
+		if err := Restore(dir, c.doc); err != nil {
 			return s, err
 		}
-		ns, err := Parse(doc, Path(dir))
+		ns, err := Parse(c.doc, Path(dir))
 		if err != nil {
 			return s, err
 		}
@@ -190,7 +126,7 @@ func updateShared(dir string, rc remote.Config, fn func(*State) error, written f
 		ns.snapshot()
 		s = ns
 	}
-	synced := remote.Synced{Commit: pushed}
+	synced := remote.Synced{Commit: c.pushed}
 	if fi, err := os.Stat(progress.Path(dir)); err == nil {
 		synced.Log = fi.Size()
 	}
@@ -199,6 +135,92 @@ func updateShared(dir string, rc remote.Config, fn func(*State) error, written f
 		written(s)
 	}
 	return s, nil
+}
+
+// change is one change of a shared job on its way to the remote.
+type change struct {
+	dir   string
+	rc    remote.Config
+	s     *State   // the state as the change left it
+	head  string   // the state commit it is made on
+	doc   []byte   // the tasks file it makes
+	lines []byte   // the log lines it wrote
+	lost  [][]byte // a LOCK line per race it lost and was replayed
+	// pushed is the state commit that published it.
+	pushed string
+}
+
+// publish pushes the change as a commit on c.head, with the refs it
+// moves (PublishRef), as one compare-and-swap. A lost race fetches the new
+// state and replays the change on it (replay), until it lands, no longer
+// applies (*Conflict), moves a ref another machine moved (ErrRefMoved),
+// or has lost too often or too long.
+func (c *change) publish() error {
+	message := changeMessage(c.rc)
+	// A change that keeps losing gives up in bounded time, sooner in a
+	// hook (whose Claude Code timeout is 30 s).
+	deadline := time.Now().Add(time.Minute)
+	if record.Trusted() {
+		deadline = time.Now().Add(10 * time.Second)
+	}
+	var refs []string
+	for _, u := range c.s.publish {
+		refs = append(refs, u.Ref)
+	}
+	for race := 1; ; race++ {
+		logText, _ := safefile.ReadFile(progress.Path(c.dir), record.MaxLog)
+		logText = append(logText, c.lines...)
+		for _, l := range c.lost {
+			logText = append(logText, l...)
+		}
+		commit, err := remote.Commit(c.dir, c.head, map[string][]byte{remote.TasksFile: c.doc, remote.LogFile(c.rc.Machine): logText}, message)
+		if err != nil {
+			return failure.Wrap(failure.EnvSetup, err, "cannot write the state commit: %v", err)
+		}
+		ups := append([]remote.Update{{Ref: remote.StateRef, Old: c.head, New: commit}}, c.s.publish...)
+		if beforePush != nil {
+			beforePush()
+		}
+		err = c.rc.Push(c.dir, ups...)
+		if err == nil {
+			c.pushed = commit
+			return nil
+		}
+		if !errors.Is(err, remote.ErrLost) {
+			return unreachable(c.rc, err)
+		}
+		if race >= maxRaces || time.Now().After(deadline) {
+			return failure.New(failure.EnvSetup, "%s: lost the race for %s %d times in a row; the change was not made", c.rc.Remote, remote.StateRef, race).
+				WithHint("too many machines write the job at once; run the command again")
+		}
+		time.Sleep(backoff(race - 1))
+		heads, err := c.rc.Fetch(c.dir, refs...)
+		if err != nil {
+			return unreachable(c.rc, err)
+		}
+		for _, u := range c.s.publish {
+			if heads[u.Ref] != u.Old {
+				return ErrRefMoved
+			}
+		}
+		head := heads[remote.StateRef]
+		theirs, ok := remote.Read(c.dir, head, remote.TasksFile)
+		if !ok {
+			return failure.New(failure.EnvSetup, "%s: %s holds no %s", c.rc.Remote, remote.StateRef, remote.TasksFile)
+		}
+		by := remote.Subject(c.dir, head)
+		doc, conflict := replay(c.s, theirs, by)
+		if conflict != nil {
+			progress.Append(c.dir, progress.Entry{Time: time.Now(), Session: c.s.SessionCount, Type: progress.Lock,
+				Message: fmt.Sprintf("remote push of `%s` rejected: %s", commandLine(), conflict.Error())})
+			materialize(c.dir, head)
+			return failure.Wrap(failure.Usage, conflict, "%s", conflict.Error()).
+				WithHint("run `harness status` to see the job as it is now")
+		}
+		c.lost = append(c.lost, []byte(progress.Entry{Time: time.Now(), Session: c.s.SessionCount, Type: progress.Lock,
+			Message: fmt.Sprintf("remote push of `%s` rejected: %s moved (%s); replayed on the new state", commandLine(), remote.StateRef, by)}.String()+"\n"))
+		c.head, c.doc = head, doc
+	}
 }
 
 // materialize makes the local tasks file the state commit head's, when it
