@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"hash/fnv"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/scope"
@@ -52,16 +53,25 @@ func ChooseApart(tasks []state.Task) Choice {
 	if c.Next == nil || len(c.Next.AllowedPaths) == 0 {
 		return c
 	}
+	overlaps := overlapping(tasks)
+	for _, t := range Candidates(tasks) {
+		if strings.TrimSpace(t.Command) != "" && !overlaps(t) {
+			return Choice{Next: t, Skipped: c.Skipped}
+		}
+	}
+	return c
+}
+
+// overlapping reports whether a task's allowed_paths overlap those of a
+// task in progress.
+func overlapping(tasks []state.Task) func(*state.Task) bool {
 	var busy [][]string
 	for i := range tasks {
 		if t := &tasks[i]; t.Status == state.InProgress && len(t.AllowedPaths) > 0 {
 			busy = append(busy, t.AllowedPaths)
 		}
 	}
-	if len(busy) == 0 {
-		return c
-	}
-	overlaps := func(t *state.Task) bool {
+	return func(t *state.Task) bool {
 		for _, b := range busy {
 			if scope.Overlap(t.AllowedPaths, b) {
 				return true
@@ -69,10 +79,31 @@ func ChooseApart(tasks []state.Task) Choice {
 		}
 		return false
 	}
+}
+
+// ChooseSpread is ChooseApart for a worker of a job shared by several
+// machines, whose claims are not serialised by one lock but race on the
+// remote: every worker picking the same first task would make all but
+// one lose. It takes, among the tasks ChooseApart would take as readily
+// (as eligible, the same priority, a check, no overlap), the one at key's
+// place (key: the worker's id), so that workers spread over them. The
+// order of priorities is kept.
+func ChooseSpread(tasks []state.Task, key string) Choice {
+	c := ChooseApart(tasks)
+	if c.Next == nil {
+		return c
+	}
+	overlaps := overlapping(tasks)
+	var same []*state.Task
 	for _, t := range Candidates(tasks) {
-		if strings.TrimSpace(t.Command) != "" && !overlaps(t) {
-			return Choice{Next: t, Skipped: c.Skipped}
+		if t.Status == c.Next.Status && Rank(t.Priority) == Rank(c.Next.Priority) && strings.TrimSpace(t.Command) != "" && !overlaps(t) {
+			same = append(same, t)
 		}
 	}
-	return c
+	if len(same) < 2 {
+		return c
+	}
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return Choice{Next: same[h.Sum32()%uint32(len(same))], Skipped: c.Skipped}
 }

@@ -44,3 +44,29 @@ func TestChooseApart(t *testing.T) {
 		})
 	}
 }
+
+func TestChooseSpread(t *testing.T) {
+	var tasks []state.Task
+	for _, id := range []string{"t1", "t2", "t3", "t4", "t5", "t6"} {
+		tk := tk(id, state.Pending, "P1")
+		tk.Command = "true"
+		tasks = append(tasks, tk)
+	}
+	urgent := tk("t0", state.Pending, "P0")
+	urgent.Command = "true"
+
+	picked := map[string]bool{}
+	for _, w := range []string{"m1-w1", "m1-w2", "m2-w1", "m2-w2", "m3-w1", "m3-w2"} {
+		got := ChooseSpread(tasks, w)
+		if assert.NotNil(t, got.Next) {
+			picked[got.Next.ID] = true
+			assert.Equal(t, got.Next.ID, ChooseSpread(tasks, w).Next.ID, "the same worker picks the same task")
+		}
+		assert.Equal(t, "t0", ChooseSpread(append([]state.Task{urgent}, tasks...), w).Next.ID, "a higher priority comes first")
+	}
+	assert.Greater(t, len(picked), 2, "six workers spread over several of six equal tasks, not one: %v", picked)
+
+	one := []state.Task{tasks[0]}
+	assert.Equal(t, "t1", ChooseSpread(one, "m2-w1").Next.ID)
+	assert.Nil(t, ChooseSpread(nil, "m2-w1").Next)
+}

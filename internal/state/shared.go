@@ -61,7 +61,7 @@ var beforePush func()
 
 // maxRaces bounds the replays of one change: past it the remote is too
 // busy, and the change is refused rather than retried for ever.
-const maxRaces = 12
+const maxRaces = 50
 
 // updateShared is UpdateThen for a job shared through rc. The caller holds
 // the transaction lock.
@@ -332,11 +332,9 @@ func commandLine() string {
 }
 
 // Sync brings a shared job's local copy up to the remote: the tasks file
-// becomes the remote's when another machine changed it, and the lines
-// this machine appended to its log since it last published go to the
-// remote. It fetches the extra refs too (the integration branch) and
-// returns where each is on the remote. A lost race publishes nothing now:
-// the next Sync or change does.
+// becomes the remote's when another machine changed it. It fetches the
+// extra refs too (the integration branch) and returns where each is on
+// the remote.
 func Sync(dir string, extra ...string) (map[string]string, error) {
 	rc, ok := remote.Load(dir)
 	if !ok {
@@ -351,30 +349,52 @@ func Sync(dir string, extra ...string) (map[string]string, error) {
 	if err != nil {
 		return nil, unreachable(rc, err)
 	}
-	head := heads[remote.StateRef]
-	if err := materialize(dir, head); err != nil {
-		return heads, err
+	return heads, materialize(dir, heads[remote.StateRef])
+}
+
+// PublishLog gives the remote the lines this machine appended to its log
+// since it last published them (a change publishes them too). A lost race
+// publishes nothing now: the next change or PublishLog does.
+func PublishLog(dir string) error {
+	rc, ok := remote.Load(dir)
+	if !ok {
+		return nil
 	}
+	unlock, err := lock.Tx(dir)
+	if err != nil {
+		return failure.Wrap(failure.EnvSetup, err, "%v", err)
+	}
+	defer unlock()
 	synced := remote.ReadSynced(dir)
 	fi, err := os.Stat(progress.Path(dir))
-	if err != nil || fi.Size() == synced.Log || head == "" {
-		return heads, nil
+	if err != nil || fi.Size() == synced.Log {
+		return nil
+	}
+	heads, err := rc.Fetch(dir)
+	if err != nil {
+		return unreachable(rc, err)
+	}
+	head := heads[remote.StateRef]
+	if head == "" {
+		return nil
+	}
+	if err := materialize(dir, head); err != nil {
+		return err
 	}
 	logText, err := safefile.ReadFile(progress.Path(dir), record.MaxLog)
 	if err != nil {
-		return heads, nil
+		return nil
 	}
 	commit, err := remote.Commit(dir, head, map[string][]byte{remote.LogFile(rc.Machine): logText}, rc.Machine+": log")
 	if err != nil {
-		return heads, failure.Wrap(failure.EnvSetup, err, "cannot write the state commit: %v", err)
+		return failure.Wrap(failure.EnvSetup, err, "cannot write the state commit: %v", err)
 	}
 	if err := rc.Push(dir, remote.Update{Ref: remote.StateRef, Old: head, New: commit}); err != nil {
 		if errors.Is(err, remote.ErrLost) {
-			return heads, nil
+			return nil
 		}
-		return heads, unreachable(rc, err)
+		return unreachable(rc, err)
 	}
-	heads[remote.StateRef] = commit
 	remote.WriteSynced(dir, remote.Synced{Commit: commit, Log: int64(len(logText))})
-	return heads, nil
+	return nil
 }

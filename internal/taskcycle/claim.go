@@ -117,7 +117,7 @@ func (w *Worker) claim(id string) (*Claim, error) {
 				c.Why = why
 				return nil
 			}
-		} else if ch := choose(s); ch.Next != nil {
+		} else if ch := choose(s, w.ID); ch.Next != nil {
 			pick = ch.Next
 		} else if len(ch.Skipped) > 0 {
 			pick = ch.Skipped[0] // refused below: the person must give it a check
@@ -169,7 +169,10 @@ func (w *Worker) claim(id string) (*Claim, error) {
 
 // choose picks the next task: in concurrent mode, apart from the other
 // workers' scopes.
-func choose(s *state.State) schedule.Choice {
+func choose(s *state.State, worker string) schedule.Choice {
+	if _, shared := state.Shared(s.Dir); shared {
+		return schedule.ChooseSpread(s.Tasks, worker)
+	}
 	if s.Concurrent() {
 		return schedule.ChooseApart(s.Tasks)
 	}

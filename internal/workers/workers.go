@@ -108,7 +108,13 @@ type Supervisor struct {
 	integ   chan struct{} // a merge-queue drain is running
 	started time.Time
 	offline string // why the shared job's remote cannot be reached, "" when it can
+	// logPublished: when the supervisor last published the machine's log.
+	logPublished time.Time
 }
+
+// logEvery is how often a shared job's supervisor publishes the lines
+// logged between changes.
+const logEvery = 10 * time.Second
 
 // workerID is the id of worker k of this supervisor: on a job shared
 // through a remote it names the machine (m1-w2), so that machines never
@@ -149,6 +155,13 @@ func (sv *Supervisor) sync() {
 	if sv.offline != "" {
 		sv.say("harness workers: the remote %s answers again", sv.o.Shared.Remote)
 		sv.offline = ""
+	}
+	// The machine's log goes with each change; lines logged between
+	// changes (the supervisor's own) every logEvery, not every poll: each
+	// publication is a push the other machines' changes race against.
+	if now := sv.o.Now(); now.Sub(sv.logPublished) >= logEvery {
+		sv.logPublished = now
+		state.PublishLog(sv.o.Root)
 	}
 	if mainTop, err := git.Top(sv.o.Root); err == nil {
 		taskcycle.FollowRemote(mainTop, sv.branch, heads["refs/heads/"+sv.branch])
@@ -305,6 +318,7 @@ func (sv *Supervisor) loop(ctx context.Context) (string, error) {
 			if why != "" {
 				sv.writeStatus(why)
 				sv.logf(s, "supervisor ended: %s", why)
+				state.PublishLog(sv.o.Root)
 				sv.say("harness workers: %s", why)
 				return why, nil
 			}
@@ -717,6 +731,7 @@ func (sv *Supervisor) shutdown(why string) {
 		time.Sleep(100 * time.Millisecond) // the drain ends with its context
 	}
 	sv.releaseClaims(why, ids...)
+	state.PublishLog(sv.o.Root)
 	sv.writeStatus(why)
 	sv.say("harness workers: %s", why)
 }
@@ -754,7 +769,7 @@ func (sv *Supervisor) stopSessions(slots []*slot) {
 // releaseClaims releases the unfinished claims of workers ids.
 func (sv *Supervisor) releaseClaims(why string, ids ...string) {
 	var released []string
-	statecache.Update(sv.o.Root, func(s *state.State) error {
+	_, err := statecache.Update(sv.o.Root, func(s *state.State) error {
 		released = release(s, func(id string) bool { return slices.Contains(ids, id) })
 		log := []progress.Entry{{Time: sv.o.Now(), Session: s.SessionCount, Type: progress.Worker,
 			Message: fmt.Sprintf("%s %s", strings.Join(ids, ", "), why)}}
@@ -763,6 +778,12 @@ func (sv *Supervisor) releaseClaims(why string, ids ...string) {
 		}
 		return progress.Append(sv.o.Root, log...)
 	})
+	if err != nil {
+		// A shared job's remote out of reach: the claims stay until their
+		// leases run out, then any machine reaps them.
+		sv.say("%s: their claims could not be released (%v); they go back to the pool when their leases run out", strings.Join(ids, ", "), err)
+		return
+	}
 	for _, r := range released {
 		sv.say("%s", r)
 	}
