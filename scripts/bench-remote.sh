@@ -10,12 +10,13 @@
 #
 #   scripts/bench-remote.sh
 #
-# Knobs: BENCH_MACHINES (the machine counts to compare, default "1 2 3"),
+# Knobs: BENCH_MACHINES (the machine counts to compare, default "0 1 2 3";
+# 0 is one machine without a remote, the baseline),
 # BENCH_WORKERS (workers per machine, default 4), BENCH_TASKS (default 48),
 # BENCH_KEEP=1 keeps the scratch directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-COUNTS=${BENCH_MACHINES:-1 2 3}
+COUNTS=${BENCH_MACHINES:-0 1 2 3}
 WORKERS=${BENCH_WORKERS:-4}
 TASKS=${BENCH_TASKS:-48}
 
@@ -67,11 +68,14 @@ machine_env() {
 }
 
 run() {
-	local m=$1 r="$work/run-$1"
+	local m=$1 r="$work/run-$1" share=(--remote origin) label="$1 × $WORKERS"
+	if [ "$m" = 0 ]; then
+		m=1 share=() label="1 × $WORKERS, no remote"
+	fi
 	mkdir -p "$r"
 	git init -q --bare -b main "$r/remote.git"
 	(
-		machine_env "$m" 1
+		machine_env "$1" 1
 		mkdir "$r/m1" && cd "$r/m1"
 		git init -q -b main && git remote add origin "$r/remote.git"
 		harness init >/dev/null
@@ -84,35 +88,36 @@ run() {
 	start=$(date +%s%N)
 	for k in $(seq "$m"); do
 		(
-			machine_env "$m" "$k"
+			machine_env "$1" "$k"
 			cd "$r/m$k"
 			# the first machine publishes; the others wait for the job
 			if [ "$k" -gt 1 ]; then
 				until git --git-dir="$r/remote.git" rev-parse -q --verify refs/harness/state >/dev/null; do sleep 0.05; done
 			fi
-			harness workers "$WORKERS" --remote origin --machine "m$k" >"$r/sup-$k.log" 2>&1 || true
+			if [ ${#share[@]} -gt 0 ]; then share+=(--machine "m$k"); fi
+			harness workers "$WORKERS" "${share[@]}" >"$r/sup-$k.log" 2>&1 || true
 		) &
 		pids+=($!)
 	done
 	wait "${pids[@]}"
 	end=$(date +%s%N)
 	local done lost
-	done=$(git --git-dir="$r/remote.git" show refs/harness/state:harness-tasks.json | grep -o '"status": "completed"' | wc -l)
+	done=$(grep -o '"status": *"completed"' "$r/m1/harness-tasks.json" | wc -l)
 	lost=$(cat "$r"/m*/harness-progress.txt | grep -c 'LOCK remote push of `' || true)
-	sort -n "$r/latencies" | awk -v m="$m" -v w="$WORKERS" -v tasks="$TASKS" -v done="$done" -v lost="$lost" -v wall="$(( (end - start) / 1000000 ))" '
+	sort -n "$r/latencies" | awk -v label="$label" -v tasks="$TASKS" -v done="$done" -v lost="$lost" -v wall="$(( (end - start) / 1000000 ))" '
 		{ lat[NR] = $1; t[NR] = $2; if (NR == 1 || $2 < first) first = $2; if ($2 > last) last = $2 }
 		END {
 			n = NR
 			p50 = lat[int(n * 0.50) > 0 ? int(n * 0.50) : 1]
 			p95 = lat[int(n * 0.95) > 0 ? int(n * 0.95) : 1]
 			span = (last - first) / 1e9
-			printf "| %d × %d | %d | %d/%d | %d | %d | %d | %.1f | %d | %.1f |\n", m, w, n, done, tasks, p50, p95, lat[n], (span > 0 ? n / span : 0), lost, wall / 1000
+			printf "| %s | %d | %d/%d | %d | %d | %d | %.1f | %d | %.1f |\n", label, n, done, tasks, p50, p95, lat[n], (span > 0 ? n / span : 0), lost, wall / 1000
 		}'
 }
 
 echo "| machines × workers | claims | tasks done | claim p50 ms | p95 ms | max ms | claims/s | pushes that lost a race | wall s |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for m in $COUNTS; do
-	say "$m machines × $WORKERS workers, $TASKS tasks"
+	say "$m machines × $WORKERS workers, $TASKS tasks (0: no remote)"
 	run "$m"
 done
