@@ -297,14 +297,7 @@ func (c Config) Push(dir string, ups ...Update) error {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		msg := out.String()
-		// --porcelain marks a ref the server refused because it moved
-		// ("stale info", "fetch first", "non-fast-forward"); --atomic
-		// then refuses them all.
-		if strings.Contains(msg, "stale info") || strings.Contains(msg, "[rejected]") || strings.Contains(msg, "[remote rejected]") && strings.Contains(msg, "atomic") {
-			return ErrLost
-		}
-		return fmt.Errorf("%w: git push: %s", ErrUnreachable, oneLine(msg))
+		return classify(out.String())
 	}
 	for _, u := range ups {
 		if u.New == "" {
@@ -321,6 +314,31 @@ type Change struct {
 	Commit  string
 	Time    time.Time // when it was made (the committer's clock)
 	Subject string    // who made it, by which command
+}
+
+// ErrRefused is a push the remote refused for a reason of its own (a
+// server hook, a protected ref): trying again does not help.
+var ErrRefused = errors.New("the remote refused the push")
+
+// classify names why a push failed, from git's --porcelain output. A ref
+// that moved before the push ("stale info", "fetch first"), or that
+// another push held locked on the server at the same instant ("cannot
+// lock ref", "failed to update ref", and with --atomic every other ref of
+// the push), lost a race. Any other refusal by the server is its own.
+// Everything else did not reach it.
+func classify(out string) error {
+	switch {
+	case strings.Contains(out, "stale info"), strings.Contains(out, "[rejected]"):
+		return ErrLost
+	case strings.Contains(out, "[remote rejected]"):
+		for _, race := range []string{"lock", "failed to update ref", "atomic", "expected"} {
+			if strings.Contains(out, race) {
+				return ErrLost
+			}
+		}
+		return fmt.Errorf("%w: git push: %s", ErrRefused, oneLine(out))
+	}
+	return fmt.Errorf("%w: git push: %s", ErrUnreachable, oneLine(out))
 }
 
 // History lists the state ref's changes as last fetched, oldest first.

@@ -101,3 +101,30 @@ func TestConfig(t *testing.T) {
 		assert.Equal(t, ok, ValidMachine(name) == "", name)
 	}
 }
+
+func TestPushFailures(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, bare string)
+		want  error
+	}{
+		{"the ref locked by another push on the server at that instant", func(t *testing.T, bare string) {
+			require.NoError(t, os.MkdirAll(filepath.Join(bare, "refs", "harness"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(bare, "refs", "harness", "state.lock"), nil, 0o644))
+		}, ErrLost},
+		{"a server hook that declines", func(t *testing.T, bare string) {
+			hook := filepath.Join(bare, "hooks", "pre-receive")
+			require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\necho no harness refs here >&2\nexit 1\n"), 0o755))
+		}, ErrRefused},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bare, dir := clone(t)
+			tt.setup(t, bare)
+			commit, err := Commit(dir, "", map[string][]byte{TasksFile: []byte("{}\n")}, "x")
+			require.NoError(t, err)
+			err = Config{Remote: "origin", Machine: "m"}.Push(dir, Update{Ref: StateRef, New: commit})
+			assert.ErrorIs(t, err, tt.want)
+		})
+	}
+}

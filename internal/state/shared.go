@@ -305,6 +305,10 @@ func backoff(race int) time.Duration {
 }
 
 func unreachable(rc remote.Config, err error) error {
+	if errors.Is(err, remote.ErrRefused) {
+		return failure.Wrap(failure.EnvSetup, err, "the job's remote %s refused the change (%v): the change was not made", rc.Remote, err).
+			WithHint("this machine must be allowed to push refs/harness/* and the integration branch to %s", rc.Remote)
+	}
 	return failure.Wrap(failure.EnvSetup, err, "the job's remote %s cannot be reached (%v): the change was not made", rc.Remote, err).
 		WithHint("the work in this tree is kept; run the command again when the remote answers (`git fetch %s` tells why it does not)", rc.Remote)
 }
