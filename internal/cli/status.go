@@ -323,8 +323,14 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 				last = "never"
 			}
 			fmt.Fprintf(w, "  %s: last change %s, %d claims\n", m.Name, last, len(m.Claims))
+			if m.Ended != "" {
+				fmt.Fprintf(w, "    supervisor ended: %s\n", m.Ended)
+			}
+			for _, wk := range m.Workers {
+				fmt.Fprintf(w, "    worker %s\n", wk)
+			}
 			for _, c := range m.Claims {
-				fmt.Fprintf(w, "    %s\n", c)
+				fmt.Fprintf(w, "    claim %s\n", c)
 			}
 			if m.LastLine != "" {
 				fmt.Fprintf(w, "    last: %s\n", m.LastLine)

@@ -189,6 +189,13 @@ func (c Config) Fetch(dir string, extra ...string) (map[string]string, error) {
 	return out, nil
 }
 
+// BoardFile is machine's supervisor's board in a state commit's tree: its
+// workers and how they stand, for `harness status --remote`.
+func BoardFile(machine string) string { return "harness-workers." + machine + ".json" }
+
+// TrackedHead is the state commit last fetched here, "" when none.
+func TrackedHead(dir string) string { return refHead(dir, trackRef) }
+
 // Track is where this repository keeps its copy of the remote's ref.
 func Track(ref string) string {
 	if ref == StateRef {

@@ -357,9 +357,11 @@ func Sync(dir string, extra ...string) (map[string]string, error) {
 }
 
 // PublishLog gives the remote the lines this machine appended to its log
-// since it last published them (a change publishes them too). A lost race
-// publishes nothing now: the next change or PublishLog does.
-func PublishLog(dir string) error {
+// since it last published them (a change publishes them too), and files of
+// the machine's own (name → content, the supervisor's board) that differ
+// from the remote's. A lost race publishes nothing now: the next change or
+// PublishLog does.
+func PublishLog(dir string, files map[string][]byte) error {
 	rc, ok := remote.Load(dir)
 	if !ok {
 		return nil
@@ -371,9 +373,31 @@ func PublishLog(dir string) error {
 	defer unlock()
 	synced := remote.ReadSynced(dir)
 	fi, err := os.Stat(progress.Path(dir))
-	if err != nil || fi.Size() == synced.Log {
+	grew := err == nil && fi.Size() != synced.Log
+	head := remote.TrackedHead(dir)
+	changed := map[string][]byte{}
+	for name, data := range files {
+		if cur, ok := remote.Read(dir, head, name); !ok || string(cur) != string(data) {
+			changed[name] = data
+		}
+	}
+	if !grew && len(changed) == 0 {
 		return nil
 	}
+	for race := 0; race < 3; race++ {
+		if race > 0 {
+			time.Sleep(backoff(race))
+		}
+		if err := publishLog(dir, rc, changed); !errors.Is(err, remote.ErrLost) {
+			return err
+		}
+	}
+	return nil
+}
+
+// publishLog is one try of PublishLog: ErrLost when another machine's
+// change came first.
+func publishLog(dir string, rc remote.Config, changed map[string][]byte) error {
 	heads, err := rc.Fetch(dir)
 	if err != nil {
 		return unreachable(rc, err)
@@ -389,13 +413,14 @@ func PublishLog(dir string) error {
 	if err != nil {
 		return nil
 	}
-	commit, err := remote.Commit(dir, head, map[string][]byte{remote.LogFile(rc.Machine): logText}, rc.Machine+": log")
+	changed[remote.LogFile(rc.Machine)] = logText
+	commit, err := remote.Commit(dir, head, changed, rc.Machine+": log")
 	if err != nil {
 		return failure.Wrap(failure.EnvSetup, err, "cannot write the state commit: %v", err)
 	}
 	if err := rc.Push(dir, remote.Update{Ref: remote.StateRef, Old: head, New: commit}); err != nil {
 		if errors.Is(err, remote.ErrLost) {
-			return nil
+			return err
 		}
 		return unreachable(rc, err)
 	}

@@ -65,16 +65,15 @@ var errTipMoved = errors.New("the integration branch moved on the remote")
 // it has the branch checked out). A branch with commits of its own, or a
 // main tree whose changes block it, stays: best effort, the merge queue
 // works from the remote's tip either way.
-func FollowRemote(mainTop, branch, tip string) {
+func FollowRemote(mainTop, branch, tip string) error {
 	local := git.RefHead(mainTop, "refs/heads/"+branch)
 	if tip == "" || local == tip || local != "" && !git.IsAncestor(mainTop, local, tip) {
-		return
+		return nil
 	}
 	if local == "" {
-		git.SetRef(mainTop, "refs/heads/"+branch, tip)
-		return
+		return git.SetRef(mainTop, "refs/heads/"+branch, tip)
 	}
-	git.FastForward(mainTop, branch, local, tip)
+	return git.FastForward(mainTop, branch, local, tip)
 }
 
 // QueueRef holds a queued task's validated commit, so that the worker's

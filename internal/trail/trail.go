@@ -8,6 +8,7 @@
 package trail
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -144,6 +145,21 @@ type Machine struct {
 	LastChange string   `json:"last_change,omitempty"` // when it last changed the state (RFC 3339)
 	Claims     []string `json:"claims"`                // "<worker> <task> (lease until …)" / "(queued)"
 	LastLine   string   `json:"last_log_line,omitempty"`
+	// Its supervisor's board as last published (every 10 s while it runs):
+	// "<worker> <state>, <n> sessions", and why it ended, once it has.
+	Workers []string `json:"workers,omitempty"`
+	Ended   string   `json:"ended,omitempty"`
+}
+
+// board is a supervisor's board as the state commit holds it
+// (workers.RemoteBoard).
+type board struct {
+	Ended   string `json:"ended"`
+	Workers []struct {
+		ID       string `json:"id"`
+		State    string `json:"state"`
+		Sessions int    `json:"sessions"`
+	} `json:"workers"`
 }
 
 // Machines lists the machines of the job fetched into dir's repository:
@@ -171,6 +187,15 @@ func Machines(dir string, s *state.State) []Machine {
 			log, _ := remote.Read(dir, last, f)
 			lines := strings.Split(strings.TrimRight(string(log), "\n"), "\n")
 			m.LastLine = lines[len(lines)-1]
+		}
+	}
+	for name, m := range byName {
+		var b board
+		if data, ok := remote.Read(dir, last, remote.BoardFile(name)); ok && json.Unmarshal(data, &b) == nil {
+			m.Ended = b.Ended
+			for _, w := range b.Workers {
+				m.Workers = append(m.Workers, fmt.Sprintf("%s %s, %d sessions", w.ID, w.State, w.Sessions))
+			}
 		}
 	}
 	for _, c := range changes {

@@ -112,6 +112,63 @@ type Supervisor struct {
 	logPublished time.Time
 }
 
+// followToEnd brings the main tree's branch up to the remote's last tip
+// as the supervisor ends: a fast-forward a moment ago may have met a
+// worktree's git at work in the repository, and no later poll would try
+// again.
+func (sv *Supervisor) followToEnd() {
+	if sv.o.Shared == nil {
+		return
+	}
+	mainTop, err := git.Top(sv.o.Root)
+	if err != nil {
+		return
+	}
+	for try := 0; try < 5; try++ {
+		heads, err := state.Sync(sv.o.Root, "refs/heads/"+sv.branch)
+		if err == nil && taskcycle.FollowRemote(mainTop, sv.branch, heads["refs/heads/"+sv.branch]) == nil {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	sv.say("harness workers: the main tree's %s could not follow the remote's (`git merge --ff-only %s/%s` does it)", sv.branch, sv.o.Shared.Remote, sv.branch)
+}
+
+// publish gives a shared job's remote this machine's log and board: its
+// workers and their states (no times, so an unchanged board is not pushed
+// again), and why the supervisor ended, once it has.
+func (sv *Supervisor) publish(ended string) {
+	if sv.o.Shared == nil {
+		return
+	}
+	b := RemoteBoard{Ended: ended}
+	for _, sl := range sv.slots {
+		w := RemoteWorker{ID: sl.id, State: "idle", Sessions: sl.sessions}
+		switch {
+		case sl.cmd != nil:
+			w.State = "running"
+		case sl.stopped:
+			w.State = "stopped"
+		}
+		b.Workers = append(b.Workers, w)
+	}
+	data, _ := json.Marshal(b)
+	state.PublishLog(sv.o.Root, map[string][]byte{remote.BoardFile(sv.o.Shared.Machine): append(data, '\n')})
+}
+
+// RemoteBoard is a machine's board as a shared job's remote holds it.
+type RemoteBoard struct {
+	Ended   string         `json:"ended,omitempty"`
+	Workers []RemoteWorker `json:"workers"`
+}
+
+// RemoteWorker is one worker on a RemoteBoard.
+type RemoteWorker struct {
+	ID       string `json:"id"`
+	State    string `json:"state"`
+	Sessions int    `json:"sessions"`
+}
+
 // logEvery is how often a shared job's supervisor publishes the lines
 // logged between changes.
 const logEvery = 10 * time.Second
@@ -161,7 +218,7 @@ func (sv *Supervisor) sync() {
 	// publication is a push the other machines' changes race against.
 	if now := sv.o.Now(); now.Sub(sv.logPublished) >= logEvery {
 		sv.logPublished = now
-		state.PublishLog(sv.o.Root)
+		sv.publish("")
 	}
 	if mainTop, err := git.Top(sv.o.Root); err == nil {
 		taskcycle.FollowRemote(mainTop, sv.branch, heads["refs/heads/"+sv.branch])
@@ -318,7 +375,8 @@ func (sv *Supervisor) loop(ctx context.Context) (string, error) {
 			if why != "" {
 				sv.writeStatus(why)
 				sv.logf(s, "supervisor ended: %s", why)
-				state.PublishLog(sv.o.Root)
+				sv.publish(why)
+				sv.followToEnd()
 				sv.say("harness workers: %s", why)
 				return why, nil
 			}
@@ -731,7 +789,7 @@ func (sv *Supervisor) shutdown(why string) {
 		time.Sleep(100 * time.Millisecond) // the drain ends with its context
 	}
 	sv.releaseClaims(why, ids...)
-	state.PublishLog(sv.o.Root)
+	sv.publish(why)
 	sv.writeStatus(why)
 	sv.say("harness workers: %s", why)
 }
