@@ -39,6 +39,16 @@ type Cmd struct {
 // Run runs git with args and returns its stdout without the trailing
 // newline; a failure's error names the command and carries git's stderr.
 func (c Cmd) Run(args ...string) (string, error) {
+	out, err := c.Output(args...)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimRight(string(out), "\n"), nil
+}
+
+// Output is Run keeping stdout's bytes as they are (a blob's), and giving
+// them also when git fails (what --porcelain reports of a refused push).
+func (c Cmd) Output(args ...string) ([]byte, error) {
 	timeout := c.Timeout
 	if timeout <= 0 {
 		timeout = Timeout
@@ -63,9 +73,9 @@ func (c Cmd) Run(args ...string) (string, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+		return out.Bytes(), fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
 	}
-	return strings.TrimRight(out.String(), "\n"), nil
+	return out.Bytes(), nil
 }
 
 // Available reports whether the git command exists.

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harness-agent/harness/internal/root"
-	"github.com/harness-agent/harness/internal/state"
 )
 
 // repo makes a git repository with one commit holding the given files.
@@ -241,9 +240,6 @@ func TestRefName(t *testing.T) {
 		_, err := Run(dir, "check-ref-format", ref)
 		assert.NoError(t, err, "%q → %s", id, ref)
 		assert.Equal(t, id, ParseRefName(RefName(id)))
-		if state.CheckID(id) == nil {
-			assert.Equal(t, id, RefName(id), "an id harness add accepts is used as it is")
-		}
 	}
 	write(t, dir, map[string]string{"a.txt": "a"})
 	ref, _, err := Snapshot(dir, dir, SnapshotRef("has space", 1), "s")

@@ -13,18 +13,16 @@
 package remote
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/harness-agent/harness/internal/atomicfile"
+	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/safefile"
 )
@@ -179,12 +177,12 @@ func (c Config) Fetch(dir string, extra ...string) (map[string]string, error) {
 		// --prune drops the local copy of one that was deleted there.
 		args = append(args, "+"+r+"*:"+Track(r)+"*")
 	}
-	if _, err := run(dir, netEnv, netTimeout(), nil, args...); err != nil {
+	if _, err := (git.Cmd{Dir: dir, Env: netEnv, Timeout: netTimeout()}).Run(args...); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
 	out := map[string]string{}
 	for _, r := range refs {
-		out[r] = refHead(dir, Track(r))
+		out[r] = git.RefHead(dir, Track(r))
 	}
 	return out, nil
 }
@@ -194,7 +192,7 @@ func (c Config) Fetch(dir string, extra ...string) (map[string]string, error) {
 func BoardFile(machine string) string { return "harness-workers." + machine + ".json" }
 
 // TrackedHead is the state commit last fetched here, "" when none.
-func TrackedHead(dir string) string { return refHead(dir, trackRef) }
+func TrackedHead(dir string) string { return git.RefHead(dir, trackRef) }
 
 // Track is where this repository keeps its copy of the remote's ref.
 func Track(ref string) string {
@@ -210,7 +208,7 @@ func Read(dir, commit, name string) ([]byte, bool) {
 	if commit == "" {
 		return nil, false
 	}
-	data, err := runBytes(dir, nil, localTimeout, nil, "cat-file", "blob", commit+":"+name)
+	data, err := git.Cmd{Dir: dir}.Output("cat-file", "blob", commit+":"+name)
 	return data, err == nil
 }
 
@@ -219,7 +217,7 @@ func Files(dir, commit string) []string {
 	if commit == "" {
 		return nil
 	}
-	out, err := run(dir, nil, localTimeout, nil, "ls-tree", "--name-only", commit)
+	out, err := git.Run(dir, "ls-tree", "--name-only", commit)
 	if err != nil || out == "" {
 		return nil
 	}
@@ -231,7 +229,7 @@ func Files(dir, commit string) []string {
 func Commit(dir, parent string, files map[string][]byte, message string) (string, error) {
 	entries := map[string]string{}
 	if parent != "" {
-		out, err := run(dir, nil, localTimeout, nil, "ls-tree", parent)
+		out, err := git.Run(dir, "ls-tree", parent)
 		if err != nil {
 			return "", err
 		}
@@ -242,7 +240,7 @@ func Commit(dir, parent string, files map[string][]byte, message string) (string
 		}
 	}
 	for name, data := range files {
-		hash, err := run(dir, nil, localTimeout, data, "hash-object", "-w", "--stdin")
+		hash, err := git.Cmd{Dir: dir, Stdin: data}.Run("hash-object", "-w", "--stdin")
 		if err != nil {
 			return "", err
 		}
@@ -252,7 +250,7 @@ func Commit(dir, parent string, files map[string][]byte, message string) (string
 	for name, meta := range entries {
 		fmt.Fprintf(&tree, "%s\t%s\n", meta, name)
 	}
-	treeHash, err := run(dir, nil, localTimeout, []byte(tree.String()), "mktree")
+	treeHash, err := git.Cmd{Dir: dir, Stdin: []byte(tree.String())}.Run("mktree")
 	if err != nil {
 		return "", err
 	}
@@ -260,7 +258,7 @@ func Commit(dir, parent string, files map[string][]byte, message string) (string
 	if parent != "" {
 		args = append(args, "-p", parent)
 	}
-	return run(dir, identity, localTimeout, nil, args...)
+	return git.Cmd{Dir: dir, Env: identity}.Run(args...)
 }
 
 var identity = []string{"GIT_AUTHOR_NAME=harness", "GIT_AUTHOR_EMAIL=harness@localhost",
@@ -297,21 +295,11 @@ func (c Config) Push(dir string, ups ...Update) error {
 		// No "+": a forced refspec would override the lease.
 		args = append(args, u.New+":"+u.Ref)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), netTimeout())
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), netEnv...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return classify(out.String())
+	if out, err := (git.Cmd{Dir: dir, Env: netEnv, Timeout: netTimeout()}).Output(args...); err != nil {
+		return classify(string(out), err)
 	}
 	for _, u := range ups {
-		if u.New == "" {
-			run(dir, nil, localTimeout, nil, "update-ref", "-d", Track(u.Ref))
-			continue
-		}
-		run(dir, nil, localTimeout, nil, "update-ref", Track(u.Ref), u.New)
+		git.SetRef(dir, Track(u.Ref), u.New)
 	}
 	return nil
 }
@@ -327,33 +315,34 @@ type Change struct {
 // server hook, a protected ref): trying again does not help.
 var ErrRefused = errors.New("the remote refused the push")
 
-// classify names why a push failed, from git's --porcelain output. A ref
-// that moved before the push ("stale info", "fetch first"), or that
-// another push held locked on the server at the same instant ("cannot
-// lock ref", "failed to update ref", and with --atomic every other ref of
-// the push), lost a race. Any other refusal by the server is its own.
-// Everything else did not reach it.
-func classify(out string) error {
+// classify names why a push failed, from what git's --porcelain printed
+// of each ref on stdout. A ref that moved before the push ("stale info",
+// "fetch first"), or that another push held locked on the server at the
+// same instant ("cannot lock ref", "failed to update ref", and with
+// --atomic every ref of the push: "atomic transaction failed"), lost a
+// race. Any other refusal by the server is its own. Anything else did not
+// reach it.
+func classify(porcelain string, err error) error {
 	switch {
-	case strings.Contains(out, "stale info"), strings.Contains(out, "[rejected]"):
+	case strings.Contains(porcelain, "stale info"), strings.Contains(porcelain, "[rejected]"):
 		return ErrLost
-	case strings.Contains(out, "[remote rejected]"):
+	case strings.Contains(porcelain, "[remote rejected]"):
 		for _, race := range []string{"lock", "failed to update ref", "atomic", "expected"} {
-			if strings.Contains(out, race) {
+			if strings.Contains(porcelain, race) {
 				return ErrLost
 			}
 		}
-		return fmt.Errorf("%w: git push: %s", ErrRefused, oneLine(out))
+		return fmt.Errorf("%w: %s", ErrRefused, oneLine(porcelain+" "+err.Error()))
 	}
-	return fmt.Errorf("%w: git push: %s", ErrUnreachable, oneLine(out))
+	return fmt.Errorf("%w: %s", ErrUnreachable, oneLine(err.Error()))
 }
 
 // History lists the state ref's changes as last fetched, oldest first.
 func History(dir string) ([]Change, error) {
-	if refHead(dir, trackRef) == "" {
+	if git.RefHead(dir, trackRef) == "" {
 		return nil, nil
 	}
-	out, err := run(dir, nil, localTimeout, nil, "log", "--reverse", "--first-parent", "--format=%H %ct %s", trackRef)
+	out, err := git.Run(dir, "log", "--reverse", "--first-parent", "--format=%H %ct %s", trackRef)
 	if err != nil || out == "" {
 		return nil, err
 	}
@@ -372,49 +361,7 @@ func History(dir string) ([]Change, error) {
 
 // Subject is a commit's one-line message.
 func Subject(dir, commit string) string {
-	out, _ := run(dir, nil, localTimeout, nil, "log", "-1", "--format=%s", commit)
-	return out
-}
-
-// localTimeout bounds a git step that does not leave the machine.
-const localTimeout = 30 * time.Second
-
-// run runs git in dir (internal/git's runner cannot be used here: it is
-// built on the state this package carries) and returns its stdout without
-// the trailing newline.
-func run(dir string, env []string, timeout time.Duration, stdin []byte, args ...string) (string, error) {
-	out, err := runBytes(dir, env, timeout, stdin, args...)
-	return strings.TrimRight(string(out), "\n"), err
-}
-
-func runBytes(dir string, env []string, timeout time.Duration, stdin []byte, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	if env != nil {
-		cmd.Env = append(os.Environ(), env...)
-	}
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := oneLine(errb.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
-	}
-	return out.Bytes(), nil
-}
-
-// refHead is the commit ref points at here, "" when it does not exist.
-func refHead(dir, ref string) string {
-	out, err := run(dir, nil, localTimeout, nil, "rev-parse", "-q", "--verify", ref+"^{commit}")
-	if err != nil {
-		return ""
-	}
+	out, _ := git.Run(dir, "log", "-1", "--format=%s", commit)
 	return out
 }
 

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/git"
 )
 
 func gitIn(t *testing.T, dir string, args ...string) string {
@@ -61,7 +63,7 @@ func TestPushIsCompareAndSwap(t *testing.T) {
 	}
 	require.NoError(t, c.Push(dir, Update{Ref: StateRef, Old: first, New: second}))
 	assert.Equal(t, second, gitIn(t, bare, "rev-parse", StateRef))
-	assert.Equal(t, second, refHead(dir, Track(StateRef)), "the local copy follows")
+	assert.Equal(t, second, git.RefHead(dir, Track(StateRef)), "the local copy follows")
 
 	data, ok := Read(dir, second, TasksFile)
 	require.True(t, ok)
