@@ -74,14 +74,10 @@ func updateShared(dir string, rc remote.Config, fn func(*State) error, written f
 	if err := materialize(dir, head); err != nil {
 		return nil, err
 	}
-	s, err := loadLocked(dir)
+	s, err := loadForChange(dir)
 	if err != nil {
-		return nil, err
-	}
-	if err := buildsOnRecord(s); err != nil {
 		return s, err
 	}
-	s.snapshot()
 	stop := progress.Capture(dir)
 	err = fn(s)
 	lines := stop()

@@ -987,14 +987,10 @@ func UpdateThen(dir string, fn func(*State) error, written func(*State)) (*State
 	if rc, ok := remote.Load(dir); ok {
 		return updateShared(dir, rc, fn, written)
 	}
-	s, err := loadLocked(dir)
+	s, err := loadForChange(dir)
 	if err != nil {
-		return nil, err
-	}
-	if err := buildsOnRecord(s); err != nil {
 		return s, err
 	}
-	s.snapshot()
 	if err := fn(s); err != nil {
 		return s, err
 	}
@@ -1003,6 +999,22 @@ func UpdateThen(dir string, fn func(*State) error, written func(*State)) (*State
 		written(s)
 	}
 	return s, err
+}
+
+// loadForChange reads the state a change is made on, under the
+// transaction lock: restored from its backup when corrupt, refused when
+// it holds a change the harness would not build on, snapshotted so that
+// save writes only what the change did.
+func loadForChange(dir string) (*State, error) {
+	s, err := loadLocked(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := buildsOnRecord(s); err != nil {
+		return s, err
+	}
+	s.snapshot()
+	return s, nil
 }
 
 func loadLocked(dir string) (*State, error) {

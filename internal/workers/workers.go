@@ -102,6 +102,7 @@ type exited struct {
 // Supervisor runs the workers of one job.
 type Supervisor struct {
 	o       Options
+	mainTop string // the main tree's top
 	branch  string
 	slots   []*slot
 	exits   chan exited
@@ -120,13 +121,9 @@ func (sv *Supervisor) followToEnd() {
 	if sv.o.Shared == nil {
 		return
 	}
-	mainTop, err := git.Top(sv.o.Root)
-	if err != nil {
-		return
-	}
 	for try := 0; try < 5; try++ {
 		heads, err := state.Sync(sv.o.Root, "refs/heads/"+sv.branch)
-		if err == nil && taskcycle.FollowRemote(mainTop, sv.branch, heads["refs/heads/"+sv.branch]) == nil {
+		if err == nil && taskcycle.FollowRemote(sv.mainTop, sv.branch, heads["refs/heads/"+sv.branch]) == nil {
 			return
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -220,9 +217,7 @@ func (sv *Supervisor) sync() {
 		sv.logPublished = now
 		sv.publish("")
 	}
-	if mainTop, err := git.Top(sv.o.Root); err == nil {
-		taskcycle.FollowRemote(mainTop, sv.branch, heads["refs/heads/"+sv.branch])
-	}
+	taskcycle.FollowRemote(sv.mainTop, sv.branch, heads["refs/heads/"+sv.branch])
 }
 
 // Run supervises the workers until the job is done, paused, cancelled or
@@ -250,7 +245,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 			WithHint("stop it first (Ctrl-C in its terminal); one supervisor per job")
 	}
 	defer unlock()
-	sv := &Supervisor{o: o, branch: branch, exits: make(chan exited, o.N), integ: make(chan struct{}, 1), started: o.Now()}
+	sv := &Supervisor{o: o, mainTop: mainTop, branch: branch, exits: make(chan exited, o.N), integ: make(chan struct{}, 1), started: o.Now()}
 	if err := sv.setUp(); err != nil {
 		return "", err
 	}
