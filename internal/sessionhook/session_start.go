@@ -144,6 +144,9 @@ func begin(c *call, p hook.Payload) *start {
 // directory is unusable.
 func (st *start) lock() (stop *hook.Decision) {
 	c := st.c
+	// The transaction lock's file, made here, outside Claude Code's
+	// sandbox: the agent's verbs inside it open it, they cannot make it.
+	lock.Prepare(c.root)
 	st.concurrent = peek(c.root)
 	if st.concurrent {
 		return nil
