@@ -2,6 +2,7 @@ package sessionhook
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/hook"
@@ -42,7 +43,9 @@ func ConfigChange(p hook.Payload) hook.Decision {
 	}
 	// Only what settings decide counts here; the executables are the other
 	// hooks' to check.
-	for _, problem := range wiring.Check(wiringWhere(dir, cwd)) {
+	w := wiringWhere(dir, cwd)
+	w.Registered = !fromPlugin()
+	for _, problem := range wiring.Check(w) {
 		if strings.Contains(problem, "disableAllHooks") || strings.Contains(problem, "are registered in none") {
 			why = append(why, problem)
 		}
@@ -54,6 +57,18 @@ func ConfigChange(p hook.Payload) hook.Decision {
 	progress.Append(dir, progress.Entry{Session: progress.LastSession(dir), Type: progress.Tamper, Message: "hooks " + what})
 	reason := "HARNESS: " + what + ". The harness's hooks and sandbox stay as the session started. Do not change Claude Code's settings; a person changes the harness's wiring between sessions with `harness install`."
 	return hook.Decision{Kind: hook.Block, Reason: reason, Warning: "harness: " + what}
+}
+
+// fromPlugin reports whether this hook runs from a plugin (its executable
+// in the plugin's bin/, beside hooks/hooks.json), whose hooks no settings
+// file registers.
+func fromPlugin() bool {
+	exe, err := os.Executable()
+	if err != nil {
+		return true
+	}
+	_, err = os.Stat(filepath.Join(filepath.Dir(filepath.Dir(exe)), "hooks", "hooks.json"))
+	return err == nil
 }
 
 func orUnnamed(s string) string {
