@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -33,9 +34,7 @@ func newSelection(words, wheres []string) (*selection, error) {
 			}
 			// A completed task is left out: its work was accepted; a
 			// person gives it a check by its id.
-			sel.match = append(sel.match, func(t *state.Task) bool {
-				return t.Status != state.Completed && strings.TrimSpace(t.Command) == ""
-			})
+			sel.match = append(sel.match, schedule.Unchecked)
 		case "status":
 			switch value {
 			case state.Pending, state.InProgress, state.Completed, state.Failed:
