@@ -195,15 +195,20 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int, check strin
 	}
 	// Every new item gets its id first, so any item may depend on any other.
 	added := make([]bool, len(p.Items))
+	newID := idCounter(s, logged)
 	for i, it := range p.Items {
 		if _, ok := idOf[it.Source]; !ok {
-			id := nextID(s, logged)
+			id := newID()
 			idOf[it.Source] = id
 			s.AddTask(state.Task{ID: id, Title: it.Title, Status: state.Pending, Priority: it.Priority, DependsOn: []string{},
 				MaxAttempts: state.DefaultMaxAttempts, TimeoutSeconds: state.DefaultTimeoutSeconds, Source: it.Source,
 				Command: check})
 			added[i] = true
 		}
+	}
+	at := make(map[string]int, len(s.Tasks)) // s.Task would scan for each item
+	for i := range s.Tasks {
+		at[s.Tasks[i].ID] = i
 	}
 	skipped := map[string]string{}
 	for _, sk := range p.Skipped {
@@ -222,7 +227,7 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int, check strin
 				warnings = append(warnings, fmt.Sprintf("%s (%s) depends on %s, which is neither in the plan nor imported before: that dependency is left out", id, it.Source, d))
 			}
 		}
-		t := s.Task(id)
+		t := &s.Tasks[at[id]]
 		if added[i] {
 			t.Description, t.Acceptance, t.DependsOn = it.Description, it.Acceptance, deps
 			if it.Done {
