@@ -18,7 +18,7 @@ import (
 
 var editVerb = &command{
 	name:    "edit",
-	args:    `ID|ID..ID… [--where COND]… [--dry-run] [--title T] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…] [--accept TEXT] [--review on|off|default]`,
+	args:    `ID|ID..ID… [--where COND] [--dry-run] [--title T] [--priority P0|P1|P2] [--depends-on ID,…] [--validate CMD] [--timeout SECONDS] [--max-attempts N] [--cleanup CMD] [--allowed-paths GLOB,…] [--accept TEXT] [--review on|off|default]`,
 	summary: "change the definition of a task, or of many at once (ids, ranges task-010..task-040, --where status=pending, source=taskmaster:*, no-validation), with the checks of add (inside a Claude Code session only the title, the priority, and a validation where there is none)",
 	run:     runEdit,
 }
