@@ -23,14 +23,16 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/confine"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/settings"
 	"github.com/harness-agent/harness/internal/validation"
 )
@@ -40,17 +42,26 @@ type Fence struct {
 	Root string
 	on   bool // the marker was in place when the fence opened
 	held *record.Held
-	// policy is how commands are confined, nil when they are not.
-	policy *confine.Policy
-	probed sync.Map // tree top -> error of the sandbox's trial run
+	// policy is how commands are confined, nil when they are not;
+	// unavailable is why the sandbox cannot be set up, nil when it can.
+	policy      *confine.Policy
+	unavailable error
 }
 
-// Open settles root's harness files, holds its record and decides whether
-// the commands run confined.
+// Open settles root's harness files, decides whether the commands run
+// confined (and, when they do, that the sandbox can be set up), and holds
+// the record.
 func Open(dir string) *Fence {
 	integrity.Settle(dir)
-	f := &Fence{Root: dir, on: root.Active(dir), held: record.Hold(dir)}
-	f.policy = policyFor(dir)
+	return hold(dir)
+}
+
+func hold(dir string) *Fence {
+	f := &Fence{Root: dir, on: root.Active(dir)}
+	if f.policy = policyFor(dir); f.policy != nil {
+		f.unavailable = probe(dir, *f.policy)
+	}
+	f.held = record.Hold(dir)
 	return f
 }
 
@@ -86,38 +97,46 @@ func (f *Fence) Runner(dir string) validation.Runner {
 	}
 	p := f.policy.ForTree(dir)
 	return validation.Runner{Wrap: func(argv []string) ([]string, error) {
-		if err := f.probe(p); err != nil {
-			return nil, err
+		if f.unavailable != nil {
+			return nil, f.unavailable
 		}
 		return p.Wrap(argv)
 	}}
 }
 
-// probe runs `true` under p once per policy: bubblewrap's own failure to
-// set up (no user namespaces, a mount refused) exits like a failing
-// command would, and must not be taken for the command's verdict.
-func (f *Fence) probe(p confine.Policy) error {
-	key := strings.Join(p.Write, "\x00") + "\x01" + strings.Join(p.Deny, "\x00")
-	if err, ok := f.probed.Load(key); ok {
-		if err == nil {
-			return nil
-		}
-		return err.(error)
-	}
+// probedName is the record's note of the sandbox program that set up a
+// sandbox last (its path and stat): while it is the same, a trial run is
+// not needed again.
+const probedName = "sandbox-probed.txt"
+
+// probe runs `true` under p: bubblewrap's own failure to set up (no user
+// namespaces, a mount refused) exits like a failing command would, and
+// must not be taken for the command's verdict. A success is noted in the
+// record, so the trial costs once per install, not once per command.
+func probe(dir string, p confine.Policy) error {
 	argv, err := p.Wrap([]string{"true"})
-	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		out, runErr := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
-		cancel()
-		if runErr != nil {
-			err = fmt.Errorf("%w: %s: %s", confine.ErrUnavailable, confine.Tool, firstLine(out, runErr))
-		}
-	}
 	if err != nil {
-		f.probed.Store(key, err)
 		return err
 	}
-	f.probed.Store(key, nil)
+	note := ""
+	if fi, err := os.Stat(argv[0]); err == nil {
+		note = fmt.Sprintf("%s %d %d\n", argv[0], fi.Size(), fi.ModTime().UnixNano())
+	}
+	path := filepath.Join(record.Dir(dir), probedName)
+	if note != "" {
+		if had, err := safefile.ReadFile(path, safefile.Small); err == nil && string(had) == note {
+			return nil
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	out, runErr := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
+	cancel()
+	if runErr != nil {
+		return fmt.Errorf("%w: %s: %s", confine.ErrUnavailable, confine.Tool, firstLine(out, runErr))
+	}
+	if note != "" {
+		atomicfile.Replace(path, []byte(note), 0o600)
+	}
 	return nil
 }
 
@@ -155,11 +174,9 @@ func Hint() string {
 
 // Hold is Open for a caller that already holds the transaction lock and
 // checks the harness files itself (the guard's completion judge, which runs
-// inside integrity's check): the record is held and the commands confined,
-// nothing is settled, and Record judges only the record.
-func Hold(dir string) *Fence {
-	return &Fence{Root: dir, on: root.Active(dir), held: record.Hold(dir), policy: policyFor(dir)}
-}
+// inside integrity's check): nothing is settled, and Record judges only
+// the record.
+func Hold(dir string) *Fence { return hold(dir) }
 
 // Record judges what the commands did to the record: "" when nothing, or
 // only what a harness write of another process could have made meanwhile

@@ -92,7 +92,7 @@ func RecordWhy(dir string, held *record.Held, moved []string) (why string, compl
 			if why := markWhy(dir, held); why != "" {
 				odd = append(odd, "mark.json: "+why)
 			}
-		case "summary.json", "remote-synced.json", record.WiringSeen, record.WiringVerified:
+		case "summary.json", "remote-synced.json", "sandbox-probed.txt", record.WiringSeen, record.WiringVerified:
 			// Caches and notes the hooks rebuild or check again.
 		default:
 			odd = append(odd, name+" was written")
@@ -124,11 +124,12 @@ func copyWhy(dir string, held *record.Held) (why string, completed []string) {
 	return "", tr.Completed
 }
 
-// mirrorGrew reports whether the log's mirror still begins with the text
-// held (appends only).
+// mirrorGrew reports whether the log's mirror still holds the text held
+// where it was (appends only): the whole text when it was held whole, its
+// last bytes otherwise.
 func mirrorGrew(dir string, held *record.Held) bool {
 	hf, ok := held.File(record.LogMirror)
-	if !ok || !hf.Whole {
+	if !ok {
 		return false
 	}
 	f, err := safefile.Open(filepath.Join(record.Dir(dir), record.LogMirror))
@@ -137,7 +138,7 @@ func mirrorGrew(dir string, held *record.Held) bool {
 	}
 	defer f.Close()
 	got := make([]byte, len(hf.Data))
-	if _, err := f.ReadAt(got, 0); err != nil && len(hf.Data) > 0 {
+	if _, err := f.ReadAt(got, hf.Size-int64(len(hf.Data))); err != nil && len(hf.Data) > 0 {
 		return false
 	}
 	return bytes.Equal(got, hf.Data)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/state"
 )
@@ -21,6 +22,7 @@ func heldProject(t *testing.T) (dir string, held *record.Held) {
 	t.Setenv("HARNESS_LOCK_DIR", t.TempDir())
 	require.NoError(t, state.Create(dir, time.Now()))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".harness-active"), nil, 0o644))
+	require.NoError(t, progress.Append(dir, progress.Entry{Type: progress.Init, Message: "started"}))
 	_, err := state.Update(dir, func(s *state.State) error {
 		for _, id := range []string{"task-001", "task-002"} {
 			s.AddTask(state.Task{ID: id, Title: id, Status: state.Pending, Priority: "P1", MaxAttempts: 3, Command: "true"})
@@ -58,6 +60,20 @@ func TestRecordWhy(t *testing.T) {
 			})
 			require.NoError(t, err)
 		}, "", []string{"task-002"}},
+		{"the log's mirror grown by appends", func(t *testing.T, dir string) {
+			f, err := os.OpenFile(filepath.Join(record.Dir(dir), record.LogMirror), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o600)
+			require.NoError(t, err)
+			f.WriteString("[t] [SESSION-1] INIT more\n")
+			f.Close()
+		}, "", nil},
+		{"the log's mirror rewritten", func(t *testing.T, dir string) {
+			path := filepath.Join(record.Dir(dir), record.LogMirror)
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.NotEmpty(t, data)
+			data[0] ^= 1
+			require.NoError(t, os.WriteFile(path, data, 0o600))
+		}, "harness-progress.txt: lines the harness wrote were rewritten", nil},
 		{"the record's copy alone", func(t *testing.T, dir string) {
 			copyPath := filepath.Join(record.Dir(dir), record.TasksCopy)
 			data, _ := os.ReadFile(copyPath)

@@ -10,11 +10,16 @@ import (
 	"github.com/harness-agent/harness/internal/safefile"
 )
 
-// MaxHeld bounds what Hold keeps in memory of one file of the record (the
-// log's mirror is the only one that grows): a larger file is held by its
-// stamp and its last MaxHeld bytes, enough to find a rewrite of the recent
-// lines and to refuse the command's verdict, not to undo it.
-const MaxHeld = 32 << 20
+// What Hold keeps in memory: every file of the record whole (the tasks
+// file's copy up to MaxTasks), but the log's mirror, which grows with the
+// job (50 MB and more), by its last MirrorTail bytes: enough to find a
+// rewrite of the recent lines and to refuse the command's verdict, not to
+// undo it. A command that runs costs a shell's start at least; a whole
+// mirror's read would cost more than that.
+const (
+	MaxHeld    = MaxTasks
+	MirrorTail = 64 << 10
+)
 
 // Held is a project's record as it was before the harness ran a command of
 // the project's (a validation, a cleanup, harness-init.sh): every file of
@@ -49,13 +54,18 @@ func Hold(root string) *Held {
 			continue
 		}
 		hf := heldFile{stamp: StampOf(fi)}
-		if data, err := safefile.ReadFile(path, MaxHeld); err == nil {
-			hf.data, hf.whole = data, true
-		} else if f, err := safefile.Open(path); err == nil {
-			tail := make([]byte, MaxHeld)
-			n, _ := f.ReadAt(tail, fi.Size()-MaxHeld)
-			f.Close()
-			hf.data = tail[:n]
+		if name != LogMirror || fi.Size() <= MirrorTail {
+			if data, err := safefile.ReadFile(path, MaxHeld); err == nil {
+				hf.data, hf.whole = data, true
+			}
+		}
+		if !hf.whole {
+			if f, err := safefile.Open(path); err == nil {
+				tail := make([]byte, min(fi.Size(), MirrorTail))
+				n, _ := f.ReadAt(tail, fi.Size()-int64(len(tail)))
+				f.Close()
+				hf.data = tail[:n]
+			}
 		}
 		h.files[name] = hf
 	}
@@ -117,17 +127,18 @@ func (h *Held) Moved() []string {
 	return moved
 }
 
-// HeldFile is one file as Hold read it: its bytes (the last MaxHeld of
-// them when Whole is false).
+// HeldFile is one file as Hold read it: its bytes (the last ones, ending
+// at Size, when Whole is false).
 type HeldFile struct {
 	Data  []byte
 	Whole bool
+	Size  int64
 }
 
 // File is the named file as held; ok is false when there was none.
 func (h *Held) File(name string) (f HeldFile, ok bool) {
 	hf, ok := h.files[name]
-	return HeldFile{Data: hf.data, Whole: hf.whole}, ok
+	return HeldFile{Data: hf.data, Whole: hf.whole, Size: hf.stamp.Size}, ok
 }
 
 // Tasks is the record's copy of the tasks file as held; ok is false when
@@ -151,7 +162,7 @@ func (h *Held) Mark() (Mark, bool) {
 // mark with what only makes the harness stricter kept from the current one
 // (a person's pause, tasks still to verify, sessions seen with the
 // marker), and the tasks file's stamp of the held copy. It returns the
-// names it could not put back (a file larger than MaxHeld).
+// names it could not put back (the log's mirror, held by its tail).
 func (h *Held) Restore(names []string) (lost []string) {
 	for _, name := range names {
 		path := filepath.Join(h.dir, name)
