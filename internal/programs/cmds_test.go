@@ -1,6 +1,8 @@
 package programs
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -19,9 +21,10 @@ import (
 // commands are the scenarios' own assertions on JSON files, which say what
 // is meant where a grep on the text would say how it happens to be laid out.
 var commands = map[string]func(ts *testscript.TestScript, neg bool, args []string){
-	"jsonpath": cmdJSONPath,
-	"tasks":    cmdTasks,
-	"plan":     cmdPlan,
+	"jsonpath":    cmdJSONPath,
+	"tasks":       cmdTasks,
+	"sessionfile": cmdSessionFile,
+	"plan":        cmdPlan,
 }
 
 // cmdJSONPath: jsonpath [-re] FILE PATH WANT. The value at the gjson PATH
@@ -194,4 +197,32 @@ func bounded(args []string) int {
 		fmt.Fprintf(os.Stderr, "bounded: %s did not finish within %s (killed): a hang\n", args[1], limit)
 		return 124
 	}
+}
+
+// cmdSessionFile: sessionfile VAR PREFIX SESSION [DIR]. Sets VAR to the
+// path of the session file PREFIX+SESSION+".json" the hooks keep for the
+// state root DIR ($WORK by default) beside its record
+// (record.SessionFile), reading the scenario's HARNESS_RECORD_DIR,
+// XDG_STATE_HOME and HOME as the harness does.
+func cmdSessionFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 || len(args) > 4 {
+		ts.Fatalf("usage: sessionfile VAR PREFIX SESSION [DIR]")
+	}
+	dir := ts.Getenv("WORK")
+	if len(args) == 4 {
+		dir = ts.MkAbs(args[3])
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	base := ts.Getenv("HARNESS_RECORD_DIR")
+	if base == "" {
+		state := ts.Getenv("XDG_STATE_HOME")
+		if state == "" {
+			state = filepath.Join(ts.Getenv("HOME"), ".local", "state")
+		}
+		base = filepath.Join(state, "harness", "records")
+	}
+	sum := sha256.Sum256([]byte(dir))
+	ts.Setenv(args[0], filepath.Join(base, hex.EncodeToString(sum[:8]), "sessions", args[1]+args[2]+".json"))
 }

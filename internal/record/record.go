@@ -26,6 +26,7 @@ import (
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/digest"
 	"github.com/harness-agent/harness/internal/jsonobj"
+	rootpkg "github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/safefile"
 )
 
@@ -595,3 +596,27 @@ func sameBytes(a, b string) bool {
 
 // ended reports whether err is io.ReadFull's word for the end of a file.
 func ended(err error) bool { return err == io.EOF || err == io.ErrUnexpectedEOF }
+
+// SessionsDir is where the hooks keep each session's own files for root
+// (its runtime: counters, where its story begins; its turn; its budget
+// use): beside the record, outside the work tree, so that nothing done in
+// the project (`git stash -a`, `rm -rf .harness-*`, `git clean -fdX`)
+// resets a budget's spend or a session's view. At the sandboxed level it is
+// read-only to the agent's commands like the record. "" without a home.
+func SessionsDir(root string) string {
+	dir := Dir(root)
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "sessions")
+}
+
+// SessionFile is the file named prefix + the session's key + ".json" in
+// SessionsDir(root) (see root.SessionFileIn for the key); in the project's
+// runtime directory where no record can be kept.
+func SessionFile(root, prefix, sessionID string) string {
+	if dir := SessionsDir(root); dir != "" {
+		return rootpkg.SessionFileIn(dir, prefix, sessionID)
+	}
+	return rootpkg.SessionFile(root, prefix, sessionID)
+}
