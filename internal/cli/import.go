@@ -131,6 +131,9 @@ func runImport(e *Env, c *command, args []string) int {
 	for _, sk := range p.Skipped {
 		fmt.Fprintf(e.Stdout, "skipped %s: %s (%s)\n", sk.Source, sk.Title, sk.Why)
 	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(e.Stderr, "WARN [%s] %s\n", failure.Config, n)
+	}
 	for _, w := range warnings {
 		fmt.Fprintf(e.Stderr, "WARN [%s] %s\n", failure.Dependency, w)
 	}

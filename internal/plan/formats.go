@@ -60,8 +60,11 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 
 // parseTaskmaster reads Taskmaster's tasks.json: tagged, {"<tag>": {"tasks":
 // [...], "metadata": …}}, or the older {"tasks": [...]} (the tag
-// "master"). Every tag is read; a subtask is a task of its own, and its
-// parent waits on it (the parent is done when its parts are).
+// "master"). Every tag is read; a subtask (at any depth) is a task of its
+// own, and its parent waits on it (the parent is done when its parts are).
+// Ids and dependencies follow Taskmaster's own reader: a subtask's
+// dependency without a dot names a sibling, one with a dot ("3.1") any
+// subtask of the tag.
 func parseTaskmaster(name string, data []byte) (*Plan, error) {
 	doc, err := jsonDoc(name, data)
 	if err != nil {
@@ -85,106 +88,186 @@ func parseTaskmaster(name string, data []byte) (*Plan, error) {
 		})
 	}
 	p := &Plan{}
-	r := &reader{name: name}
+	w := &tmWalk{r: &reader{name: name}, p: p}
 	for _, tg := range tags {
 		if !tg.list.IsArray() {
 			return nil, bad(name, tg.path, "must be a list of tasks, got %s", kindOf(tg.list))
 		}
-		for i, t := range tg.list.Array() {
-			at := fmt.Sprintf("%s.%d", tg.path, i)
-			parent, err := tmTask(r, p, tg.name, "", t, at)
-			if err != nil {
-				return nil, err
-			}
-			for j, st := range t.Get("subtasks").Array() {
-				sub, err := tmTask(r, p, tg.name, parent.id, st, fmt.Sprintf("%s.subtasks.%d", at, j))
-				if err != nil {
-					return nil, err
-				}
-				p.Items[parent.index].DependsOn = append(p.Items[parent.index].DependsOn, p.Items[sub.index].Source)
-			}
-			if st := t.Get("subtasks"); st.Exists() && st.Type != gjson.Null && !st.IsArray() {
-				return nil, bad(name, at+".subtasks", "must be a list, got %s", kindOf(st))
-			}
+		p.Tags = append(p.Tags, tg.name)
+		w.tag = tg.name
+		if err := w.list(tg.list, tg.path, tmParent{priority: "P1"}); err != nil {
+			return nil, err
 		}
 	}
 	return p, nil
 }
 
-// tmRef is a Taskmaster task read: its id (for subtasks, "3.1") and its
-// index in the plan's items, or -1 when it was skipped.
-type tmRef struct {
-	id    string
-	index int
+// tmParent is what a task's subtasks take from it.
+type tmParent struct {
+	id       string // "" at the top
+	index    int    // in the plan's items; -1 when skipped
+	priority string // a subtask without its own takes its parent's
+	skipped  string // why the parent was skipped: its subtasks are too
 }
 
-var tmPriority = map[string]string{"high": "P0", "medium": "P1", "low": "P2", "": "P1"}
+type tmWalk struct {
+	r   *reader
+	p   *Plan
+	tag string
+}
 
-func tmTask(r *reader, p *Plan, tag, parent string, t gjson.Result, at string) (tmRef, error) {
-	if !t.IsObject() {
-		return tmRef{}, bad(r.name, at, "a task must be an object, got %s", kindOf(t))
+// list reads the tasks of list (a tag's tasks, a task's subtasks) under
+// parent.
+func (w *tmWalk) list(list gjson.Result, at string, parent tmParent) error {
+	tasks := list.Array()
+	ids := make([]string, len(tasks))
+	seen := map[string]bool{}
+	repeated := false
+	for i, t := range tasks {
+		where := fmt.Sprintf("%s.%d", at, i)
+		if !t.IsObject() {
+			return bad(w.r.name, where, "a task must be an object, got %s", kindOf(t))
+		}
+		id, err := tmID(w.r.name, t.Get("id"), where+".id")
+		if err != nil {
+			return err
+		}
+		// Taskmaster once wrote a subtask's id as a number with its
+		// parent's in front (92.1 under 92).
+		if parent.id != "" {
+			id = strings.TrimPrefix(id, parent.id+".")
+		}
+		repeated = repeated || seen[id]
+		seen[id] = true
+		ids[i] = id
 	}
-	id, err := tmID(r.name, t.Get("id"), at+".id")
-	if err != nil {
-		return tmRef{}, err
+	if repeated && parent.id == "" {
+		// Two tasks of one tag with one id: the later ones are told apart
+		// by their order, as items of one text are.
+		count := map[string]int{}
+		for i, id := range ids {
+			if count[id]++; count[id] > 1 {
+				ids[i] = fmt.Sprintf("%s~%d", id, count[id])
+				w.p.Notes = append(w.p.Notes, fmt.Sprintf("%s:%s/%s: the id is written more than once in the tag: the task at %s.%d is %s:%s/%s",
+					Taskmaster, w.tag, id, at, i, Taskmaster, w.tag, ids[i]))
+			}
+		}
 	}
-	if parent != "" {
-		id = parent + "." + id
+	if repeated && parent.id != "" {
+		// Subtasks that all carry their parent's id (Taskmaster wrote
+		// 42.1–42.8 as "id": 42) are told apart by their place.
+		w.p.Notes = append(w.p.Notes, fmt.Sprintf("%s:%s/%s: its subtasks' ids repeat (%s): they are numbered by their place, %s.1 to %s.%d",
+			Taskmaster, w.tag, parent.id, strings.Join(ids, ", "), parent.id, parent.id, len(ids)))
+		for i := range ids {
+			ids[i] = strconv.Itoa(i + 1)
+		}
 	}
+	for i, t := range tasks {
+		where := fmt.Sprintf("%s.%d", at, i)
+		id := ids[i]
+		if parent.id != "" {
+			id = parent.id + "." + id
+		}
+		self, err := w.task(t, where, id, parent)
+		if err != nil {
+			return err
+		}
+		if parent.index >= 0 && parent.id != "" && self.index >= 0 {
+			w.p.Items[parent.index].DependsOn = append(w.p.Items[parent.index].DependsOn, w.p.Items[self.index].Source)
+		}
+		sub := t.Get("subtasks")
+		if sub.Exists() && sub.Type != gjson.Null && !sub.IsArray() {
+			return bad(w.r.name, where+".subtasks", "must be a list, got %s", kindOf(sub))
+		}
+		if sub.IsArray() {
+			if err := w.list(sub, where+".subtasks", self); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+var tmPriority = map[string]string{"critical": "P0", "high": "P0", "medium": "P1", "low": "P2"}
+
+// task reads one task or subtask, id its full id ("3", "3.1", "3.1.2").
+func (w *tmWalk) task(t gjson.Result, at, id string, parent tmParent) (tmParent, error) {
+	r := w.r
 	title := strings.TrimSpace(r.str(t.Get("title"), at+".title"))
 	desc := r.str(t.Get("description"), at+".description")
 	details := r.str(t.Get("details"), at+".details")
 	strategy := r.str(t.Get("testStrategy"), at+".testStrategy")
 	status := r.str(t.Get("status"), at+".status")
 	prio := r.str(t.Get("priority"), at+".priority")
+	var criteria []string
+	if ac := t.Get("acceptanceCriteria"); ac.Type == gjson.String {
+		criteria = listLines(ac.Str)
+	} else {
+		criteria = r.strs(ac, at+".acceptanceCriteria")
+	}
 	if r.err != nil {
-		return tmRef{}, r.err
+		return tmParent{}, r.err
 	}
 	if title == "" {
-		return tmRef{}, bad(r.name, at+".title", "is missing or empty")
+		return tmParent{}, bad(r.name, at+".title", "is missing or empty")
 	}
-	priority, ok := tmPriority[strings.ToLower(prio)]
-	if !ok {
-		return tmRef{}, bad(r.name, at+".priority", "must be high, medium or low, got %q", prio)
+	priority := parent.priority
+	if prio != "" {
+		var ok bool
+		if priority, ok = tmPriority[strings.ToLower(strings.TrimSpace(prio))]; !ok {
+			return tmParent{}, bad(r.name, at+".priority", "must be high, medium or low, got %q", prio)
+		}
 	}
-	it := Item{Source: fmt.Sprintf("%s:%s/%s", Taskmaster, tag, id), Title: oneLine(title), Priority: priority,
+	it := Item{Source: fmt.Sprintf("%s:%s/%s", Taskmaster, w.tag, id), Title: oneLine(title), Priority: priority,
 		Description: strings.TrimSpace(strings.TrimSpace(desc) + "\n\n" + strings.TrimSpace(details)),
 		Done:        status == "done", DependsOn: []string{}, at: at}
 	if s := strings.TrimSpace(strategy); s != "" {
 		it.Acceptance = []string{s}
 	}
+	it.Acceptance = append(it.Acceptance, criteria...)
 	deps := t.Get("dependencies")
 	if deps.Exists() && deps.Type != gjson.Null && !deps.IsArray() {
-		return tmRef{}, bad(r.name, at+".dependencies", "must be a list of task ids, got %s", kindOf(deps))
+		return tmParent{}, bad(r.name, at+".dependencies", "must be a list of task ids, got %s", kindOf(deps))
 	}
 	for j, d := range deps.Array() {
 		dep, err := tmID(r.name, d, fmt.Sprintf("%s.dependencies[%d]", at, j))
 		if err != nil {
-			return tmRef{}, err
+			return tmParent{}, err
 		}
-		// A subtask's number names a sibling; "3.1" names any subtask.
-		if parent != "" && d.Type == gjson.Number {
-			dep = parent + "." + dep
+		// Taskmaster's reader: an id with a dot names any subtask of the
+		// tag; a subtask's dependency without one names a sibling.
+		if parent.id != "" && !strings.Contains(dep, ".") {
+			dep = parent.id + "." + dep
 		}
-		it.DependsOn = append(it.DependsOn, fmt.Sprintf("%s:%s/%s", Taskmaster, tag, dep))
+		it.DependsOn = append(it.DependsOn, fmt.Sprintf("%s:%s/%s", Taskmaster, w.tag, dep))
 	}
-	if status == "cancelled" {
-		p.Skipped = append(p.Skipped, Skipped{Source: it.Source, Title: it.Title, Why: "cancelled"})
-		return tmRef{id: id, index: -1}, nil
+	self := tmParent{id: id, index: -1, priority: priority}
+	switch {
+	case parent.skipped != "":
+		self.skipped = parent.skipped
+		w.p.Skipped = append(w.p.Skipped, Skipped{Source: it.Source, Title: it.Title, Why: parent.skipped})
+	case status == "cancelled":
+		self.skipped = "its parent " + it.Source + " is cancelled"
+		w.p.Skipped = append(w.p.Skipped, Skipped{Source: it.Source, Title: it.Title, Why: "cancelled"})
+	default:
+		w.p.Items = append(w.p.Items, it)
+		self.index = len(w.p.Items) - 1
 	}
-	p.Items = append(p.Items, it)
-	return tmRef{id: id, index: len(p.Items) - 1}, nil
+	return self, nil
 }
 
-// tmID reads a Taskmaster id: a whole number, or a string ("3", "3.1").
+// tmID reads a Taskmaster id: a number (92, or 92.1 as Taskmaster once
+// wrote a subtask), or a string ("3", "3.1").
 func tmID(name string, v gjson.Result, where string) (string, error) {
 	switch {
 	case v.Type == gjson.Number && v.Num == float64(int64(v.Num)) && v.Num >= 0:
 		return strconv.FormatInt(int64(v.Num), 10), nil
+	case v.Type == gjson.Number && v.Num > 0 && !strings.ContainsAny(v.Raw, "eE-"):
+		return v.Raw, nil
 	case v.Type == gjson.String && strings.TrimSpace(v.Str) != "":
 		return strings.TrimSpace(v.Str), nil
 	}
-	return "", bad(name, where, "must be a task id (a whole number or a string), got %s", rawOr(v))
+	return "", bad(name, where, "must be a task id (a number or a string), got %s", rawOr(v))
 }
 
 // parseBeads reads Beads' issues.jsonl: one issue a line. Only "blocks"

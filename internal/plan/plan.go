@@ -61,6 +61,8 @@ type Plan struct {
 	Format  string
 	Items   []Item
 	Skipped []Skipped
+	Notes   []string // what the reader made of a file written oddly, for the person to check
+	Tags    []string // Taskmaster's tags, in the file's order
 }
 
 // ErrFormat is wrapped by every error about a file's content.
