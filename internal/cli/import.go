@@ -17,7 +17,7 @@ import (
 
 var importVerb = &command{
 	name:    "import",
-	args:    "FILE [--format " + strings.Join(plan.Formats, "|") + "] [--dry-run]",
+	args:    "FILE [--format " + strings.Join(plan.Formats, "|") + "] [--tag NAME] [--dry-run]",
 	summary: "add the tasks of a plan kept elsewhere (feature_list.json, Taskmaster, Beads, gh issue list --json, a Markdown checklist); run again, it updates the tasks not yet started",
 	run:     runImport,
 }
@@ -40,6 +40,7 @@ type importStep struct {
 func runImport(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	format := fs.String("format", "", "the plan's format (default: told from the file's name and content)")
+	tag := fs.String("tag", "", "of a Taskmaster file, import only this tag (default: every tag)")
 	dryRun := fs.Bool("dry-run", false, "print what would change and change nothing")
 	pos, err := e.parse(fs, args)
 	if err != nil {
@@ -61,6 +62,11 @@ func runImport(e *Env, c *command, args []string) int {
 	p, err := plan.Parse(*format, file, data)
 	if err != nil {
 		return e.fail(err)
+	}
+	if *tag != "" {
+		if err := p.OnlyTag(*tag); err != nil {
+			return e.fail(err)
+		}
 	}
 	var dir string
 	if *dryRun {

@@ -255,3 +255,33 @@ func gjsonKey(k string) string {
 	}
 	return b.String()
 }
+
+// OnlyTag keeps of a Taskmaster plan the items of one tag: the one the
+// person works in, the others being other branches' or experiments'.
+func (p *Plan) OnlyTag(tag string) error {
+	if p.Format != Taskmaster {
+		return failure.New(failure.Usage, "--tag picks one of a Taskmaster file's tags; a %s file has none", p.Format)
+	}
+	found := false
+	for _, t := range p.Tags {
+		found = found || t == tag
+	}
+	if !found {
+		return failure.New(failure.Usage, "the file has no tag %q", tag).WithHint("its tags: %s", strings.Join(p.Tags, ", "))
+	}
+	prefix := Taskmaster + ":" + tag + "/"
+	var items []Item
+	for _, it := range p.Items {
+		if strings.HasPrefix(it.Source, prefix) {
+			items = append(items, it)
+		}
+	}
+	var skipped []Skipped
+	for _, s := range p.Skipped {
+		if strings.HasPrefix(s.Source, prefix) {
+			skipped = append(skipped, s)
+		}
+	}
+	p.Items, p.Skipped, p.Tags = items, skipped, []string{tag}
+	return nil
+}

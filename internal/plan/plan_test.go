@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -261,4 +262,27 @@ func TestWriteReadsBack(t *testing.T) {
 	}
 	_, err := Write(GitHub, tasks)
 	assert.True(t, failure.Is(err, failure.Usage))
+}
+
+// --tag keeps one tag's items and skips; a tag the file lacks is refused
+// with the tags it has.
+func TestOnlyTag(t *testing.T) {
+	data, err := os.ReadFile("testdata/taskmaster/own_tagged.json")
+	require.NoError(t, err)
+	p, err := Parse(Taskmaster, "tasks.json", data)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"master", "test-tag"}, p.Tags)
+	require.NoError(t, p.OnlyTag("test-tag"))
+	assert.Equal(t, []brief{{Source: "taskmaster:test-tag/1", Title: "Try the tagged task lists", Priority: "P1"}}, briefs(p))
+	assert.Empty(t, p.Skipped)
+
+	p, _ = Parse(Taskmaster, "tasks.json", data)
+	err = p.OnlyTag("feature-x")
+	var fe *failure.Error
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, `the file has no tag "feature-x"`, fe.Message)
+	assert.Equal(t, "its tags: master, test-tag", fe.Hint)
+
+	p, _ = Parse(Markdown, "TODO.md", []byte("- [ ] a\n"))
+	assert.True(t, failure.Is(p.OnlyTag("master"), failure.Usage))
 }
