@@ -16,8 +16,9 @@ import (
 // or "closed", state "CLOSED", "[x]". It changes nothing else, so a file
 // none of whose items the harness completed comes back byte for byte. It
 // returns the new text and the Sources it marked.
-func Patch(format, name string, data []byte, done func(source string) bool) ([]byte, []string, error) {
-	p, err := Parse(format, name, data)
+func Patch(format, name string, stored []byte, done func(source string) bool) ([]byte, []string, error) {
+	data, enc := decode(stored)
+	p, err := parse(format, name, data)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -33,7 +34,11 @@ func Patch(format, name string, data []byte, done func(source string) bool) ([]b
 		}
 		switch format {
 		case FeatureList:
-			out, err = jsonedit.Set(out, it.at+".passes", true)
+			if it.mark == "status" {
+				out, err = jsonedit.Set(out, it.at+".status", "done")
+			} else {
+				out, err = jsonedit.Set(out, it.at+".passes", true)
+			}
 		case Taskmaster:
 			out, err = jsonedit.Set(out, it.at+".status", "done")
 		case GitHub:
@@ -54,10 +59,13 @@ func Patch(format, name string, data []byte, done func(source string) bool) ([]b
 		}
 		marked = append(marked, it.Source)
 	}
+	if len(marked) == 0 {
+		return stored, nil, nil
+	}
 	if lineOf != nil {
 		out = []byte(strings.Join(lineOf, ""))
 	}
-	return out, marked, nil
+	return enc.encode(out), marked, nil
 }
 
 // Write renders tasks as a new file of format, for a person whose plan is

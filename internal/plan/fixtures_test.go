@@ -49,6 +49,9 @@ func TestFixtures(t *testing.T) {
 
 				all, _, err := Patch(format, file, data, func(string) bool { return true })
 				require.NoError(t, err)
+				_, stored := decode(data)
+				_, written := decode(all)
+				assert.Equal(t, stored.name, written.name, "the export keeps the file's encoding")
 				q, err := Parse(format, file, all)
 				require.NoError(t, err, "%s", all)
 				require.Len(t, q.Items, len(p.Items))

@@ -49,6 +49,7 @@ type Item struct {
 
 	at   string // where the item is in a JSON file: a gjson path
 	line int    // where it is in a file of lines (Beads, Markdown): 0-based
+	mark string // a feature list's member that says done: "passes", or "status" where the file has that instead
 }
 
 // Skipped is an item of the file the harness does not take.
@@ -81,6 +82,7 @@ func bad(name, where, format string, args ...any) error {
 // Detect names the format of the file called name holding data: by its
 // name where that says (.jsonl, .md), else by its content.
 func Detect(name string, data []byte) (string, error) {
+	data, _ = decode(data)
 	base := strings.ToLower(filepath.Base(name))
 	switch ext := filepath.Ext(base); {
 	case ext == ".jsonl" || filepath.Base(filepath.Dir(name)) == ".beads":
@@ -103,6 +105,9 @@ func Detect(name string, data []byte) (string, error) {
 	case trimmed[0] == '{':
 		if gjson.ValidBytes(trimmed) {
 			doc := gjson.ParseBytes(trimmed)
+			if doc.Get("features").IsArray() {
+				return FeatureList, nil
+			}
 			if doc.Get("tasks").IsArray() {
 				return Taskmaster, nil
 			}
@@ -130,6 +135,17 @@ func Detect(name string, data []byte) (string, error) {
 
 // Parse reads data, the file called name, as a plan of format.
 func Parse(format, name string, data []byte) (*Plan, error) {
+	text, enc := decode(data)
+	p, err := parse(format, name, text)
+	var fe *failure.Error
+	if err != nil && enc.name != utf8Plain.name && errors.As(err, &fe) {
+		fe.Message += " (read as " + enc.name + ")"
+	}
+	return p, err
+}
+
+// parse reads text, UTF-8 without a byte-order mark, as a plan of format.
+func parse(format, name string, data []byte) (*Plan, error) {
 	var p *Plan
 	var err error
 	switch format {
