@@ -406,11 +406,12 @@ func parseBeads(name string, data []byte) (*Plan, error) {
 // agent runs, and most verbs read no plan.
 var (
 	dependsLine = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(?:depends\s+on|blocked\s+by)\s*:?\s*((?:#\d+(?:\s*,\s*|\s+and\s+|\s+)?)+)`)
+		// Markdown emphasis may wrap the words: "- **Blocked by**: #155".
+		return regexp.MustCompile(`(?i)\b(?:depends\s+on|blocked\s+by|dependencies\s*:)[*_]*\s*:?[*_]*\s*((?:#\d+(?:\s*,\s*|\s+and\s+|\s+)?)+)`)
 	})
 	issueRef    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`#(\d+)`) })
 	priorityTag = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^(?:priority\s*[:/=_ -]?\s*)?(p[0-4]|critical|urgent|high|medium|normal|low)$`)
+		return regexp.MustCompile(`(?i)^(?:priority\s*[:/=_ -]?\s*)?(p[0-4]|critical|urgent|high|medium|normal|low)(?:\s*[:/=_ -]?\s*priority)?$`)
 	})
 	boxLine = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^(\s*)(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s+(.*\S)\s*$`)
@@ -457,14 +458,24 @@ func parseGitHub(name string, data []byte) (*Plan, error) {
 		if labels.Exists() && labels.Type != gjson.Null && !labels.IsArray() {
 			return nil, bad(name, where+".labels", "must be a list, got %s", kindOf(labels))
 		}
+		var said []string           // the priority labels, for a note when they disagree
+		differ := map[string]bool{} // the priorities they give
 		for _, l := range labels.Array() {
 			label := l.Get("name").Str
 			if l.Type == gjson.String {
 				label = l.Str
 			}
 			if m := priorityTag().FindStringSubmatch(strings.TrimSpace(label)); m != nil {
-				it.Priority = labelPriority(strings.ToLower(m[1]))
+				pr := labelPriority(strings.ToLower(m[1]))
+				if len(said) == 0 || pr < it.Priority {
+					it.Priority = pr // the most urgent label wins
+				}
+				said = append(said, label)
+				differ[pr] = true
 			}
+		}
+		if len(differ) > 1 {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s: its labels give more than one priority (%s): it takes the most urgent, %s", it.Source, strings.Join(said, ", "), it.Priority))
 		}
 		for _, m := range dependsLine().FindAllStringSubmatch(body, -1) {
 			for _, ref := range issueRef().FindAllStringSubmatch(m[1], -1) {
