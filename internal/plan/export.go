@@ -24,12 +24,11 @@ func Patch(format, name string, stored []byte, done func(source string) bool) ([
 	}
 	var marked []string
 	out := data
-	var lineOf []string // the file's lines with their endings, for the line formats
-	if format == Beads || format == Markdown {
-		lineOf = strings.SplitAfter(string(data), "\n")
-	}
+	// The file's lines with their endings, for the line formats.
+	lineOf := strings.SplitAfter(string(data), "\n")
+	byLine := false
 	for _, it := range p.Items {
-		if it.Done || !done(it.Source) {
+		if it.Done || it.fileDone || !done(it.Source) {
 			continue
 		}
 		switch format {
@@ -44,15 +43,21 @@ func Patch(format, name string, stored []byte, done func(source string) bool) ([
 		case GitHub:
 			out, err = jsonedit.Set(out, it.at+".state", "CLOSED")
 		case Beads:
+			if it.line < 0 { // a list `bd list --json` wrote
+				out, err = jsonedit.Set(out, it.at+".status", "closed")
+				break
+			}
 			l := lineOf[it.line]
 			body := strings.TrimRight(l, "\r\n")
 			var edited []byte
 			edited, err = jsonedit.Set([]byte(body), "status", "closed")
 			lineOf[it.line] = string(edited) + l[len(body):]
+			byLine = true
 		case Markdown:
 			l := lineOf[it.line]
 			i := strings.Index(l, "[ ]")
 			lineOf[it.line] = l[:i] + "[x]" + l[i+3:]
+			byLine = true
 		}
 		if err != nil {
 			return nil, nil, failure.Wrap(failure.Config, err, "%s: cannot mark %s done in place: %v", name, it.Source, err)
@@ -62,7 +67,7 @@ func Patch(format, name string, stored []byte, done func(source string) bool) ([
 	if len(marked) == 0 {
 		return stored, nil, nil
 	}
-	if lineOf != nil {
+	if byLine {
 		out = []byte(strings.Join(lineOf, ""))
 	}
 	return enc.encode(out), marked, nil

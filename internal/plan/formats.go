@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -312,26 +313,51 @@ func tmID(name string, v gjson.Result, where string) (string, error) {
 	return "", bad(name, where, "must be a task id (a number or a string), got %s", rawOr(v))
 }
 
-// parseBeads reads Beads' issues.jsonl: one issue a line. Only "blocks"
-// dependencies make a task wait; "parent-child" makes the parent (an epic)
-// wait on its child; "related" and "discovered-from" are not order.
-// Priority 0–1 is P0, 2 (Beads' default) P1, 3–4 P2; closed is done; a
-// tombstone (a deleted issue) is skipped.
+// parseBeads reads Beads' issues.jsonl, one issue a line, or the JSON list
+// `bd list --json` writes. Only blocking dependencies ("blocks", the older
+// export's "blocked-by", "conditional-blocks", "waits-for") make a task
+// wait; "parent-child" makes the parent (an epic) wait on its child;
+// links that are not order ("related", "discovered-from", …) are not
+// read. Priority 0–1 is P0, 2 (Beads' default) P1, 3–4 P2; closed is
+// done. What is not work is skipped, with why: a tombstone (deleted), an
+// ephemeral wisp, a pinned or hooked bead, an agent's, a convoy's or a
+// message's.
 func parseBeads(name string, data []byte) (*Plan, error) {
+	type record struct {
+		v     gjson.Result
+		where string
+		line  int
+		at    string
+	}
+	var records []record
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+		doc, err := jsonDoc(name, data)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range doc.Array() {
+			records = append(records, record{v: v, where: fmt.Sprintf("[%d]", i), line: -1, at: fmt.Sprint(i)})
+		}
+	} else {
+		for n, line := range lines(data) {
+			where := fmt.Sprintf("line %d", n+1)
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			if !gjson.Valid(line) {
+				return nil, bad(name, where, "not valid JSON (each line of a Beads file is one issue)")
+			}
+			records = append(records, record{v: gjson.Parse(line), where: where, line: n})
+		}
+	}
 	p := &Plan{}
 	r := &reader{name: name}
 	index := map[string]int{}
+	seen := map[string]bool{}
 	type link struct{ child, parent string }
 	var parents []link
-	for n, line := range lines(data) {
-		where := fmt.Sprintf("line %d", n+1)
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		if !gjson.Valid(line) {
-			return nil, bad(name, where, "not valid JSON (each line of a Beads file is one issue)")
-		}
-		v := gjson.Parse(line)
+	for _, rec := range records {
+		v, where := rec.v, rec.where
 		if !v.IsObject() {
 			return nil, bad(name, where, "an issue must be a JSON object, got %s", kindOf(v))
 		}
@@ -340,6 +366,7 @@ func parseBeads(name string, data []byte) (*Plan, error) {
 		desc := r.str(v.Get("description"), where+": description")
 		accept := r.str(v.Get("acceptance_criteria"), where+": acceptance_criteria")
 		status := r.str(v.Get("status"), where+": status")
+		kind := r.str(v.Get("issue_type"), where+": issue_type")
 		if r.err != nil {
 			return nil, r.err
 		}
@@ -349,9 +376,10 @@ func parseBeads(name string, data []byte) (*Plan, error) {
 		if title == "" {
 			return nil, bad(name, where+": title", "is missing or empty")
 		}
-		if _, dup := index[id]; dup {
+		if seen[id] {
 			return nil, bad(name, where+": id", "%q is on an earlier line too", id)
 		}
+		seen[id] = true
 		priority := "P1"
 		if pr := v.Get("priority"); pr.Exists() && pr.Type != gjson.Null {
 			if pr.Type != gjson.Number || pr.Num != float64(int(pr.Num)) || pr.Num < 0 || pr.Num > 4 {
@@ -360,7 +388,8 @@ func parseBeads(name string, data []byte) (*Plan, error) {
 			priority = [...]string{"P0", "P0", "P1", "P2", "P2"}[int(pr.Num)]
 		}
 		it := Item{Source: Beads + ":" + id, Title: oneLine(title), Description: strings.TrimSpace(desc),
-			Acceptance: listLines(accept), Priority: priority, Done: status == "closed", DependsOn: []string{}, line: n}
+			Acceptance: listLines(accept), Priority: priority, Done: status == "closed", DependsOn: []string{},
+			line: rec.line, at: rec.at}
 		deps := v.Get("dependencies")
 		if deps.Exists() && deps.Type != gjson.Null && !deps.IsArray() {
 			return nil, bad(name, where+": dependencies", "must be a list, got %s", kindOf(deps))
@@ -378,15 +407,17 @@ func parseBeads(name string, data []byte) (*Plan, error) {
 			if on == "" {
 				return nil, bad(name, dw+".depends_on_id", "is missing or empty")
 			}
-			switch typ {
-			case "blocks", "":
-				it.DependsOn = append(it.DependsOn, Beads+":"+on)
-			case "parent-child":
+			switch {
+			case typ == "parent-child":
 				parents = append(parents, link{child: id, parent: on})
+			case beadsBlocking[typ]:
+				it.DependsOn = append(it.DependsOn, Beads+":"+on)
+			case !beadsNotOrder[typ]:
+				p.Notes = append(p.Notes, fmt.Sprintf("%s: its link to %s is of type %q, which the harness does not know: not read as an order", it.Source, on, typ))
 			}
 		}
-		if status == "tombstone" {
-			p.Skipped = append(p.Skipped, Skipped{Source: it.Source, Title: it.Title, Why: "deleted (tombstone)"})
+		if why := beadsNotWork(v, status, kind); why != "" {
+			p.Skipped = append(p.Skipped, Skipped{Source: it.Source, Title: it.Title, Why: why})
 			continue
 		}
 		index[id] = len(p.Items)
@@ -397,7 +428,59 @@ func parseBeads(name string, data []byte) (*Plan, error) {
 			p.Items[i].DependsOn = append(p.Items[i].DependsOn, Beads+":"+l.child)
 		}
 	}
+	// An epic closed while a child is open is not done: the harness
+	// would otherwise hold a completed task waiting on a pending one.
+	for i := range p.Items {
+		it := &p.Items[i]
+		if !it.Done {
+			continue
+		}
+		var open []string
+		for _, l := range parents {
+			if l.parent != strings.TrimPrefix(it.Source, Beads+":") {
+				continue
+			}
+			if c, ok := index[l.child]; ok && !p.Items[c].Done {
+				open = append(open, p.Items[c].Source)
+			}
+		}
+		if len(open) > 0 {
+			it.Done, it.fileDone = false, true
+			p.Notes = append(p.Notes, fmt.Sprintf("%s is closed in the file while its children %s are open: imported as not done, waiting on them", it.Source, strings.Join(open, ", ")))
+		}
+	}
 	return p, nil
+}
+
+// Beads' dependency types: those that are an order of work, and those
+// that are not (any other is named in a note).
+var (
+	beadsBlocking = map[string]bool{"": true, "blocks": true, "blocked-by": true, "conditional-blocks": true, "waits-for": true}
+	beadsNotOrder = map[string]bool{"related": true, "relates-to": true, "discovered-from": true, "replies-to": true,
+		"duplicates": true, "supersedes": true, "tracks": true, "caused-by": true, "validates": true,
+		"authored-by": true, "assigned-to": true, "approved-by": true, "delegated-from": true, "until": true}
+	// beadsNotTasks are the types of bead that are not work: an agent's
+	// own record, a role, a convoy (a batch that tracks other beads), a
+	// message, an event.
+	beadsNotTasks = map[string]string{"agent": "an agent's record", "role": "a role's definition", "convoy": "a convoy (it tracks other beads)",
+		"message": "a message between agents", "event": "an event record"}
+)
+
+// beadsNotWork says why an issue is not a task ("" when it is one).
+func beadsNotWork(v gjson.Result, status, kind string) string {
+	switch {
+	case status == "tombstone":
+		return "deleted (tombstone)"
+	case v.Get("ephemeral").Bool() || v.Get("wisp").Bool():
+		return "an ephemeral wisp, never part of the plan"
+	case status == "pinned":
+		return "pinned: a bead that stays open as a reference, not work to finish"
+	case status == "hooked":
+		return "hooked: on a Beads agent's hook, work another agent holds"
+	case beadsNotTasks[kind] != "":
+		return beadsNotTasks[kind] + ", not work"
+	}
+	return ""
 }
 
 // dependsLine finds "depends on #12", "blocked by #3, #4 and #5" in an

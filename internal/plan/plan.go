@@ -47,9 +47,10 @@ type Item struct {
 	DependsOn   []string // the Sources of the items it waits on
 	Done        bool     // done in the source (passes, done, closed, [x])
 
-	at   string // where the item is in a JSON file: a gjson path
-	line int    // where it is in a file of lines (Beads, Markdown): 0-based
-	mark string // a feature list's member that says done: "passes", or "status" where the file has that instead
+	at       string // where the item is in a JSON file: a gjson path
+	line     int    // where it is in a file of lines (Beads, Markdown): 0-based
+	fileDone bool   // done in the file though not in the plan read (a closed epic with open children)
+	mark     string // a feature list's member that says done: "passes", or "status" where the file has that instead
 }
 
 // Skipped is an item of the file the harness does not take.
@@ -99,6 +100,8 @@ func Detect(name string, data []byte) (string, error) {
 		switch {
 		case first.Get("number").Exists():
 			return GitHub, nil
+		case first.Get("id").Type == gjson.String && (first.Get("issue_type").Exists() || first.Get("status").Exists() && first.Get("created_at").Exists()):
+			return Beads, nil // `bd list --json`
 		case first.Get("passes").Exists() || first.Get("steps").Exists() || first.Get("description").Exists():
 			return FeatureList, nil
 		}
