@@ -216,7 +216,9 @@ func (w *tmWalk) list(list gjson.Result, at string, parent tmParent) error {
 			return err
 		}
 		if parent.index >= 0 && parent.id != "" && self.index >= 0 {
-			w.p.Items[parent.index].DependsOn = append(w.p.Items[parent.index].DependsOn, w.p.Items[self.index].Source)
+			up := &w.p.Items[parent.index]
+			up.DependsOn = append(up.DependsOn, w.p.Items[self.index].Source)
+			up.parts = append(up.parts, w.p.Items[self.index].Source)
 		}
 		sub := t.Get("subtasks")
 		if sub.Exists() && sub.Type != gjson.Null && !sub.IsArray() {
@@ -426,27 +428,7 @@ func parseBeads(name string, data []byte) (*Plan, error) {
 	for _, l := range parents {
 		if i, ok := index[l.parent]; ok {
 			p.Items[i].DependsOn = append(p.Items[i].DependsOn, Beads+":"+l.child)
-		}
-	}
-	// An epic closed while a child is open is not done: the harness
-	// would otherwise hold a completed task waiting on a pending one.
-	for i := range p.Items {
-		it := &p.Items[i]
-		if !it.Done {
-			continue
-		}
-		var open []string
-		for _, l := range parents {
-			if l.parent != strings.TrimPrefix(it.Source, Beads+":") {
-				continue
-			}
-			if c, ok := index[l.child]; ok && !p.Items[c].Done {
-				open = append(open, p.Items[c].Source)
-			}
-		}
-		if len(open) > 0 {
-			it.Done, it.fileDone = false, true
-			p.Notes = append(p.Notes, fmt.Sprintf("%s is closed in the file while its children %s are open: imported as not done, waiting on them", it.Source, strings.Join(open, ", ")))
+			p.Items[i].parts = append(p.Items[i].parts, Beads+":"+l.child)
 		}
 	}
 	return p, nil
@@ -610,7 +592,17 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 	p := &Plan{}
 	type open struct{ indent, index int }
 	var stack []open
+	fence := "" // the fence of the code block the line is in
 	for n, line := range lines(data) {
+		if f := fenceOf(line); fence == "" && f != "" {
+			fence = f
+			continue
+		} else if fence != "" {
+			if strings.HasPrefix(f, fence) && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), fence[:1])) == "" {
+				fence = "" // a closing fence: the same character, as long, nothing after it
+			}
+			continue
+		}
 		c := checkbox(line)
 		if c == nil {
 			if strings.TrimSpace(line) != "" && !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t") {
@@ -618,7 +610,13 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 			}
 			continue
 		}
-		it := Item{Source: Markdown + ":" + shortHash(c.text), Title: c.text, Priority: "P1", Done: c.done,
+		title := plainText(c.text)
+		if placeholder(title) {
+			p.Skipped = append(p.Skipped, Skipped{Source: fmt.Sprintf("%s:line %d", Markdown, n+1), Title: title,
+				Why: "a placeholder, not a task"})
+			continue
+		}
+		it := Item{Source: Markdown + ":" + shortHash(c.text), Title: title, Priority: "P1", Done: c.done,
 			DependsOn: []string{}, line: n}
 		for len(stack) > 0 && stack[len(stack)-1].indent >= c.indent {
 			stack = stack[:len(stack)-1]
@@ -630,7 +628,7 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 		}
 		stack = append(stack, open{c.indent, len(p.Items) - 1})
 	}
-	if len(p.Items) == 0 {
+	if len(p.Items) == 0 && len(p.Skipped) == 0 {
 		return nil, bad(name, "", "no checklist items (lines like `- [ ] title`)")
 	}
 	uniqueSources(p.Items)
@@ -640,10 +638,44 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 			if k, ok := strings.CutPrefix(d, "\x00"); ok {
 				idx, _ := strconv.Atoi(k)
 				p.Items[i].DependsOn[j] = p.Items[idx].Source
+				p.Items[i].parts = append(p.Items[i].parts, p.Items[idx].Source)
 			}
 		}
 	}
 	return p, nil
+}
+
+// fenceOf is the fence a line opens or closes a code block with ("```",
+// "~~~~"), "" for any other line.
+func fenceOf(line string) string {
+	t := strings.TrimSpace(line)
+	for _, c := range []string{"`", "~"} {
+		if strings.HasPrefix(t, c+c+c) {
+			return t[:len(t)-len(strings.TrimLeft(t, c))]
+		}
+	}
+	return ""
+}
+
+// plainText takes Markdown's emphasis off a title: "**Auth**: login" is
+// "Auth: login". Code spans keep theirs.
+func plainText(s string) string {
+	for _, m := range []string{"**", "__"} {
+		if strings.Count(s, m) >= 2 && !strings.Contains(s, "`") {
+			s = strings.ReplaceAll(s, m, "")
+		}
+	}
+	return strings.TrimSpace(s)
+}
+
+// placeholder reports whether a checklist item's text holds no work of
+// its own ("TBD", "TODO", "..."): a list of them is not a list of tasks.
+func placeholder(s string) bool {
+	switch strings.ToLower(strings.Trim(s, " .:!?…-*_()[]")) {
+	case "", "tbd", "tba", "todo", "to do", "wip", "n/a", "na", "tk", "xxx", "fixme", "placeholder", "to be determined", "to be defined":
+		return true
+	}
+	return false
 }
 
 // listLines reads a text of criteria as a list: one a line, list markers

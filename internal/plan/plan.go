@@ -47,10 +47,11 @@ type Item struct {
 	DependsOn   []string // the Sources of the items it waits on
 	Done        bool     // done in the source (passes, done, closed, [x])
 
-	at       string // where the item is in a JSON file: a gjson path
-	line     int    // where it is in a file of lines (Beads, Markdown): 0-based
-	fileDone bool   // done in the file though not in the plan read (a closed epic with open children)
-	mark     string // a feature list's member that says done: "passes", or "status" where the file has that instead
+	at       string   // where the item is in a JSON file: a gjson path
+	line     int      // where it is in a file of lines (Beads, Markdown): 0-based
+	parts    []string // the Sources of its subtasks, children, nested items: some of DependsOn
+	fileDone bool     // done in the file though not in the plan read (a closed epic with open children)
+	mark     string   // a feature list's member that says done: "passes", or "status" where the file has that instead
 }
 
 // Skipped is an item of the file the harness does not take.
@@ -170,7 +171,39 @@ func parse(format, name string, data []byte) (*Plan, error) {
 		return nil, err
 	}
 	p.Format = format
+	p.openParts()
 	return p, nil
+}
+
+// openParts makes an item done in the file while one of its parts is not
+// (a closed epic with an open child, a ticked item over an unticked one)
+// not done, and says so: its task waits on its parts, and is done when
+// they are.
+func (p *Plan) openParts() {
+	at := map[string]int{}
+	for i, it := range p.Items {
+		at[it.Source] = i
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := range p.Items {
+			it := &p.Items[i]
+			if !it.Done {
+				continue
+			}
+			var open []string
+			for _, s := range it.parts {
+				if j, ok := at[s]; ok && !p.Items[j].Done {
+					open = append(open, s)
+				}
+			}
+			if len(open) > 0 {
+				it.Done, it.fileDone, changed = false, true, true
+				p.Notes = append(p.Notes, fmt.Sprintf("%s is done in the file while its parts %s are not: imported as not done, waiting on them",
+					it.Source, strings.Join(open, ", ")))
+			}
+		}
+	}
 }
 
 // jsonDoc checks data is one JSON value and returns it; a syntax error
