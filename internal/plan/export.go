@@ -81,7 +81,8 @@ func Write(format string, tasks []state.Task) ([]byte, error) {
 	case FeatureList:
 		list := []map[string]any{}
 		for _, t := range tasks {
-			list = append(list, ordered("category", "harness", "description", t.Title,
+			category, desc := featureOf(t)
+			list = append(list, ordered("category", category, "description", desc,
 				"steps", orEmpty(t.Acceptance), "passes", t.Status == state.Completed))
 		}
 		return indent(list)
@@ -133,23 +134,71 @@ func Write(format string, tasks []state.Task) ([]byte, error) {
 		}
 		return b.Bytes(), nil
 	case Markdown:
-		var b strings.Builder
-		for _, t := range tasks {
-			mark := " "
-			if t.Status == state.Completed {
-				mark = "x"
-			}
-			fmt.Fprintf(&b, "- [%s] %s\n", mark, t.Title)
-			for _, a := range t.Acceptance {
-				fmt.Fprintf(&b, "  - %s\n", a)
-			}
-		}
-		return []byte(b.String()), nil
+		return writeMarkdown(tasks), nil
 	case GitHub:
 		return nil, failure.New(failure.Usage, "an export to github marks the issues of the file `gh issue list` wrote: it needs that file").
 			WithHint("harness export --format github --from ISSUES.json")
 	}
 	return nil, failure.New(failure.Usage, "unknown plan format %q", format).WithHint("--format takes %s", strings.Join(Formats, "|"))
+}
+
+// featureOf is the category and description of task t as a feature: an
+// import from a feature list keeps them in its description ("category:
+// functional" after the description when that is longer than the title).
+func featureOf(t state.Task) (category, description string) {
+	category, description = "harness", t.Title
+	rest := t.Description
+	if i := strings.LastIndex(rest, "category: "); i >= 0 && (i == 0 || strings.HasSuffix(rest[:i], "\n\n")) && !strings.Contains(rest[i:], "\n") {
+		category = strings.TrimPrefix(rest[i:], "category: ")
+		rest = strings.TrimSpace(rest[:i])
+	}
+	if rest != "" && strings.Join(strings.Fields(rest), " ") == t.Title {
+		description = rest
+	}
+	return category, description
+}
+
+// writeMarkdown writes tasks as a checklist. A task waited on by an
+// earlier one is nested under it, as an import of a checklist reads
+// nesting (the outer item waits on the items under it); any other
+// dependency has no place in a checklist.
+func writeMarkdown(tasks []state.Task) []byte {
+	at := map[string]int{}
+	for i, t := range tasks {
+		at[t.ID] = i
+	}
+	under := make([][]int, len(tasks))
+	placed := make([]bool, len(tasks))
+	for i, t := range tasks {
+		for _, d := range t.DependsOn {
+			if j, ok := at[d]; ok && j > i && !placed[j] {
+				under[i] = append(under[i], j)
+				placed[j] = true
+			}
+		}
+	}
+	var b strings.Builder
+	var write func(i int, indent string)
+	write = func(i int, indent string) {
+		t := tasks[i]
+		mark := " "
+		if t.Status == state.Completed {
+			mark = "x"
+		}
+		fmt.Fprintf(&b, "%s- [%s] %s\n", indent, mark, t.Title)
+		for _, a := range t.Acceptance {
+			fmt.Fprintf(&b, "%s  - %s\n", indent, a)
+		}
+		for _, j := range under[i] {
+			write(j, indent+"  ")
+		}
+	}
+	for i := range tasks {
+		if !placed[i] {
+			write(i, "")
+		}
+	}
+	return []byte(b.String())
 }
 
 func orMedium(p string) string {

@@ -289,3 +289,58 @@ func TestOnlyTag(t *testing.T) {
 	p, _ = Parse(Markdown, "TODO.md", []byte("- [ ] a\n"))
 	assert.True(t, failure.Is(p.OnlyTag("master"), failure.Usage))
 }
+
+// An export without --from then an import keeps what the import read:
+// dependencies (in a checklist, the nesting that holds them) and a
+// feature's category and long description.
+func TestWriteRoundTrip(t *testing.T) {
+	tasks := []state.Task{
+		{ID: "task-001", Title: "Installer", Status: state.Pending, Priority: "P1", DependsOn: []string{"task-002", "task-004"}},
+		{ID: "task-002", Title: "Linux", Status: state.Pending, Priority: "P1", DependsOn: []string{"task-003"}},
+		{ID: "task-003", Title: "deb", Status: state.Completed, Priority: "P1", DependsOn: []string{}},
+		{ID: "task-004", Title: "Mac", Status: state.Pending, Priority: "P1", DependsOn: []string{}, Acceptance: []string{"a .pkg installs"}},
+		{ID: "task-005", Title: "Announce", Status: state.Pending, Priority: "P1", DependsOn: []string{"task-001"}},
+	}
+	deps := func(p *Plan) map[string][]string {
+		title := map[string]string{}
+		for _, it := range p.Items {
+			title[it.Source] = it.Title
+		}
+		out := map[string][]string{}
+		for _, it := range p.Items {
+			for _, d := range it.DependsOn {
+				out[it.Title] = append(out[it.Title], title[d])
+			}
+		}
+		return out
+	}
+	for _, format := range []string{Taskmaster, Beads, Markdown} {
+		text, err := Write(format, tasks)
+		require.NoError(t, err)
+		p, err := Parse(format, "out", text)
+		require.NoError(t, err, "%s", text)
+		want := map[string][]string{"Installer": {"Linux", "Mac"}, "Linux": {"deb"}, "Announce": {"Installer"}}
+		if format == Markdown {
+			delete(want, "Announce") // a checklist holds nesting only
+		}
+		assert.Equal(t, want, deps(p), "%s:\n%s", format, text)
+	}
+
+	features := []state.Task{
+		{ID: "task-001", Title: "New chat", Description: "category: functional", Status: state.Completed, Priority: "P1"},
+		{ID: "task-002", Title: "Bubbles follow the design system", Description: "Bubbles follow\nthe design system\n\ncategory: style", Priority: "P1"},
+		{ID: "task-003", Title: "Added by hand", Priority: "P1"},
+	}
+	text, err := Write(FeatureList, features)
+	require.NoError(t, err)
+	p, err := Parse(FeatureList, "out", text)
+	require.NoError(t, err)
+	for i, it := range p.Items {
+		assert.Equal(t, features[i].Title, it.Title)
+		if i < 2 {
+			assert.Equal(t, features[i].Description, it.Description)
+		}
+	}
+	assert.Equal(t, "feature-list:"+shortHash("Bubbles follow\nthe design system"), p.Items[1].Source, "the same feature, not a new one")
+	assert.Contains(t, string(text), `"category": "harness"`)
+}
