@@ -248,7 +248,15 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int) (steps []im
 	}
 	for _, cyc := range schedule.Cycles(s.Tasks) {
 		if !had[cyc.String()] {
-			return nil, nil, 0, failure.New(failure.Config, "the plan's dependencies make a cycle: %s", cyc).
+			// Named by the plan's own ids: the tasks it would add do not exist.
+			named := make(schedule.Cycle, len(cyc))
+			for i, id := range cyc {
+				named[i] = id
+				if t := s.Task(id); t != nil && t.Source != "" {
+					named[i] = t.Source
+				}
+			}
+			return nil, nil, 0, failure.New(failure.Config, "the plan's dependencies make a cycle: %s", named).
 				WithHint("a task starts only when all its dependencies are completed, so no task on a cycle ever starts: leave out one link in the plan")
 		}
 	}

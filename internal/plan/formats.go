@@ -133,6 +133,9 @@ func parseTaskmaster(name string, data []byte) (*Plan, error) {
 	p := &Plan{}
 	w := &tmWalk{r: &reader{name: name}, p: p}
 	for _, tg := range tags {
+		if v := doc.Get(gjsonKey(tg.name)); tg.path != "tasks" && !v.IsObject() {
+			return nil, bad(name, "", "%q is not a Taskmaster tag (an object with \"tasks\"), got %s", tg.name, kindOf(v))
+		}
 		if !tg.list.IsArray() {
 			return nil, bad(name, tg.path, "must be a list of tasks, got %s", kindOf(tg.list))
 		}

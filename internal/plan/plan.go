@@ -132,6 +132,17 @@ func Detect(name string, data []byte) (string, error) {
 	case checkbox(string(trimmed[:bytes.IndexByte(append(trimmed, '\n'), '\n')])) != nil:
 		return Markdown, nil
 	}
+	if len(trimmed) > 0 && (trimmed[0] == '[' || trimmed[0] == '{') && !gjson.ValidBytes(trimmed) {
+		// JSON that does not parse (a file cut short, a comma too many):
+		// say where, not only that the format is unknown.
+		_, err := jsonDoc(name, data)
+		var fe *failure.Error
+		if errors.As(err, &fe) {
+			fe.Message += "; so which plan format it is cannot be told"
+			fe.Hint = "fix the file (cut short?), or name its format with --format " + strings.Join(Formats, "|")
+		}
+		return "", err
+	}
 	return "", &failure.Error{Category: failure.Config, Cause: ErrFormat,
 		Message: fmt.Sprintf("%s: cannot tell which plan format it is", name),
 		Hint:    "name it with --format " + strings.Join(Formats, "|")}
@@ -142,8 +153,18 @@ func Parse(format, name string, data []byte) (*Plan, error) {
 	text, enc := decode(data)
 	p, err := parse(format, name, text)
 	var fe *failure.Error
-	if err != nil && enc.name != utf8Plain.name && errors.As(err, &fe) {
+	if err == nil || !errors.As(err, &fe) {
+		return p, err
+	}
+	if enc.name != utf8Plain.name {
 		fe.Message += " (read as " + enc.name + ")"
+	}
+	// A file of another format read as this one: say which it is.
+	if other, derr := Detect(name, data); derr == nil && other != format && fe.Hint == "" {
+		if _, perr := parse(other, name, text); perr == nil {
+			fe.Message += fmt.Sprintf("; it reads as a %s file", other)
+			fe.Hint = "--format " + other
+		}
 	}
 	return p, err
 }

@@ -344,3 +344,20 @@ func TestWriteRoundTrip(t *testing.T) {
 	assert.Equal(t, "feature-list:"+shortHash("Bubbles follow\nthe design system"), p.Items[1].Source, "the same feature, not a new one")
 	assert.Contains(t, string(text), `"category": "harness"`)
 }
+
+// Issue 32 item 12: the messages say what is wrong. A file cut short
+// names the place JSON ends; a file of another format read as one
+// says which it is.
+func TestMessages(t *testing.T) {
+	_, err := Detect("tasks.json", []byte("{\n  \"master\": {\n    \"tasks\": [\n      {\"id\": 1, \"title\": \"a\""))
+	var fe *failure.Error
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "tasks.json: line 4: not valid JSON: unexpected end of JSON input; so which plan format it is cannot be told", fe.Message)
+	assert.Contains(t, fe.Hint, "cut short?")
+
+	beads := `{"id":"bd-1","title":"t","status":"open","priority":2,"issue_type":"task"}` + "\n"
+	_, err = Parse(Taskmaster, "issues.jsonl", []byte(beads))
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "issues.jsonl: \"id\" is not a Taskmaster tag (an object with \"tasks\"), got a string; it reads as a beads file", fe.Message)
+	assert.Equal(t, "--format beads", fe.Hint)
+}
