@@ -11,66 +11,107 @@ import (
 	"github.com/harness-agent/harness/internal/state"
 )
 
-// Patch marks done, in data (the file called name, of format), the items
-// done says are done and the file does not: passes true, status "done"
-// or "closed", state "CLOSED", "[x]". It changes nothing else, so a file
-// none of whose items the harness completed comes back byte for byte. It
-// returns the new text and the Sources it marked.
-func Patch(format, name string, stored []byte, done func(source string) bool) ([]byte, []string, error) {
+// Verdict is what the harness holds of an item's task, for an export.
+type Verdict int
+
+const (
+	// Leave the item as the file has it: no task, or one the harness
+	// has not taken up.
+	Leave Verdict = iota
+	// Done: completed by the harness's own validation.
+	Done
+	// Pending: taken up by the harness and not completed (failed, or
+	// reopened after it was done): an item the file has done goes back.
+	Pending
+	// InProgress: as Pending, the harness working on it now.
+	InProgress
+)
+
+// Change is one item an export changed.
+type Change struct {
+	Source string
+	Done   bool // marked done; else moved back to not done
+}
+
+// Patch writes, in data (the file called name, of format), the harness's
+// verdict on each item: done where the harness completed it and the file
+// does not have it done (passes true, status "done" or "closed", state
+// "CLOSED", "[x]"); not done where the file has it done and the harness
+// took it up again (it failed, or was reopened). It changes nothing else,
+// so a file with nothing to change comes back byte for byte, in its own
+// encoding.
+func Patch(format, name string, stored []byte, verdict func(source string) Verdict) ([]byte, []Change, error) {
 	data, enc := decode(stored)
 	p, err := parse(format, name, data)
 	if err != nil {
 		return nil, nil, err
 	}
-	var marked []string
+	var changes []Change
 	out := data
 	// The file's lines with their endings, for the line formats.
 	lineOf := strings.SplitAfter(string(data), "\n")
 	byLine := false
 	for _, it := range p.Items {
-		if it.Done || it.fileDone || !done(it.Source) {
+		v := verdict(it.Source)
+		var done bool
+		switch {
+		case v == Done && !it.Done && !it.fileDone:
+			done = true
+		case (v == Pending || v == InProgress) && it.Done:
+			done = false
+		default:
 			continue
+		}
+		word := func(yes, no, working string) string {
+			switch {
+			case done:
+				return yes
+			case v == InProgress && working != "":
+				return working
+			}
+			return no
 		}
 		switch format {
 		case FeatureList:
 			if it.mark == "status" {
-				out, err = jsonedit.Set(out, it.at+".status", "done")
+				out, err = jsonedit.Set(out, it.at+".status", word("done", "pending", "in_progress"))
 			} else {
-				out, err = jsonedit.Set(out, it.at+".passes", true)
+				out, err = jsonedit.Set(out, it.at+".passes", done)
 			}
 		case Taskmaster:
-			out, err = jsonedit.Set(out, it.at+".status", "done")
+			out, err = jsonedit.Set(out, it.at+".status", word("done", "pending", "in-progress"))
 		case GitHub:
-			out, err = jsonedit.Set(out, it.at+".state", "CLOSED")
+			out, err = jsonedit.Set(out, it.at+".state", word("CLOSED", "OPEN", ""))
 		case Beads:
+			status := word("closed", "open", "in_progress")
 			if it.line < 0 { // a list `bd list --json` wrote
-				out, err = jsonedit.Set(out, it.at+".status", "closed")
+				out, err = jsonedit.Set(out, it.at+".status", status)
 				break
 			}
 			l := lineOf[it.line]
 			body := strings.TrimRight(l, "\r\n")
 			var edited []byte
-			edited, err = jsonedit.Set([]byte(body), "status", "closed")
+			edited, err = jsonedit.Set([]byte(body), "status", status)
 			lineOf[it.line] = string(edited) + l[len(body):]
 			byLine = true
 		case Markdown:
 			l := lineOf[it.line]
-			i := strings.Index(l, "[ ]")
-			lineOf[it.line] = l[:i] + "[x]" + l[i+3:]
+			m := boxLine().FindStringSubmatchIndex(strings.TrimRight(l, "\r\n"))
+			lineOf[it.line] = l[:m[4]] + word("x", " ", "") + l[m[5]:]
 			byLine = true
 		}
 		if err != nil {
-			return nil, nil, failure.Wrap(failure.Config, err, "%s: cannot mark %s done in place: %v", name, it.Source, err)
+			return nil, nil, failure.Wrap(failure.Config, err, "%s: cannot change %s in place: %v", name, it.Source, err)
 		}
-		marked = append(marked, it.Source)
+		changes = append(changes, Change{Source: it.Source, Done: done})
 	}
-	if len(marked) == 0 {
+	if len(changes) == 0 {
 		return stored, nil, nil
 	}
 	if byLine {
 		out = []byte(strings.Join(lineOf, ""))
 	}
-	return enc.encode(out), marked, nil
+	return enc.encode(out), changes, nil
 }
 
 // Write renders tasks as a new file of format, for a person whose plan is

@@ -42,12 +42,12 @@ func TestFixtures(t *testing.T) {
 				require.NoError(t, err, "go test ./internal/plan -run TestFixtures -update writes it")
 				assert.Equal(t, string(want), report)
 
-				same, marked, err := Patch(format, file, data, func(string) bool { return false })
+				same, marked, err := Patch(format, file, data, func(string) Verdict { return Leave })
 				require.NoError(t, err)
 				assert.Empty(t, marked)
 				assert.Equal(t, string(data), string(same), "an export with nothing done changes the file")
 
-				all, _, err := Patch(format, file, data, func(string) bool { return true })
+				all, _, err := Patch(format, file, data, func(string) Verdict { return Done })
 				require.NoError(t, err)
 				_, stored := decode(data)
 				_, written := decode(all)

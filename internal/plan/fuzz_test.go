@@ -29,7 +29,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, _, err := Patch(name, "f", []byte(text), func(string) bool { return true })
+		out, _, err := Patch(name, "f", []byte(text), func(string) Verdict { return Done })
 		if err != nil {
 			return // a value jsonedit cannot place (a member written twice)
 		}

@@ -215,16 +215,21 @@ func TestPatch(t *testing.T) {
 		{"already done", Markdown, "- [x] a\n", []string{"markdown:" + shortHash("a")}, "- [x] a\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, marked, err := Patch(tc.format, "f", []byte(tc.text), func(s string) bool {
+			got, changes, err := Patch(tc.format, "f", []byte(tc.text), func(s string) Verdict {
 				for _, d := range tc.done {
 					if d == s {
-						return true
+						return Done
 					}
 				}
-				return false
+				return Leave
 			})
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, string(got))
+			var marked []string
+			for _, c := range changes {
+				assert.True(t, c.Done)
+				marked = append(marked, c.Source)
+			}
 			if tc.want == tc.text {
 				assert.Empty(t, marked)
 			} else {
@@ -360,4 +365,31 @@ func TestMessages(t *testing.T) {
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, "issues.jsonl: \"id\" is not a Taskmaster tag (an object with \"tasks\"), got a string; it reads as a beads file", fe.Message)
 	assert.Equal(t, "--format beads", fe.Hint)
+}
+
+// An item the file has done goes back to not done when its task is
+// pending or in progress in the harness, in each format's own words.
+func TestPatchMovesBack(t *testing.T) {
+	for _, tc := range []struct {
+		format, text string
+		verdict      Verdict
+		want         string
+	}{
+		{FeatureList, `[{"description":"A","passes":true}]`, Pending, `[{"description":"A","passes":false}]`},
+		{FeatureList, `{"features":[{"id":1,"title":"A","status":"done"}]}`, InProgress, `{"features":[{"id":1,"title":"A","status":"in_progress"}]}`},
+		{Taskmaster, `{"tasks":[{"id":1,"title":"a","status":"done"}]}`, Pending, `{"tasks":[{"id":1,"title":"a","status":"pending"}]}`},
+		{Taskmaster, `{"tasks":[{"id":1,"title":"a","status":"done"}]}`, InProgress, `{"tasks":[{"id":1,"title":"a","status":"in-progress"}]}`},
+		{Beads, "{\"id\":\"a\",\"title\":\"t\",\"status\":\"closed\"}\r\n", Pending, "{\"id\":\"a\",\"title\":\"t\",\"status\":\"open\"}\r\n"},
+		{GitHub, `[{"number":3,"title":"t","state":"CLOSED"}]`, InProgress, `[{"number":3,"title":"t","state":"OPEN"}]`},
+		{Markdown, "  * [X] a [x]\n", Pending, "  * [ ] a [x]\n"},
+		{Markdown, "- [x] a\n", Leave, "- [x] a\n"},
+	} {
+		got, changes, err := Patch(tc.format, "f", []byte(tc.text), func(string) Verdict { return tc.verdict })
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, string(got), tc.format)
+		if tc.verdict != Leave {
+			require.Len(t, changes, 1)
+			assert.False(t, changes[0].Done)
+		}
+	}
 }
