@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"slices"
@@ -81,7 +82,7 @@ func runImport(e *Env, c *command, args []string) int {
 	var warnings, noCheck []string
 	unchanged := 0
 	_, err = statecache.Update(dir, func(s *state.State) error {
-		steps, warnings, unchanged, err = applyPlan(s, p, stamp(e.Now()), loggedIDs(dir))
+		steps, warnings, unchanged, err = applyPlan(s, p, stamp(e.Now()), loggedIDs(dir), personEdits(dir))
 		if err != nil {
 			return err
 		}
@@ -165,7 +166,11 @@ func runImport(e *Env, c *command, args []string) int {
 // it is done; a task the harness has started, completed or failed is
 // never changed. It returns what it did, the dependencies it left out and
 // how many items needed nothing.
-func applyPlan(s *state.State, p *plan.Plan, now string, logged int) (steps []importStep, warnings []string, unchanged int, err error) {
+//
+// A field a person set with `harness edit` (edited, by task id) is the
+// person's from then on: an import never puts the plan's value back, and
+// says so where the two differ.
+func applyPlan(s *state.State, p *plan.Plan, now string, logged int, edited map[string]map[string]bool) (steps []importStep, warnings []string, unchanged int, err error) {
 	// The cycles the file holds already (written by hand) are not the
 	// plan's: only a new one refuses the import. Linear, not a search per
 	// task, so a plan of thousands of items imports at once.
@@ -216,9 +221,13 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int) (steps []im
 			steps = append(steps, importStep{verb: "added", id: id, item: it})
 			continue
 		}
-		var fields []string
+		var fields, theirs []string
 		note := func(field string, same bool) {
-			if !same {
+			switch {
+			case same:
+			case edited[id][field]:
+				theirs = append(theirs, field)
+			default:
 				fields = append(fields, field)
 			}
 		}
@@ -231,16 +240,38 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int) (steps []im
 		if done {
 			fields = append(fields, "completed")
 		}
-		if len(fields) == 0 {
+		personal := fmt.Sprintf("%s as a person edited it (harness edit): the plan's is not taken", strings.Join(theirs, ", "))
+		switch {
+		case len(fields) == 0 && len(theirs) == 0:
 			unchanged++
 			continue
-		}
-		if started(t) {
+		case started(t):
 			steps = append(steps, importStep{verb: "kept", id: id, item: it,
 				why: fmt.Sprintf("%s by the harness: an import changes only a task not yet started", t.Status)})
 			continue
+		case len(fields) == 0:
+			steps = append(steps, importStep{verb: "kept", id: id, item: it, why: personal})
+			continue
 		}
-		t.Title, t.Description, t.Acceptance, t.Priority, t.DependsOn = it.Title, it.Description, it.Acceptance, it.Priority, deps
+		set := func(field string) bool { return slices.Contains(fields, field) }
+		if set("title") {
+			t.Title = it.Title
+		}
+		if set("description") {
+			t.Description = it.Description
+		}
+		if set("acceptance") {
+			t.Acceptance = it.Acceptance
+		}
+		if set("priority") {
+			t.Priority = it.Priority
+		}
+		if set("depends_on") {
+			t.DependsOn = deps
+		}
+		if len(theirs) > 0 {
+			fields = append(fields, personal)
+		}
 		if done {
 			t.Status, t.CompletedAt = state.Completed, now
 		}
@@ -261,6 +292,38 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int) (steps []im
 		}
 	}
 	return steps, warnings, unchanged, nil
+}
+
+// personEdits reads in the progress log the fields of each task a person
+// set with `harness edit` ("Task edited: task-005 (priority, title)"; an
+// import's own lines name the file they come from).
+func personEdits(dir string) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	f, err := safefile.Open(progress.Path(dir))
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		_, rest, ok := strings.Cut(sc.Text(), " Task edited: ")
+		if !ok || strings.Contains(rest, ") from ") {
+			continue
+		}
+		id, list, ok := strings.Cut(rest, " (")
+		list, ok2 := strings.CutSuffix(list, ")")
+		if !ok || !ok2 {
+			continue
+		}
+		for _, field := range strings.Split(list, ", ") {
+			if out[id] == nil {
+				out[id] = map[string]bool{}
+			}
+			out[id][field] = true
+		}
+	}
+	return out
 }
 
 // started reports whether the harness holds task t as its own: anything
