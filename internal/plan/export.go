@@ -81,7 +81,11 @@ func Patch(format, name string, stored []byte, verdict func(source string) Verdi
 		case Taskmaster:
 			out, err = jsonedit.Set(out, it.at+".status", word("done", "pending", "in-progress"))
 		case GitHub:
-			out, err = jsonedit.Set(out, it.at+".state", word("CLOSED", "OPEN", ""))
+			state := word("CLOSED", "OPEN", "")
+			if it.mark == "lower" {
+				state = strings.ToLower(state)
+			}
+			out, err = jsonedit.Set(out, it.at+".state", state)
 		case Beads:
 			status := word("closed", "open", "in_progress")
 			if it.line < 0 { // a list `bd list --json` wrote

@@ -70,6 +70,14 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 		if !passes.Exists() && status != "" {
 			it.mark = "status"
 		}
+		// Features with ids of their own may name the ones they wait on.
+		for _, k := range []string{"dependencies", "depends_on", "dependsOn"} {
+			for _, d := range f.Get(k).Array() {
+				if d.Type == gjson.String && strings.TrimSpace(d.Str) != "" || d.Type == gjson.Number {
+					it.DependsOn = append(it.DependsOn, FeatureList+":"+strings.TrimSpace(d.String()))
+				}
+			}
+		}
 		if pr := f.Get("priority"); pr.Type == gjson.Number {
 			it.Priority = [...]string{"P0", "P0", "P1", "P2"}[min(max(int(pr.Num), 0), 3)]
 		} else if pr.Type == gjson.String {
@@ -261,14 +269,17 @@ func (w *tmWalk) task(t gjson.Result, at, id string, parent tmParent) (tmParent,
 	}
 	priority := parent.priority
 	if prio != "" {
-		var ok bool
-		if priority, ok = tmPriority[strings.ToLower(strings.TrimSpace(prio))]; !ok {
-			return tmParent{}, bad(r.name, at+".priority", "must be high, medium or low, got %q", prio)
+		if pr, ok := tmPriority[strings.ToLower(strings.TrimSpace(prio))]; ok {
+			priority = pr
+		} else if m := priorityTag().FindStringSubmatch(strings.TrimSpace(prio)); m != nil {
+			priority = labelPriority(strings.ToLower(m[1]))
+		} else {
+			w.p.Notes = append(w.p.Notes, fmt.Sprintf("%s:%s/%s: priority %q is not Taskmaster's (high, medium, low): it takes %s", Taskmaster, w.tag, id, prio, priority))
 		}
 	}
 	it := Item{Source: fmt.Sprintf("%s:%s/%s", Taskmaster, w.tag, id), Title: oneLine(title), Priority: priority,
 		Description: strings.TrimSpace(strings.TrimSpace(desc) + "\n\n" + strings.TrimSpace(details)),
-		Done:        status == "done", DependsOn: []string{}, at: at}
+		Done:        status == "done" || status == "completed", DependsOn: []string{}, at: at}
 	if s := strings.TrimSpace(strategy); s != "" {
 		it.Acceptance = []string{s}
 	}
@@ -358,10 +369,13 @@ func parseBeads(name string, data []byte) (*Plan, error) {
 	p := &Plan{}
 	r := &reader{name: name}
 	index := map[string]int{}
-	seen := map[string]bool{}
+	last := map[string]int{} // the record each id is read from: its last
+	for n, rec := range records {
+		last[strings.TrimSpace(rec.v.Get("id").Str)] = n
+	}
 	type link struct{ child, parent string }
 	var parents []link
-	for _, rec := range records {
+	for n, rec := range records {
 		v, where := rec.v, rec.where
 		if !v.IsObject() {
 			return nil, bad(name, where, "an issue must be a JSON object, got %s", kindOf(v))
@@ -381,10 +395,13 @@ func parseBeads(name string, data []byte) (*Plan, error) {
 		if title == "" {
 			return nil, bad(name, where+": title", "is missing or empty")
 		}
-		if seen[id] {
-			return nil, bad(name, where+": id", "%q is on an earlier line too", id)
+		if later := last[id]; later != n {
+			// A union merge of two clones writes an issue twice; bd
+			// import reads the later line over the earlier.
+			p.Notes = append(p.Notes, fmt.Sprintf("%s:%s is on %s and %s: the later line is read, as bd import does",
+				Beads, id, strings.Replace(where, "line ", "lines ", 1), strings.TrimPrefix(records[later].where, "line ")))
+			continue
 		}
-		seen[id] = true
 		priority := "P1"
 		if pr := v.Get("priority"); pr.Exists() && pr.Type != gjson.Null {
 			if pr.Type != gjson.Number || pr.Num != float64(int(pr.Num)) || pr.Num < 0 || pr.Num > 4 {
@@ -482,7 +499,7 @@ var (
 		return regexp.MustCompile(`(?i)^(?:priority\s*[:/=_ -]?\s*)?(p[0-4]|critical|urgent|high|medium|normal|low)(?:\s*[:/=_ -]?\s*priority)?$`)
 	})
 	boxLine = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(\s*)(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s+(.*\S)\s*$`)
+		return regexp.MustCompile(`^(\s*)(?:[-*+]|\d+[.)])\s+\[([ xX/~-])\]\s+(.*\S)\s*$`)
 	})
 )
 
@@ -522,6 +539,9 @@ func parseGitHub(name string, data []byte) (*Plan, error) {
 		it := Item{Source: fmt.Sprintf("%s:#%d", GitHub, int64(num.Num)), Title: oneLine(title),
 			Description: strings.TrimSpace(body), Priority: "P1", Done: strings.EqualFold(state, "closed"),
 			DependsOn: []string{}, at: fmt.Sprint(i)}
+		if state == "open" || state == "closed" {
+			it.mark = "lower" // GitHub's REST API writes the state in lower case
+		}
 		labels := v.Get("labels")
 		if labels.Exists() && labels.Type != gjson.Null && !labels.IsArray() {
 			return nil, bad(name, where+".labels", "must be a list, got %s", kindOf(labels))
@@ -551,9 +571,15 @@ func parseGitHub(name string, data []byte) (*Plan, error) {
 			}
 		}
 		for _, l := range lines([]byte(body)) {
-			if c := checkbox(l); c != nil {
+			if c := checkbox(l); c != nil && !c.cancelled {
 				it.Acceptance = append(it.Acceptance, c.text)
 			}
+		}
+		// GitHub's REST API (`gh api repos/O/R/issues`) lists pull
+		// requests among the issues.
+		if v.Get("pull_request").IsObject() || v.Get("isPullRequest").Bool() {
+			p.Skipped = append(p.Skipped, Skipped{Source: it.Source, Title: it.Title, Why: "a pull request, not an issue"})
+			continue
 		}
 		p.Items = append(p.Items, it)
 	}
@@ -571,10 +597,14 @@ func labelPriority(l string) string {
 }
 
 // box is one checklist line: "- [ ] text", "* [x] text", "1. [ ] text".
+// Besides "[ ]" and "[x]", task-list plugins (Obsidian's Tasks, VS Code's
+// Markdown checkboxes) write "[/]" or "[~]" for started, "[-]" for
+// cancelled.
 type box struct {
-	indent int
-	done   bool
-	text   string
+	indent    int
+	done      bool
+	cancelled bool
+	text      string
 }
 
 // checkbox reads a checklist line, nil for any other.
@@ -583,7 +613,7 @@ func checkbox(line string) *box {
 	if m == nil {
 		return nil
 	}
-	return &box{indent: len(strings.ReplaceAll(m[1], "\t", "    ")), done: m[2] != " ", text: m[3]}
+	return &box{indent: len(strings.ReplaceAll(m[1], "\t", "    ")), done: m[2] == "x" || m[2] == "X", cancelled: m[2] == "-", text: m[3]}
 }
 
 // parseMarkdown reads a checklist: every "- [ ] title" line is a task,
@@ -596,7 +626,14 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 	type open struct{ indent, index int }
 	var stack []open
 	fence := "" // the fence of the code block the line is in
+	comment := false
 	for n, line := range lines(data) {
+		// An HTML comment hides its lines (a template's example, an item
+		// put aside).
+		if t := strings.TrimSpace(line); fence == "" && (comment || strings.HasPrefix(t, "<!--")) {
+			comment = !strings.Contains(t, "-->")
+			continue
+		}
 		if f := fenceOf(line); fence == "" && f != "" {
 			fence = f
 			continue
@@ -614,6 +651,10 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 			continue
 		}
 		title := plainText(c.text)
+		if c.cancelled {
+			p.Skipped = append(p.Skipped, Skipped{Source: Markdown + ":" + shortHash(c.text), Title: title, Why: "cancelled ([-])"})
+			continue
+		}
 		if placeholder(title) {
 			p.Skipped = append(p.Skipped, Skipped{Source: fmt.Sprintf("%s:line %d", Markdown, n+1), Title: title,
 				Why: "a placeholder, not a task"})

@@ -129,8 +129,13 @@ func Detect(name string, data []byte) (string, error) {
 		} else if lines := bytes.Split(trimmed, []byte("\n")); len(lines) > 0 && gjson.ValidBytes(bytes.TrimSpace(lines[0])) {
 			return Beads, nil
 		}
-	case checkbox(string(trimmed[:bytes.IndexByte(append(trimmed, '\n'), '\n')])) != nil:
-		return Markdown, nil
+	default:
+		// A checklist under a heading or a paragraph (TODO.txt, ROADMAP).
+		for _, l := range lines(trimmed) {
+			if checkbox(l) != nil {
+				return Markdown, nil
+			}
+		}
 	}
 	if len(trimmed) > 0 && (trimmed[0] == '[' || trimmed[0] == '{') && !gjson.ValidBytes(trimmed) {
 		// JSON that does not parse (a file cut short, a comma too many):

@@ -139,12 +139,10 @@ func TestParseMalformed(t *testing.T) {
 		{"taskmaster not an object", Taskmaster, `[]`, "f: a Taskmaster file is a JSON object, got a list"},
 		{"taskmaster tag without tasks", Taskmaster, `{"master":{"metadata":{}}}`, "f: master.tasks: must be a list of tasks, got nothing"},
 		{"taskmaster id missing", Taskmaster, `{"tasks":[{"title":"a"}]}`, "f: tasks.0.id: must be a task id (a number or a string), got nothing"},
-		{"taskmaster bad priority", Taskmaster, `{"tasks":[{"id":1,"title":"a","priority":"urgent"}]}`, `f: tasks.0.priority: must be high, medium or low, got "urgent"`},
 		{"taskmaster bad dependency", Taskmaster, `{"tasks":[{"id":1,"title":"a","dependencies":[true]}]}`, "f: tasks.0.dependencies[0]: must be a task id"},
 		{"taskmaster subtask title", Taskmaster, `{"tasks":[{"id":1,"title":"a","subtasks":[{"id":1}]}]}`, "f: tasks.0.subtasks.0.title: is missing or empty"},
 		{"beads bad line", Beads, "{\"id\":\"a\",\"title\":\"t\"}\n{oops}\n", "f: line 2: not valid JSON"},
 		{"beads no id", Beads, `{"title":"t"}`, "f: line 1: id: is missing or empty"},
-		{"beads duplicate id", Beads, "{\"id\":\"a\",\"title\":\"t\"}\n{\"id\":\"a\",\"title\":\"u\"}", `f: line 2: id: "a" is on an earlier line too`},
 		{"beads priority", Beads, `{"id":"a","title":"t","priority":1.5}`, "f: line 1: priority: must be a whole number from 0 to 4, got 1.5"},
 		{"beads dependency of another issue", Beads, `{"id":"a","title":"t","dependencies":[{"issue_id":"b","depends_on_id":"c","type":"blocks"}]}`, `f: line 1: dependencies[0].issue_id: is "b", not this issue's id "a"`},
 		{"beads dependency without target", Beads, `{"id":"a","title":"t","dependencies":[{"type":"blocks"}]}`, "f: line 1: dependencies[0].depends_on_id: is missing or empty"},
@@ -172,6 +170,8 @@ func TestDetect(t *testing.T) {
 		{"export.jsonl", ``, Beads},
 		{"plan.md", ``, Markdown},
 		{"plan.txt", "- [ ] a\n", Markdown},
+		{"TODO", "# Next\n\n* [x] a\n", Markdown},
+		{"notes.txt", "just prose\n", ""},
 		{"x.json", `[{"number":1}]`, GitHub},
 		{"x.json", `[{"description":"a","passes":false}]`, FeatureList},
 		{"x.json", `{"tasks":[]}`, Taskmaster},
@@ -381,6 +381,7 @@ func TestPatchMovesBack(t *testing.T) {
 		{Taskmaster, `{"tasks":[{"id":1,"title":"a","status":"done"}]}`, InProgress, `{"tasks":[{"id":1,"title":"a","status":"in-progress"}]}`},
 		{Beads, "{\"id\":\"a\",\"title\":\"t\",\"status\":\"closed\"}\r\n", Pending, "{\"id\":\"a\",\"title\":\"t\",\"status\":\"open\"}\r\n"},
 		{GitHub, `[{"number":3,"title":"t","state":"CLOSED"}]`, InProgress, `[{"number":3,"title":"t","state":"OPEN"}]`},
+		{GitHub, `[{"number":3,"title":"t","state":"closed"}]`, Pending, `[{"number":3,"title":"t","state":"open"}]`},
 		{Markdown, "  * [X] a [x]\n", Pending, "  * [ ] a [x]\n"},
 		{Markdown, "- [x] a\n", Leave, "- [x] a\n"},
 	} {
@@ -392,4 +393,19 @@ func TestPatchMovesBack(t *testing.T) {
 			assert.False(t, changes[0].Done)
 		}
 	}
+}
+
+// What a reader takes leniently it says: a Taskmaster priority of its own
+// words, a Beads issue written twice (the later line wins, as bd import
+// upserts).
+func TestLenient(t *testing.T) {
+	p, err := Parse(Taskmaster, "f", []byte(`{"tasks":[{"id":1,"title":"a","priority":"urgent"},{"id":2,"title":"b","priority":"someday","status":"completed"}]}`))
+	require.NoError(t, err)
+	assert.Equal(t, []brief{{Source: "taskmaster:master/1", Title: "a", Priority: "P0"}, {Source: "taskmaster:master/2", Title: "b", Priority: "P1", Done: true}}, briefs(p))
+	assert.Equal(t, []string{`taskmaster:master/2: priority "someday" is not Taskmaster's (high, medium, low): it takes P1`}, p.Notes)
+
+	p, err = Parse(Beads, "f", []byte("{\"id\":\"a\",\"title\":\"t\"}\n{\"id\":\"a\",\"title\":\"u\",\"status\":\"closed\"}\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []brief{{Source: "beads:a", Title: "u", Priority: "P1", Done: true}}, briefs(p))
+	assert.Equal(t, []string{"beads:a is on lines 1 and 2: the later line is read, as bd import does"}, p.Notes)
 }
