@@ -139,7 +139,7 @@ func parseTaskmaster(name string, data []byte) (*Plan, error) {
 		})
 	}
 	p := &Plan{}
-	w := &tmWalk{r: &reader{name: name}, p: p}
+	w := &tmWalk{r: &reader{name: name}, p: p, undone: map[string][]string{}}
 	for _, tg := range tags {
 		if v := doc.Get(gjsonKey(tg.name)); tg.path != "tasks" && !v.IsObject() {
 			return nil, bad(name, "", "%q is not a Taskmaster tag (an object with \"tasks\"), got %s", tg.name, kindOf(v))
@@ -153,6 +153,12 @@ func parseTaskmaster(name string, data []byte) (*Plan, error) {
 			return nil, err
 		}
 	}
+	for _, it := range p.Items {
+		if subs := w.undone[it.Source]; len(subs) > 0 {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s is done in the file while its subtasks %s are not: they are taken as done, as Taskmaster's set-status makes them",
+				it.Source, strings.Join(subs, ", ")))
+		}
+	}
 	return p, nil
 }
 
@@ -162,12 +168,14 @@ type tmParent struct {
 	index    int    // in the plan's items; -1 when skipped
 	priority string // a subtask without its own takes its parent's
 	skipped  string // why the parent was skipped: its subtasks are too
+	done     string // the Source of the done task it is under, "" if none
 }
 
 type tmWalk struct {
-	r   *reader
-	p   *Plan
-	tag string
+	undone map[string][]string // under a done task (by Source), the subtasks the file has not done
+	r      *reader
+	p      *Plan
+	tag    string
 }
 
 // list reads the tasks of list (a tag's tasks, a task's subtasks) under
@@ -289,18 +297,32 @@ func (w *tmWalk) task(t gjson.Result, at, id string, parent tmParent) (tmParent,
 		return tmParent{}, bad(r.name, at+".dependencies", "must be a list of task ids, got %s", kindOf(deps))
 	}
 	for j, d := range deps.Array() {
-		dep, err := tmID(r.name, d, fmt.Sprintf("%s.dependencies[%d]", at, j))
+		ids, err := tmID(r.name, d, fmt.Sprintf("%s.dependencies[%d]", at, j))
 		if err != nil {
 			return tmParent{}, err
 		}
-		// Taskmaster's reader: an id with a dot names any subtask of the
-		// tag; a subtask's dependency without one names a sibling.
-		if parent.id != "" && !strings.Contains(dep, ".") {
-			dep = parent.id + "." + dep
+		// One string may hold several ids ("61.11,61.12"), as an agent
+		// passed them to add-dependency.
+		for _, dep := range strings.FieldsFunc(ids, func(c rune) bool { return c == ',' || c == ' ' }) {
+			// Taskmaster's reader: an id with a dot names any subtask of
+			// the tag; a subtask's dependency without one names a sibling.
+			if parent.id != "" && !strings.Contains(dep, ".") {
+				dep = parent.id + "." + dep
+			}
+			it.DependsOn = append(it.DependsOn, fmt.Sprintf("%s:%s/%s", Taskmaster, w.tag, dep))
 		}
-		it.DependsOn = append(it.DependsOn, fmt.Sprintf("%s:%s/%s", Taskmaster, w.tag, dep))
 	}
-	self := tmParent{id: id, index: -1, priority: priority}
+	self := tmParent{id: id, index: -1, priority: priority, done: parent.done}
+	if it.Done && self.done == "" {
+		self.done = it.Source
+	}
+	// Taskmaster's set-status marks a task's subtasks done with it, and its
+	// next never offers a subtask of a done task: under a done task, a
+	// subtask the file has not done is done.
+	if parent.done != "" && !it.Done && status != "cancelled" && parent.skipped == "" {
+		it.Done = true
+		w.undone[parent.done] = append(w.undone[parent.done], strings.TrimPrefix(it.Source, Taskmaster+":"+w.tag+"/"))
+	}
 	switch {
 	case parent.skipped != "":
 		self.skipped = parent.skipped
