@@ -288,7 +288,7 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int, edited map[
 				}
 			}
 			return nil, nil, 0, failure.New(failure.Config, "the plan's dependencies make a cycle: %s", named).
-				WithHint("a task starts only when all its dependencies are completed, so no task on a cycle ever starts: leave out one link in the plan")
+				WithHint("a task starts only when all its dependencies are completed, so no task on a cycle ever starts: leave out one link in the plan%s", cycleFix[p.Format])
 		}
 	}
 	return steps, warnings, unchanged, nil
@@ -324,6 +324,14 @@ func personEdits(dir string) map[string]map[string]bool {
 		}
 	}
 	return out
+}
+
+// cycleFix is each tool's own way to take a cycle out of its plan.
+var cycleFix = map[string]string{
+	plan.Taskmaster: " (`task-master fix-dependencies` does it)",
+	plan.Beads:      " (`bd dep cycles` lists them, `bd dep remove` takes one out)",
+	plan.GitHub:     ` (a "depends on" or "blocked by" line of an issue's body)`,
+	plan.Markdown:   " (an item's nesting)",
 }
 
 // started reports whether the harness holds task t as its own: anything
