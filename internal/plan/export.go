@@ -326,6 +326,12 @@ func write(b *bytes.Buffer, v any, nl, unit string) error {
 			}
 		}
 		b.WriteString(nl + "}")
+	case []string: // written one a line, as JSON.stringify(v, null, 2) does
+		items := make([]any, len(x))
+		for i := range x {
+			items[i] = x[i]
+		}
+		return write(b, items, nl, unit)
 	case []map[string]any:
 		items := make([]any, len(x))
 		for i := range x {
