@@ -74,22 +74,22 @@ func Patch(format, name string, stored []byte, verdict func(source string) Verdi
 		switch format {
 		case FeatureList:
 			if it.mark == "status" {
-				out, err = jsonedit.Set(out, it.at+".status", word("done", "pending", "in_progress"))
+				out, err = jsonedit.Set(out, member(it.at, "status"), word("done", "pending", "in_progress"))
 			} else {
-				out, err = jsonedit.Set(out, it.at+".passes", done)
+				out, err = jsonedit.Set(out, member(it.at, "passes"), done)
 			}
 		case Taskmaster:
-			out, err = jsonedit.Set(out, it.at+".status", word("done", "pending", "in-progress"))
+			out, err = jsonedit.Set(out, member(it.at, "status"), word("done", "pending", "in-progress"))
 		case GitHub:
 			state := word("CLOSED", "OPEN", "")
 			if it.mark == "lower" {
 				state = strings.ToLower(state)
 			}
-			out, err = jsonedit.Set(out, it.at+".state", state)
+			out, err = jsonedit.Set(out, member(it.at, "state"), state)
 		case Beads:
 			status := word("closed", "open", "in_progress")
 			if it.line < 0 { // a list `bd list --json` wrote
-				out, err = jsonedit.Set(out, it.at+".status", status)
+				out, err = jsonedit.Set(out, member(it.at, "status"), status)
 				break
 			}
 			l := lineOf[it.line]
@@ -116,6 +116,15 @@ func Patch(format, name string, stored []byte, verdict func(source string) Verdi
 		out = []byte(strings.Join(lineOf, ""))
 	}
 	return enc.encode(out), changes, nil
+}
+
+// member is the gjson path of key in the object at at ("" for the whole
+// file: `gh issue view --json`, one Beads issue pretty-printed).
+func member(at, key string) string {
+	if at == "" {
+		return key
+	}
+	return at + "." + key
 }
 
 // Write renders tasks as a new file of format, for a person whose plan is

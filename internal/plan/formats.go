@@ -376,6 +376,9 @@ func parseBeads(name string, data []byte) (*Plan, error) {
 		for i, v := range doc.Array() {
 			records = append(records, record{v: v, where: fmt.Sprintf("[%d]", i), line: -1, at: fmt.Sprint(i)})
 		}
+	} else if len(t) > 0 && t[0] == '{' && bytes.Contains(t, []byte("\n")) && gjson.ValidBytes(t) {
+		// One issue written over several lines (`bd show --json`).
+		records = append(records, record{v: gjson.ParseBytes(t), where: "the issue", line: -1, at: ""})
 	} else {
 		for n, line := range lines(data) {
 			where := fmt.Sprintf("line %d", n+1)
@@ -535,13 +538,19 @@ func parseGitHub(name string, data []byte) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !doc.IsArray() {
+	issues, whole := doc.Array(), false
+	if doc.IsObject() && doc.Get("number").Exists() {
+		issues, whole = []gjson.Result{doc}, true // `gh issue view N --json …`
+	} else if !doc.IsArray() {
 		return nil, bad(name, "", "`gh issue list --json …` writes a JSON list of issues, got %s", kindOf(doc))
 	}
 	r := &reader{name: name}
 	p := &Plan{}
-	for i, v := range doc.Array() {
-		where := fmt.Sprintf("[%d]", i)
+	for i, v := range issues {
+		where, at := fmt.Sprintf("[%d]", i), fmt.Sprint(i)
+		if whole {
+			where, at = "issue", ""
+		}
 		if !v.IsObject() {
 			return nil, bad(name, where, "an issue must be an object, got %s", kindOf(v))
 		}
@@ -560,7 +569,7 @@ func parseGitHub(name string, data []byte) (*Plan, error) {
 		}
 		it := Item{Source: fmt.Sprintf("%s:#%d", GitHub, int64(num.Num)), Title: oneLine(title),
 			Description: strings.TrimSpace(body), Priority: "P1", Done: strings.EqualFold(state, "closed"),
-			DependsOn: []string{}, at: fmt.Sprint(i)}
+			DependsOn: []string{}, at: at}
 		if state == "open" || state == "closed" {
 			it.mark = "lower" // GitHub's REST API writes the state in lower case
 		}

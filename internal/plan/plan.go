@@ -123,6 +123,9 @@ func Detect(name string, data []byte) (string, error) {
 			if tagged {
 				return Taskmaster, nil
 			}
+			if doc.Get("number").Exists() && doc.Get("title").Exists() {
+				return GitHub, nil // `gh issue view N --json …`
+			}
 			if doc.Get("id").Exists() && doc.Get("title").Exists() {
 				return Beads, nil // a file of one issue
 			}

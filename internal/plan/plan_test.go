@@ -180,6 +180,7 @@ func TestDetect(t *testing.T) {
 		{"issues.json", `[{"id":"bd-1","title":"t","status":"open","issue_type":"task","description":""}]`, Beads},
 		{"x.json", `[{"id":"F1","description":"a","status":"done"}]`, FeatureList},
 		{"feature_list.json", `{"project":"p","features":[{"description":"a"}]}`, FeatureList},
+		{"issue.json", `{"number":7,"title":"t","state":"OPEN","body":""}`, GitHub},
 		{"x.json", `[]`, ""},
 		{"x.json", `{"a":1}`, ""},
 		{"x.json", ``, ""},
@@ -382,6 +383,8 @@ func TestPatchMovesBack(t *testing.T) {
 		{Beads, "{\"id\":\"a\",\"title\":\"t\",\"status\":\"closed\"}\r\n", Pending, "{\"id\":\"a\",\"title\":\"t\",\"status\":\"open\"}\r\n"},
 		{GitHub, `[{"number":3,"title":"t","state":"CLOSED"}]`, InProgress, `[{"number":3,"title":"t","state":"OPEN"}]`},
 		{GitHub, `[{"number":3,"title":"t","state":"closed"}]`, Pending, `[{"number":3,"title":"t","state":"open"}]`},
+		{GitHub, `{"number":3,"title":"t","state":"CLOSED"}`, Pending, `{"number":3,"title":"t","state":"OPEN"}`},
+		{Beads, "{\n  \"id\": \"a\",\n  \"title\": \"t\",\n  \"status\": \"closed\"\n}\n", InProgress, "{\n  \"id\": \"a\",\n  \"title\": \"t\",\n  \"status\": \"in_progress\"\n}\n"},
 		{Markdown, "  * [X] a [x]\n", Pending, "  * [ ] a [x]\n"},
 		{Markdown, "- [x] a\n", Leave, "- [x] a\n"},
 	} {
