@@ -57,7 +57,7 @@ func Patch(format, name string, stored []byte, verdict func(source string) Verdi
 		switch {
 		case v == Done && !it.Done && !it.fileDone:
 			done = true
-		case (v == Pending || v == InProgress) && it.Done:
+		case (v == Pending || v == InProgress) && it.Done && !it.fileOpen:
 			done = false
 		default:
 			continue

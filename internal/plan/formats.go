@@ -261,7 +261,7 @@ func (w *tmWalk) task(t gjson.Result, at, id string, parent tmParent) (tmParent,
 	desc := r.str(t.Get("description"), at+".description")
 	details := r.str(t.Get("details"), at+".details")
 	strategy := r.str(t.Get("testStrategy"), at+".testStrategy")
-	status := r.str(t.Get("status"), at+".status")
+	status := strings.ToLower(strings.TrimSpace(r.str(t.Get("status"), at+".status")))
 	prio := r.str(t.Get("priority"), at+".priority")
 	var criteria []string
 	if ac := t.Get("acceptanceCriteria"); ac.Type == gjson.String {
@@ -320,7 +320,7 @@ func (w *tmWalk) task(t gjson.Result, at, id string, parent tmParent) (tmParent,
 	// next never offers a subtask of a done task: under a done task, a
 	// subtask the file has not done is done.
 	if parent.done != "" && !it.Done && status != "cancelled" && parent.skipped == "" {
-		it.Done = true
+		it.Done, it.fileOpen = true, true
 		w.undone[parent.done] = append(w.undone[parent.done], strings.TrimPrefix(it.Source, Taskmaster+":"+w.tag+"/"))
 	}
 	switch {

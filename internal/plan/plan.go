@@ -50,6 +50,7 @@ type Item struct {
 	at       string   // where the item is in a JSON file: a gjson path
 	line     int      // where it is in a file of lines (Beads, Markdown): 0-based
 	parts    []string // the Sources of its subtasks, children, nested items: some of DependsOn
+	fileOpen bool     // not done in the file though done in the plan read (a subtask of a done Taskmaster task)
 	fileDone bool     // done in the file though not in the plan read (a closed epic with open children)
 	mark     string   // a feature list's member that says done: "passes", or "status" where the file has that instead
 }
