@@ -71,33 +71,37 @@ func Patch(format, name string, stored []byte, verdict func(source string) Verdi
 			}
 			return no
 		}
+		// set writes key's value in the item's object: in the file, or on
+		// its own line of a file of one object a line.
+		set := func(key string, value any) {
+			if !it.inLine {
+				out, err = jsonedit.Set(out, member(it.at, key), value)
+				return
+			}
+			l := lineOf[it.line]
+			body := strings.TrimRight(l, "\r\n")
+			var edited []byte
+			edited, err = jsonedit.Set([]byte(body), key, value)
+			lineOf[it.line] = string(edited) + l[len(body):]
+			byLine = true
+		}
 		switch format {
 		case FeatureList:
 			if it.mark == "status" {
-				out, err = jsonedit.Set(out, member(it.at, "status"), word("done", "pending", "in_progress"))
+				set("status", word("done", "pending", "in_progress"))
 			} else {
-				out, err = jsonedit.Set(out, member(it.at, "passes"), done)
+				set("passes", done)
 			}
 		case Taskmaster:
-			out, err = jsonedit.Set(out, member(it.at, "status"), word("done", "pending", "in-progress"))
+			set("status", word("done", "pending", "in-progress"))
 		case GitHub:
 			state := word("CLOSED", "OPEN", "")
 			if it.mark == "lower" {
 				state = strings.ToLower(state)
 			}
-			out, err = jsonedit.Set(out, member(it.at, "state"), state)
+			set("state", state)
 		case Beads:
-			status := word("closed", "open", "in_progress")
-			if it.line < 0 { // a list `bd list --json` wrote
-				out, err = jsonedit.Set(out, member(it.at, "status"), status)
-				break
-			}
-			l := lineOf[it.line]
-			body := strings.TrimRight(l, "\r\n")
-			var edited []byte
-			edited, err = jsonedit.Set([]byte(body), "status", status)
-			lineOf[it.line] = string(edited) + l[len(body):]
-			byLine = true
+			set("status", word("closed", "open", "in_progress"))
 		case Markdown:
 			l := lineOf[it.line]
 			m := boxLine().FindStringSubmatchIndex(strings.TrimRight(l, "\r\n"))

@@ -2,13 +2,17 @@ package plan
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/harness-agent/harness/internal/failure"
 )
 
 // parseFeatureList reads Anthropic's feature_list.json: a list of
@@ -362,10 +366,11 @@ func tmID(name string, v gjson.Result, where string) (string, error) {
 // message's.
 func parseBeads(name string, data []byte) (*Plan, error) {
 	type record struct {
-		v     gjson.Result
-		where string
-		line  int
-		at    string
+		v      gjson.Result
+		where  string
+		line   int
+		at     string
+		inLine bool
 	}
 	var records []record
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
@@ -388,7 +393,7 @@ func parseBeads(name string, data []byte) (*Plan, error) {
 			if !gjson.Valid(line) {
 				return nil, bad(name, where, "not valid JSON (each line of a Beads file is one issue)")
 			}
-			records = append(records, record{v: gjson.Parse(line), where: where, line: n})
+			records = append(records, record{v: gjson.Parse(line), where: where, line: n, inLine: true})
 		}
 	}
 	p := &Plan{}
@@ -436,7 +441,7 @@ func parseBeads(name string, data []byte) (*Plan, error) {
 		}
 		it := Item{Source: Beads + ":" + id, Title: oneLine(title), Description: strings.TrimSpace(desc),
 			Acceptance: listLines(accept), Priority: priority, Done: status == "closed", DependsOn: []string{},
-			line: rec.line, at: rec.at}
+			line: rec.line, at: rec.at, inLine: rec.inLine}
 		deps := v.Get("dependencies")
 		if deps.Exists() && deps.Type != gjson.Null && !deps.IsArray() {
 			return nil, bad(name, where+": dependencies", "must be a list, got %s", kindOf(deps))
@@ -517,9 +522,17 @@ func beadsNotWork(v gjson.Result, status, kind string) string {
 var (
 	dependsLine = sync.OnceValue(func() *regexp.Regexp {
 		// Markdown emphasis may wrap the words: "- **Blocked by**: #155".
-		return regexp.MustCompile(`(?i)\b(?:depends\s+on|blocked\s+by|dependencies\s*:)[*_]*\s*:?[*_]*\s*((?:#\d+(?:\s*,\s*|\s+and\s+|\s+)?)+)`)
+		return regexp.MustCompile(`(?i)\b(?:depends\s+on|blocked\s+by|dependencies\s*:)[*_]*\s*:?[*_]*\s*((?:(?:#\d+|https://github\.com/[\w.-]+/[\w.-]+/issues/\d+)(?:\s*,\s*|\s+and\s+|\s+)?)+)`)
 	})
-	issueRef    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`#(\d+)`) })
+	// dependsHeading opens a section of a body whose list items are the
+	// issues it waits on ("## Blocked by", "**Depends on:**").
+	dependsHeading = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\s*(?:#{1,6}\s*|[*_]{2})?\s*(?:depends\s+on|blocked\s+by|blockers|dependencies)\s*:?\s*(?:[*_]{2})?\s*:?\s*$`)
+	})
+	listLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*[*_]*[\pL][\pL\s-]*[*_]*\s*:(?:[^/]|$)`) })
+	issueRef  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(https://github\.com/[\w.-]+/[\w.-]+/issues/)?#?(\d+)\b`)
+	})
 	priorityTag = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^(?:priority\s*[:/=_ -]?\s*)?(p[0-4]|critical|urgent|high|medium|normal|low)(?:\s*[:/=_ -]?\s*priority)?$`)
 	})
@@ -534,6 +547,9 @@ var (
 // …") is its acceptance criteria; a label P0–P4 or priority: high|medium|
 // low (critical, urgent) sets its priority.
 func parseGitHub(name string, data []byte) (*Plan, error) {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' && !gjson.ValidBytes(t) {
+		return parseGitHubLines(name, data)
+	}
 	doc, err := jsonDoc(name, data)
 	if err != nil {
 		return nil, err
@@ -596,9 +612,15 @@ func parseGitHub(name string, data []byte) (*Plan, error) {
 		if len(differ) > 1 {
 			p.Notes = append(p.Notes, fmt.Sprintf("%s: its labels give more than one priority (%s): it takes the most urgent, %s", it.Source, strings.Join(said, ", "), it.Priority))
 		}
-		for _, m := range dependsLine().FindAllStringSubmatch(body, -1) {
-			for _, ref := range issueRef().FindAllStringSubmatch(m[1], -1) {
-				it.DependsOn = append(it.DependsOn, GitHub+":#"+ref[1])
+		repo := repoOf(v.Get("url").Str)
+		for _, ref := range bodyDeps(body) {
+			n, other := ref.number, repoOf(ref.url)
+			if ref.url != "" && repo != "" && other != repo {
+				p.Notes = append(p.Notes, fmt.Sprintf("%s depends on %s, an issue of another repository: that dependency is left out", it.Source, ref.url))
+				continue
+			}
+			if dep := GitHub + ":#" + n; !slices.Contains(it.DependsOn, dep) {
+				it.DependsOn = append(it.DependsOn, dep)
 			}
 		}
 		for _, l := range lines([]byte(body)) {
@@ -615,6 +637,93 @@ func parseGitHub(name string, data []byte) (*Plan, error) {
 		p.Items = append(p.Items, it)
 	}
 	return p, nil
+}
+
+// parseGitHubLines reads one issue a line, as `gh issue list --json …
+// --jq '.[]'` writes them.
+func parseGitHubLines(name string, data []byte) (*Plan, error) {
+	p := &Plan{}
+	for n, line := range lines(data) {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if !gjson.Valid(line) {
+			return nil, bad(name, fmt.Sprintf("line %d", n+1), "not valid JSON (each line is one issue)")
+		}
+		one, err := parseGitHub(name, []byte(line))
+		if err != nil {
+			var fe *failure.Error
+			if errors.As(err, &fe) {
+				fe.Message = strings.Replace(fe.Message, name+": issue", fmt.Sprintf("%s: line %d", name, n+1), 1)
+			}
+			return nil, err
+		}
+		for i := range one.Items {
+			one.Items[i].line, one.Items[i].inLine = n, true
+		}
+		p.Items = append(p.Items, one.Items...)
+		p.Skipped = append(p.Skipped, one.Skipped...)
+		p.Notes = append(p.Notes, one.Notes...)
+	}
+	return p, nil
+}
+
+// issueLink is an issue a body names: its number, and the URL it was
+// written as ("" for "#N").
+type issueLink struct{ number, url string }
+
+// bodyDeps reads the issues a body says it waits on: "depends on #12",
+// "blocked by #3, #4 and #5", "- **Blocked by**: #155", and the list
+// items under a "## Blocked by" heading (#N or an issue's URL).
+func bodyDeps(body string) []issueLink {
+	var out []issueLink
+	refs := func(text string) {
+		for _, m := range issueRef().FindAllStringSubmatch(text, -1) {
+			if m[1] == "" && !strings.Contains(m[0], "#") {
+				continue // a bare number is not an issue
+			}
+			url := ""
+			if m[1] != "" {
+				url = m[1] + m[2]
+			}
+			out = append(out, issueLink{number: m[2], url: url})
+		}
+	}
+	for _, m := range dependsLine().FindAllStringSubmatch(body, -1) {
+		refs(m[1])
+	}
+	section := false
+	for _, l := range lines([]byte(body)) {
+		t := strings.TrimSpace(l)
+		switch {
+		case dependsHeading().MatchString(l):
+			section = true
+		case !section:
+		case t == "":
+		case strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "+ "):
+			// An item with a label of its own ("**Related**: #140",
+			// "Blocked by: #3", read above) is not a bare dependency.
+			if !listLabel().MatchString(t[2:]) {
+				refs(t)
+			}
+		default:
+			section = false
+		}
+	}
+	return out
+}
+
+// repoOf is "OWNER/REPO" of a GitHub issue's URL, "" for anything else.
+func repoOf(url string) string {
+	rest, ok := strings.CutPrefix(url, "https://github.com/")
+	if !ok {
+		return ""
+	}
+	parts := strings.SplitN(rest, "/", 3)
+	if len(parts) < 3 {
+		return ""
+	}
+	return strings.ToLower(parts[0] + "/" + parts[1])
 }
 
 func labelPriority(l string) string {

@@ -49,6 +49,7 @@ type Item struct {
 
 	at       string   // where the item is in a JSON file: a gjson path
 	line     int      // where it is in a file of lines (Beads, Markdown): 0-based
+	inLine   bool     // a JSON object alone on its line: at is "" and line says where
 	parts    []string // the Sources of its subtasks, children, nested items: some of DependsOn
 	fileOpen bool     // not done in the file though done in the plan read (a subtask of a done Taskmaster task)
 	fileDone bool     // done in the file though not in the plan read (a closed epic with open children)
@@ -89,7 +90,7 @@ func Detect(name string, data []byte) (string, error) {
 	base := strings.ToLower(filepath.Base(name))
 	switch ext := filepath.Ext(base); {
 	case ext == ".jsonl" || filepath.Base(filepath.Dir(name)) == ".beads":
-		return Beads, nil
+		return linesFormat(data), nil
 	case ext == ".md" || ext == ".markdown":
 		return Markdown, nil
 	}
@@ -131,7 +132,7 @@ func Detect(name string, data []byte) (string, error) {
 				return Beads, nil // a file of one issue
 			}
 		} else if lines := bytes.Split(trimmed, []byte("\n")); len(lines) > 0 && gjson.ValidBytes(bytes.TrimSpace(lines[0])) {
-			return Beads, nil
+			return linesFormat(data), nil
 		}
 	default:
 		// A checklist under a heading or a paragraph (TODO.txt, ROADMAP).
@@ -155,6 +156,21 @@ func Detect(name string, data []byte) (string, error) {
 	return "", &failure.Error{Category: failure.Config, Cause: ErrFormat,
 		Message: fmt.Sprintf("%s: cannot tell which plan format it is", name),
 		Hint:    "name it with --format " + strings.Join(Formats, "|")}
+}
+
+// linesFormat names the format of a file of one JSON object a line:
+// Beads', or GitHub issues as `gh issue list --json … --jq '.[]'` writes
+// them (an issue has a number, a Beads issue never).
+func linesFormat(data []byte) string {
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if l = bytes.TrimSpace(l); len(l) > 0 {
+			if first := gjson.ParseBytes(l); first.Get("number").Exists() && !first.Get("issue_type").Exists() {
+				return GitHub
+			}
+			return Beads
+		}
+	}
+	return Beads
 }
 
 // Parse reads data, the file called name, as a plan of format.
