@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -60,7 +61,14 @@ func runImport(e *Env, c *command, args []string) int {
 			return e.fail(err)
 		}
 	}
-	p, err := plan.Parse(*format, file, data)
+	beside := func(name string) []byte {
+		b, err := safefile.ReadFile(filepath.Join(filepath.Dir(e.path(file)), name), maxPlanBytes)
+		if err != nil {
+			return nil
+		}
+		return b
+	}
+	p, err := plan.ParseBeside(*format, file, data, beside)
 	if err != nil {
 		return e.fail(err)
 	}

@@ -42,7 +42,7 @@ type Change struct {
 // encoding.
 func Patch(format, name string, stored []byte, verdict func(source string) Verdict) ([]byte, []Change, error) {
 	data, enc := decode(stored)
-	p, err := parse(format, name, data)
+	p, err := parse(format, name, data, nil)
 	if err != nil {
 		return nil, nil, err
 	}

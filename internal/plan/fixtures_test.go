@@ -23,7 +23,7 @@ func TestFixtures(t *testing.T) {
 	for _, format := range Formats {
 		files, _ := filepath.Glob(filepath.Join("testdata", format, "*"))
 		for _, file := range files {
-			if ext := filepath.Ext(file); ext == ".want" || filepath.Base(file) == "README.md" {
+			if fi, err := os.Stat(file); err != nil || fi.IsDir() || filepath.Ext(file) == ".want" || filepath.Base(file) == "README.md" {
 				continue
 			}
 			t.Run(format+"/"+filepath.Base(file), func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -355,6 +356,15 @@ func tmID(name string, v gjson.Result, where string) (string, error) {
 	return "", bad(name, where, "must be a task id (a number or a string), got %s", rawOr(v))
 }
 
+// beadsRecord is one issue of a Beads file, and where it is.
+type beadsRecord struct {
+	v      gjson.Result
+	where  string
+	line   int
+	at     string
+	inLine bool
+}
+
 // parseBeads reads Beads' issues.jsonl, one issue a line, or the JSON list
 // `bd list --json` writes. Only blocking dependencies ("blocks", the older
 // export's "blocked-by", "conditional-blocks", "waits-for") make a task
@@ -364,26 +374,19 @@ func tmID(name string, v gjson.Result, where string) (string, error) {
 // done. What is not work is skipped, with why: a tombstone (deleted), an
 // ephemeral wisp, a pinned or hooked bead, an agent's, a convoy's or a
 // message's.
-func parseBeads(name string, data []byte) (*Plan, error) {
-	type record struct {
-		v      gjson.Result
-		where  string
-		line   int
-		at     string
-		inLine bool
-	}
-	var records []record
+func parseBeads(name string, data []byte, beside Beside) (*Plan, error) {
+	var records []beadsRecord
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
 		doc, err := jsonDoc(name, data)
 		if err != nil {
 			return nil, err
 		}
 		for i, v := range doc.Array() {
-			records = append(records, record{v: v, where: fmt.Sprintf("[%d]", i), line: -1, at: fmt.Sprint(i)})
+			records = append(records, beadsRecord{v: v, where: fmt.Sprintf("[%d]", i), line: -1, at: fmt.Sprint(i)})
 		}
 	} else if len(t) > 0 && t[0] == '{' && bytes.Contains(t, []byte("\n")) && gjson.ValidBytes(t) {
 		// One issue written over several lines (`bd show --json`).
-		records = append(records, record{v: gjson.ParseBytes(t), where: "the issue", line: -1, at: ""})
+		records = append(records, beadsRecord{v: gjson.ParseBytes(t), where: "the issue", line: -1, at: ""})
 	} else {
 		for n, line := range lines(data) {
 			where := fmt.Sprintf("line %d", n+1)
@@ -393,11 +396,15 @@ func parseBeads(name string, data []byte) (*Plan, error) {
 			if !gjson.Valid(line) {
 				return nil, bad(name, where, "not valid JSON (each line of a Beads file is one issue)")
 			}
-			records = append(records, record{v: gjson.Parse(line), where: where, line: n, inLine: true})
+			records = append(records, beadsRecord{v: gjson.Parse(line), where: where, line: n, inLine: true})
 		}
 	}
 	p := &Plan{}
 	r := &reader{name: name}
+	side, err := beadsSideLinks(name, records, beside, p)
+	if err != nil {
+		return nil, err
+	}
 	index := map[string]int{}
 	last := map[string]int{} // the record each id is read from: its last
 	for n, rec := range records {
@@ -446,8 +453,11 @@ func parseBeads(name string, data []byte) (*Plan, error) {
 		if deps.Exists() && deps.Type != gjson.Null && !deps.IsArray() {
 			return nil, bad(name, where+": dependencies", "must be a list, got %s", kindOf(deps))
 		}
-		for j, d := range deps.Array() {
+		for j, d := range append(deps.Array(), side[id]...) {
 			dw := fmt.Sprintf("%s: dependencies[%d]", where, j)
+			if j >= len(deps.Array()) {
+				dw = fmt.Sprintf("dependencies.jsonl: %s", d.Get("depends_on_id").Str)
+			}
 			on := strings.TrimSpace(r.str(d.Get("depends_on_id"), dw+".depends_on_id"))
 			typ := r.str(d.Get("type"), dw+".type")
 			if from := strings.TrimSpace(r.str(d.Get("issue_id"), dw+".issue_id")); from != "" && from != id && r.err == nil {
@@ -482,6 +492,38 @@ func parseBeads(name string, data []byte) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// beadsSideLinks reads the dependencies of a Beads backup
+// (`.beads/backup/issues.jsonl`, whose issues carry none) from
+// dependencies.jsonl beside it, by issue.
+func beadsSideLinks(name string, records []beadsRecord, beside Beside, p *Plan) (map[string][]gjson.Result, error) {
+	if beside == nil {
+		return nil, nil
+	}
+	for _, rec := range records {
+		if rec.v.Get("dependencies").Exists() {
+			return nil, nil // an export: the dependencies are inline
+		}
+	}
+	data := beside("dependencies.jsonl")
+	if data == nil {
+		return nil, nil
+	}
+	out := map[string][]gjson.Result{}
+	for n, line := range lines(data) {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		d := gjson.Parse(line)
+		if !gjson.Valid(line) || !d.IsObject() || d.Get("issue_id").Type != gjson.String {
+			return nil, bad(filepath.Join(filepath.Dir(name), "dependencies.jsonl"), fmt.Sprintf("line %d", n+1), "not a Beads dependency ({issue_id, depends_on_id, type})")
+		}
+		id := strings.TrimSpace(d.Get("issue_id").Str)
+		out[id] = append(out[id], d)
+	}
+	p.Notes = append(p.Notes, fmt.Sprintf("%s: the issues carry no dependencies (a Beads backup): read from dependencies.jsonl beside it", name))
+	return out, nil
 }
 
 // Beads' dependency types: those that are an order of work, and those

@@ -175,8 +175,18 @@ func linesFormat(data []byte) string {
 
 // Parse reads data, the file called name, as a plan of format.
 func Parse(format, name string, data []byte) (*Plan, error) {
+	return ParseBeside(format, name, data, nil)
+}
+
+// Beside reads a file next to the plan file, by its base name; nil when
+// there is none. A Beads backup (`.beads/backup/issues.jsonl`) keeps its
+// dependencies in dependencies.jsonl beside the issues.
+type Beside func(name string) []byte
+
+// ParseBeside is Parse, with the files beside the plan file at hand.
+func ParseBeside(format, name string, data []byte, beside Beside) (*Plan, error) {
 	text, enc := decode(data)
-	p, err := parse(format, name, text)
+	p, err := parse(format, name, text, beside)
 	var fe *failure.Error
 	if err == nil || !errors.As(err, &fe) {
 		return p, err
@@ -186,7 +196,7 @@ func Parse(format, name string, data []byte) (*Plan, error) {
 	}
 	// A file of another format read as this one: say which it is.
 	if other, derr := Detect(name, data); derr == nil && other != format && fe.Hint == "" {
-		if _, perr := parse(other, name, text); perr == nil {
+		if _, perr := parse(other, name, text, nil); perr == nil {
 			fe.Message += fmt.Sprintf("; it reads as a %s file", other)
 			fe.Hint = "--format " + other
 		}
@@ -195,7 +205,7 @@ func Parse(format, name string, data []byte) (*Plan, error) {
 }
 
 // parse reads text, UTF-8 without a byte-order mark, as a plan of format.
-func parse(format, name string, data []byte) (*Plan, error) {
+func parse(format, name string, data []byte, beside Beside) (*Plan, error) {
 	var p *Plan
 	var err error
 	switch format {
@@ -204,7 +214,7 @@ func parse(format, name string, data []byte) (*Plan, error) {
 	case Taskmaster:
 		p, err = parseTaskmaster(name, data)
 	case Beads:
-		p, err = parseBeads(name, data)
+		p, err = parseBeads(name, data, beside)
 	case GitHub:
 		p, err = parseGitHub(name, data)
 	case Markdown:

@@ -415,3 +415,24 @@ func TestLenient(t *testing.T) {
 	assert.Equal(t, []brief{{Source: "beads:a", Title: "u", Priority: "P1", Done: true}}, briefs(p))
 	assert.Equal(t, []string{"beads:a is on lines 1 and 2: the later line is read, as bd import does"}, p.Notes)
 }
+
+// A Beads backup keeps its dependencies beside the issues: read with
+// them, the issues wait on each other as an export's do.
+func TestBeadsBackup(t *testing.T) {
+	data, err := os.ReadFile("testdata/beads/backup/issues.jsonl")
+	require.NoError(t, err)
+	beside := func(name string) []byte {
+		b, _ := os.ReadFile("testdata/beads/backup/" + name)
+		return b
+	}
+	p, err := ParseBeside(Beads, "issues.jsonl", data, beside)
+	require.NoError(t, err)
+	assert.Equal(t, []brief{
+		{Source: "beads:gt-rf1", Title: "Refinery merge queue", Priority: "P0", DependsOn: []string{"beads:gt-rf2", "beads:gt-rf3"}},
+		{Source: "beads:gt-rf2", Title: "Rebase before merge", Priority: "P1", DependsOn: []string{"beads:gt-rf3"}, Acceptance: []string{"conflicts go back to the polecat"}},
+		{Source: "beads:gt-rf3", Title: "Queue state in beads", Priority: "P1", Done: true},
+	}, briefs(p))
+	require.Len(t, p.Skipped, 1)
+	assert.Equal(t, "an ephemeral wisp, never part of the plan", p.Skipped[0].Why)
+	assert.Equal(t, []string{"issues.jsonl: the issues carry no dependencies (a Beads backup): read from dependencies.jsonl beside it"}, p.Notes)
+}
