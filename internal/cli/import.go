@@ -215,7 +215,7 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int, edited map[
 			case ok && dep != id && !slices.Contains(deps, dep):
 				deps = append(deps, dep)
 			case skipped[d] != "":
-				warnings = append(warnings, fmt.Sprintf("%s (%s) depends on %s, which is %s in the plan: that dependency is left out", id, it.Source, d, skipped[d]))
+				warnings = append(warnings, fmt.Sprintf("%s (%s) depends on %s, which the import skips (%s): that dependency is left out", id, it.Source, d, skipped[d]))
 			case !ok:
 				warnings = append(warnings, fmt.Sprintf("%s (%s) depends on %s, which is neither in the plan nor imported before: that dependency is left out", id, it.Source, d))
 			}
