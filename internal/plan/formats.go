@@ -49,9 +49,9 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 			title = strings.TrimSpace(r.str(f.Get("name"), where+".name"))
 		}
 		category := r.str(f.Get("category"), where+".category")
-		steps := r.strs(f.Get("steps"), where+".steps")
-		for _, k := range []string{"acceptance", "acceptance_criteria", "acceptanceCriteria"} {
-			steps = append(steps, r.strs(f.Get(k), where+"."+k)...)
+		var steps []string
+		for _, k := range []string{"steps", "acceptance", "acceptance_criteria", "acceptanceCriteria"} {
+			steps = append(steps, textList(f.Get(k))...)
 		}
 		status := r.str(f.Get("status"), where+".status")
 		passes := f.Get("passes")
@@ -108,6 +108,26 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 	}
 	uniqueSources(p.Items)
 	return p, nil
+}
+
+// textList reads a list of criteria as people write them: strings, one
+// string of lines, or objects (a step's text and its other members, as
+// JSON).
+func textList(v gjson.Result) []string {
+	if v.Type == gjson.String {
+		return listLines(v.Str)
+	}
+	var out []string
+	for _, e := range v.Array() {
+		s := e.Raw
+		if e.Type == gjson.String {
+			s = e.Str
+		}
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // featureDone are the statuses of a feature list that has them (and no

@@ -134,7 +134,6 @@ func TestParseMalformed(t *testing.T) {
 		{"feature list not a list", FeatureList, `{"description":"a"}`, "f: a feature list is a JSON list of features (or an object with one as \"features\"), got an object"},
 		{"feature not an object", FeatureList, `["a"]`, "f: [0]: a feature must be an object, got a string"},
 		{"feature without description", FeatureList, `[{"steps":[]}]`, "f: [0].description: is missing or empty"},
-		{"steps not strings", FeatureList, `[{"description":"a","steps":[1]}]`, "f: [0].steps[0]: must be a string, got 1"},
 		{"passes not a boolean", FeatureList, `[{"description":"a","passes":"yes"}]`, `f: [0].passes: must be true or false, got "yes"`},
 		{"taskmaster not an object", Taskmaster, `[]`, "f: a Taskmaster file is a JSON object, got a list"},
 		{"taskmaster tag without tasks", Taskmaster, `{"master":{"metadata":{}}}`, "f: master.tasks: must be a list of tasks, got nothing"},
@@ -409,6 +408,11 @@ func TestLenient(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []brief{{Source: "taskmaster:master/1", Title: "a", Priority: "P0"}, {Source: "taskmaster:master/2", Title: "b", Priority: "P1", Done: true}}, briefs(p))
 	assert.Equal(t, []string{`taskmaster:master/2: priority "someday" is not Taskmaster's (high, medium, low): it takes P1`}, p.Notes)
+
+	p, err = Parse(FeatureList, "f", []byte(`[{"description":"a","steps":"open it\nclick"},{"description":"b","steps":[{"step":1,"action":"run"},"see"]}]`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"open it", "click"}, p.Items[0].Acceptance)
+	assert.Equal(t, []string{`{"step":1,"action":"run"}`, "see"}, p.Items[1].Acceptance)
 
 	p, err = Parse(Beads, "f", []byte("{\"id\":\"a\",\"title\":\"t\"}\n{\"id\":\"a\",\"title\":\"u\",\"status\":\"closed\"}\n"))
 	require.NoError(t, err)
