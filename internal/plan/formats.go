@@ -44,9 +44,11 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 			return nil, bad(name, where, "a feature must be an object, got %s", kindOf(f))
 		}
 		desc := strings.TrimSpace(r.str(f.Get("description"), where+".description"))
-		title := strings.TrimSpace(r.str(f.Get("title"), where+".title"))
-		if title == "" {
-			title = strings.TrimSpace(r.str(f.Get("name"), where+".name"))
+		var title string
+		for _, k := range []string{"title", "name", "feature"} {
+			if title == "" {
+				title = strings.TrimSpace(r.str(f.Get(k), where+"."+k))
+			}
 		}
 		category := r.str(f.Get("category"), where+".category")
 		var steps []string
@@ -55,6 +57,9 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 		}
 		status := r.str(f.Get("status"), where+".status")
 		passes := f.Get("passes")
+		if passes.Type == gjson.String && (passes.Str == "true" || passes.Str == "false") {
+			passes = gjson.Result{Type: map[bool]gjson.Type{true: gjson.True, false: gjson.False}[passes.Str == "true"], Raw: passes.Str}
+		}
 		if r.err == nil && passes.Exists() && !passes.IsBool() {
 			r.err = bad(name, where+".passes", "must be true or false, got %s", passes.Raw)
 		}
@@ -216,6 +221,11 @@ func (w *tmWalk) list(list gjson.Result, at string, parent tmParent) error {
 			return bad(w.r.name, where, "a task must be an object, got %s", kindOf(t))
 		}
 		id, err := tmID(w.r.name, t.Get("id"), where+".id")
+		if err != nil && parent.id != "" && !t.Get("id").Exists() {
+			// A subtask written without an id is known by its place.
+			id, err = strconv.Itoa(i+1), nil
+			w.p.Notes = append(w.p.Notes, fmt.Sprintf("%s:%s/%s: a subtask has no id: it is %s.%s, by its place", Taskmaster, w.tag, parent.id, parent.id, id))
+		}
 		if err != nil {
 			return err
 		}

@@ -409,6 +409,15 @@ func TestLenient(t *testing.T) {
 	assert.Equal(t, []brief{{Source: "taskmaster:master/1", Title: "a", Priority: "P0"}, {Source: "taskmaster:master/2", Title: "b", Priority: "P1", Done: true}}, briefs(p))
 	assert.Equal(t, []string{`taskmaster:master/2: priority "someday" is not Taskmaster's (high, medium, low): it takes P1`}, p.Notes)
 
+	p, err = Parse(Taskmaster, "f", []byte(`{"tasks":[{"id":1,"title":"a","subtasks":[{"title":"b"}]}]}`))
+	require.NoError(t, err)
+	assert.Equal(t, "taskmaster:master/1.1", p.Items[1].Source)
+	assert.Equal(t, []string{"taskmaster:master/1: a subtask has no id: it is 1.1, by its place"}, p.Notes)
+
+	p, err = Parse(FeatureList, "f", []byte(`[{"feature":"Login","passes":"true"}]`))
+	require.NoError(t, err)
+	assert.Equal(t, []brief{{Source: "feature-list:" + shortHash("Login"), Title: "Login", Priority: "P1", Done: true}}, briefs(p))
+
 	p, err = Parse(FeatureList, "f", []byte(`[{"description":"a","steps":"open it\nclick"},{"description":"b","steps":[{"step":1,"action":"run"},"see"]}]`))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"open it", "click"}, p.Items[0].Acceptance)
