@@ -175,9 +175,9 @@ func runImport(e *Env, c *command, args []string) int {
 // never changed. It returns what it did, the dependencies it left out and
 // how many items needed nothing.
 //
-// A field a person set with `harness edit` (edited, by task id) is the
-// person's from then on: an import never puts the plan's value back, and
-// says so where the two differ.
+// A field set with `harness edit` (edited, by task id: a person's
+// decision, or an agent's title or priority) stays as set: an import never
+// puts the plan's value back, and says so where the two differ.
 func applyPlan(s *state.State, p *plan.Plan, now string, logged int, edited map[string]map[string]bool) (steps []importStep, warnings []string, unchanged int, err error) {
 	// The cycles the file holds already (written by hand) are not the
 	// plan's: only a new one refuses the import. Linear, not a search per
@@ -248,7 +248,7 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int, edited map[
 		if done {
 			fields = append(fields, "completed")
 		}
-		personal := fmt.Sprintf("%s as a person edited it (harness edit): the plan's is not taken", strings.Join(theirs, ", "))
+		personal := fmt.Sprintf("%s as `harness edit` set it: the plan's is not taken", strings.Join(theirs, ", "))
 		switch {
 		case len(fields) == 0 && len(theirs) == 0:
 			unchanged++
@@ -302,9 +302,9 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int, edited map[
 	return steps, warnings, unchanged, nil
 }
 
-// personEdits reads in the progress log the fields of each task a person
-// set with `harness edit` ("Task edited: task-005 (priority, title)"; an
-// import's own lines name the file they come from).
+// personEdits reads in the progress log the fields of each task set with
+// `harness edit` ("Task edited: task-005 (priority, title)"; an import's
+// own lines name the file they come from).
 func personEdits(dir string) map[string]map[string]bool {
 	out := map[string]map[string]bool{}
 	f, err := safefile.Open(progress.Path(dir))
