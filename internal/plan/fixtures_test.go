@@ -77,6 +77,9 @@ func describe(p *Plan) string {
 			status = "done"
 		}
 		fmt.Fprintf(&b, "item %s %s %s %q\n", it.Source, it.Priority, status, it.Title)
+		if it.Description != "" {
+			fmt.Fprintf(&b, "  description %q\n", it.Description)
+		}
 		for _, d := range it.DependsOn {
 			mark := ""
 			if !known[d] {

@@ -29,7 +29,8 @@ var (
 	priorityTag = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^(?:priority\s*[:/=_ -]?\s*)?(p[0-4]|critical|urgent|high|medium|normal|low)(?:\s*[:/=_ -]?\s*priority)?$`)
 	})
-	boxLine = sync.OnceValue(func() *regexp.Regexp {
+	bulletLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(.*\S)\s*$`) })
+	boxLine    = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^(\s*)(?:[-*+]|\d+[.)])\s+\[([ xX/~-])\]\s+(.*\S)\s*$`)
 	})
 )

@@ -27,10 +27,12 @@ func checkbox(line string) *box {
 }
 
 // parseMarkdown reads a checklist: every "- [ ] title" line is a task,
-// "- [x]" a done one, other lines are ignored. An item nested under
-// another is a task of its own, and the item above it waits on it (the
-// outer item is done when its parts are). A line has no id, so its Source
-// is the hash of its text.
+// "- [x]" a done one. An item nested under another is a task of its own,
+// and the item above it waits on it (the outer item is done when its
+// parts are); a plain list item nested under one is one of its acceptance
+// criteria, and indented text under it goes on with its description.
+// Other lines are ignored. A line has no id, so its Source is the hash of
+// its text.
 func parseMarkdown(name string, data []byte) (*Plan, error) {
 	p := &Plan{}
 	type open struct{ indent, index int }
@@ -55,8 +57,30 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 		}
 		c := checkbox(line)
 		if c == nil {
-			if strings.TrimSpace(line) != "" && !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t") {
+			t := strings.TrimSpace(line)
+			switch {
+			case t == "":
+			case !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t"):
 				stack = stack[:0] // a heading or a paragraph ends the nesting
+			default:
+				// Under an item, a plain list item is one of its criteria
+				// (as an export writes them), other text goes on with its
+				// description.
+				indent := len(strings.ReplaceAll(line, "\t", "    ")) - len(strings.TrimLeft(strings.ReplaceAll(line, "\t", "    "), " "))
+				owner := -1
+				for k := len(stack) - 1; k >= 0 && owner < 0; k-- {
+					if stack[k].indent < indent {
+						owner = stack[k].index
+					}
+				}
+				if owner < 0 {
+					break
+				}
+				if m := bulletLine().FindStringSubmatch(line); m != nil {
+					p.Items[owner].Acceptance = append(p.Items[owner].Acceptance, plainText(m[1]))
+				} else {
+					p.Items[owner].Description = strings.TrimSpace(p.Items[owner].Description + "\n" + t)
+				}
 			}
 			continue
 		}

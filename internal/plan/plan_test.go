@@ -331,6 +331,7 @@ func TestWriteRoundTrip(t *testing.T) {
 			delete(want, "Announce") // a checklist holds nesting only
 		}
 		assert.Equal(t, want, deps(p), "%s:\n%s", format, text)
+		assert.Equal(t, []string{"a .pkg installs"}, p.Items[3].Acceptance, format)
 	}
 
 	features := []state.Task{
