@@ -19,7 +19,7 @@ import (
 
 var importVerb = &command{
 	name:    "import",
-	args:    "FILE [--format " + strings.Join(plan.Formats, "|") + "] [--tag NAME] [--dry-run]",
+	args:    "FILE [--format " + strings.Join(plan.Formats, "|") + "] [--tag NAME] [--validate CMD] [--dry-run]",
 	summary: "add the tasks of a plan kept elsewhere (feature_list.json, Taskmaster, Beads, gh issue list --json, a Markdown checklist); run again, it updates the tasks not yet started",
 	run:     runImport,
 }
@@ -32,11 +32,12 @@ var errDryRun = errors.New("dry run")
 
 // importStep is one thing an import does (or would do) to the tasks.
 type importStep struct {
-	verb   string // added, updated, kept
-	id     string
-	item   plan.Item
-	fields []string // updated: what changed
-	why    string   // kept: why it was not changed
+	verb    string // added, updated, kept
+	id      string
+	item    plan.Item
+	fields  []string // updated: what changed
+	why     string   // kept: why it was not changed
+	checked bool     // given the validation command of --validate
 }
 
 func runImport(e *Env, c *command, args []string) int {
@@ -44,6 +45,7 @@ func runImport(e *Env, c *command, args []string) int {
 	format := fs.String("format", "", "the plan's format (default: told from the file's name and content)")
 	tag := fs.String("tag", "", "of a Taskmaster file, import only this tag (default: every tag)")
 	dryRun := fs.Bool("dry-run", false, "print what would change and change nothing")
+	check := fs.String("validate", "", "the validation command of every imported task that has none (a plan's items carry none)")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return e.fail(err)
@@ -86,13 +88,25 @@ func runImport(e *Env, c *command, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
+	*check = strings.TrimSpace(*check)
+	if *check != "" {
+		if err := checkStored(dir, e.Cwd, map[string]string{"validate": *check}); err != nil {
+			return e.fail(err)
+		}
+	}
 	var steps []importStep
 	var warnings, noCheck []string
-	unchanged := 0
+	unchanged, checked := 0, 0
 	_, err = statecache.Update(dir, func(s *state.State) error {
-		steps, warnings, unchanged, err = applyPlan(s, p, stamp(e.Now()), loggedIDs(dir), personEdits(dir))
+		steps, warnings, unchanged, err = applyPlan(s, p, stamp(e.Now()), loggedIDs(dir), *check, personEdits(dir))
 		if err != nil {
 			return err
+		}
+		checked = 0
+		for _, st := range steps {
+			if st.checked {
+				checked++
+			}
 		}
 		noCheck = uncheckedOf(s, p)
 		if *dryRun {
@@ -154,9 +168,17 @@ func runImport(e *Env, c *command, args []string) int {
 	}
 	fmt.Fprintf(e.Stdout, "%s (%s): %d added (%d done), %d updated, %d unchanged, %d kept as the harness has them, %d skipped\n",
 		file, p.Format, counts["added"], counts["done"], counts["updated"], unchanged, counts["kept"], len(p.Skipped))
+	if checked > 0 {
+		fmt.Fprintf(e.Stdout, "validation: %d task(s) %sgiven %s (--validate)\n", checked, would, failure.ShellArg(*check))
+	}
 	if len(noCheck) > 0 {
-		fmt.Fprintf(e.Stdout, "%d task(s) of this plan have no validation command, so no session can claim or complete them; give each one its check:\n", len(noCheck))
-		for _, id := range noCheck {
+		fmt.Fprintf(e.Stdout, "%d task(s) of this plan have no validation command, so no session can claim or complete them; give them one check, or each its own:\n", len(noCheck))
+		fmt.Fprintf(e.Stdout, "  harness import %s --validate \"COMMAND\"\n", failure.ShellArg(file))
+		for i, id := range noCheck {
+			if i == maxListed {
+				fmt.Fprintf(e.Stdout, "  … and %d more (`harness edit --where no-validation --validate \"COMMAND\" --dry-run` lists them)\n", len(noCheck)-i)
+				break
+			}
 			fmt.Fprintf(e.Stdout, "  harness edit %s --validate \"COMMAND\"\n", failure.ShellArg(id))
 		}
 	}
@@ -172,13 +194,14 @@ func runImport(e *Env, c *command, args []string) int {
 // attempt, no claim, no checkpoint), in its title, description, acceptance
 // criteria, priority and dependencies, and completed when the plan says
 // it is done; a task the harness has started, completed or failed is
-// never changed. It returns what it did, the dependencies it left out and
+// never changed. A task added, or one not started and not completed that
+// has no validation command, is given check (when not ""). It returns what it did, the dependencies it left out and
 // how many items needed nothing.
 //
 // A field set with `harness edit` (edited, by task id: a person's
 // decision, or an agent's title or priority) stays as set: an import never
 // puts the plan's value back, and says so where the two differ.
-func applyPlan(s *state.State, p *plan.Plan, now string, logged int, edited map[string]map[string]bool) (steps []importStep, warnings []string, unchanged int, err error) {
+func applyPlan(s *state.State, p *plan.Plan, now string, logged int, check string, edited map[string]map[string]bool) (steps []importStep, warnings []string, unchanged int, err error) {
 	// The cycles the file holds already (written by hand) are not the
 	// plan's: only a new one refuses the import. Linear, not a search per
 	// task, so a plan of thousands of items imports at once.
@@ -194,14 +217,20 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int, edited map[
 	}
 	// Every new item gets its id first, so any item may depend on any other.
 	added := make([]bool, len(p.Items))
+	newID := idCounter(s, logged)
 	for i, it := range p.Items {
 		if _, ok := idOf[it.Source]; !ok {
-			id := nextID(s, logged)
+			id := newID()
 			idOf[it.Source] = id
 			s.AddTask(state.Task{ID: id, Title: it.Title, Status: state.Pending, Priority: it.Priority, DependsOn: []string{},
-				MaxAttempts: state.DefaultMaxAttempts, TimeoutSeconds: state.DefaultTimeoutSeconds, Source: it.Source})
+				MaxAttempts: state.DefaultMaxAttempts, TimeoutSeconds: state.DefaultTimeoutSeconds, Source: it.Source,
+				Command: check})
 			added[i] = true
 		}
+	}
+	at := make(map[string]int, len(s.Tasks)) // s.Task would scan for each item
+	for i := range s.Tasks {
+		at[s.Tasks[i].ID] = i
 	}
 	skipped := map[string]string{}
 	for _, sk := range p.Skipped {
@@ -220,13 +249,13 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int, edited map[
 				warnings = append(warnings, fmt.Sprintf("%s (%s) depends on %s, which is neither in the plan nor imported before: that dependency is left out", id, it.Source, d))
 			}
 		}
-		t := s.Task(id)
+		t := &s.Tasks[at[id]]
 		if added[i] {
 			t.Description, t.Acceptance, t.DependsOn = it.Description, it.Acceptance, deps
 			if it.Done {
 				t.Status, t.CompletedAt = state.Completed, now
 			}
-			steps = append(steps, importStep{verb: "added", id: id, item: it})
+			steps = append(steps, importStep{verb: "added", id: id, item: it, checked: check != ""})
 			continue
 		}
 		var fields, theirs []string
@@ -247,6 +276,10 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int, edited map[
 		done := it.Done && t.Status != state.Completed
 		if done {
 			fields = append(fields, "completed")
+		}
+		checked := check != "" && t.Status != state.Completed && strings.TrimSpace(t.Command) == ""
+		if checked {
+			fields = append(fields, "validation.command")
 		}
 		personal := fmt.Sprintf("%s as `harness edit` set it: the plan's is not taken", strings.Join(theirs, ", "))
 		switch {
@@ -283,7 +316,10 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int, edited map[
 		if done {
 			t.Status, t.CompletedAt = state.Completed, now
 		}
-		steps = append(steps, importStep{verb: "updated", id: id, item: it, fields: fields})
+		if checked {
+			t.Command = check
+		}
+		steps = append(steps, importStep{verb: "updated", id: id, item: it, fields: fields, checked: checked})
 	}
 	for _, cyc := range schedule.Cycles(s.Tasks) {
 		if !had[cyc.String()] {
@@ -354,6 +390,8 @@ func started(t *state.Task) bool {
 func personalSteps(steps []importStep) string {
 	for _, st := range steps {
 		switch {
+		case st.verb == "updated" && slices.Equal(st.fields, []string{"validation.command"}):
+			// A check where there is none: the agent's to give, as with edit.
 		case st.verb == "updated":
 			return "changes " + st.id + " (" + strings.Join(st.fields, ", ") + ")"
 		case st.verb == "added" && st.item.Done:
@@ -390,7 +428,7 @@ func uncheckedOf(s *state.State, p *plan.Plan) []string {
 	var out []string
 	for i := range s.Tasks {
 		t := &s.Tasks[i]
-		if ours[t.Source] && t.Status != state.Completed && strings.TrimSpace(t.Command) == "" {
+		if ours[t.Source] && schedule.Unchecked(t) {
 			out = append(out, t.ID)
 		}
 	}

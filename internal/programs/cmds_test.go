@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/internal/plan/plantest"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/gjson"
 )
@@ -18,6 +21,7 @@ import (
 var commands = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"jsonpath": cmdJSONPath,
 	"tasks":    cmdTasks,
+	"plan":     cmdPlan,
 }
 
 // cmdJSONPath: jsonpath [-re] FILE PATH WANT. The value at the gjson PATH
@@ -98,6 +102,27 @@ func cmdTasks(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%s: %s is %s, want %s", args[0], id, got, want)
 		}
 	}
+}
+
+// cmdPlan: plan taskmaster FILE TAG=N… writes a Taskmaster tasks.json of
+// N tasks in each TAG (plantest.Taskmaster): a plan of thousands of items
+// without thousands of lines in the scenario.
+func cmdPlan(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 || args[0] != "taskmaster" {
+		ts.Fatalf("usage: plan taskmaster FILE TAG=N…")
+	}
+	var tags []plantest.Tag
+	for _, a := range args[2:] {
+		name, n, ok := strings.Cut(a, "=")
+		count, err := strconv.Atoi(n)
+		if !ok || err != nil || count < 0 {
+			ts.Fatalf("plan: %q is not TAG=N", a)
+		}
+		tags = append(tags, plantest.Tag{Name: name, Tasks: count})
+	}
+	path := ts.MkAbs(args[1])
+	ts.Check(os.MkdirAll(filepath.Dir(path), 0o755))
+	ts.Check(os.WriteFile(path, plantest.Taskmaster(tags...), 0o644))
 }
 
 // compact removes the insignificant spaces of a JSON text.

@@ -285,8 +285,18 @@ func SaveTasks(root string, data []byte, active bool) error {
 		m = Mark{Root: root}
 	}
 	m.setTasks(StampOf(fi))
-	m.Active = active
+	m.Active = stillActive(m, ok, active)
 	return writeMark(dir, m)
+}
+
+// stillActive is what a save records of the hooks being on: the marker's
+// presence, except that only a hook records them switched off. A marker
+// that vanished under a verb's save (a script removed it) is the next
+// hook's to judge: put back when a live session saw it, honoured as a
+// person's switching off otherwise. A verb must never be what switches
+// the harness off.
+func stillActive(m Mark, recorded, active bool) bool {
+	return active || recorded && m.Active && !trusted
 }
 
 // PatchTasks records the patch of the tasks file the harness has just made
@@ -309,7 +319,7 @@ func PatchTasks(root string, before os.FileInfo, at int64, old, nv []byte, activ
 		return false
 	}
 	m.setTasks(StampOf(fi))
-	m.Active = active
+	m.Active = stillActive(m, true, active)
 	return writeMark(dir, m) == nil
 }
 
