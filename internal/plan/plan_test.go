@@ -410,6 +410,11 @@ func TestLenient(t *testing.T) {
 	assert.Equal(t, []brief{{Source: "taskmaster:master/1", Title: "a", Priority: "P0"}, {Source: "taskmaster:master/2", Title: "b", Priority: "P1", Done: true}}, briefs(p))
 	assert.Equal(t, []string{`taskmaster:master/2: priority "someday" is not Taskmaster's (high, medium, low): it takes P1`}, p.Notes)
 
+	p, err = Parse(Taskmaster, "f", []byte(`{"master":{"tasks":[{"id":1,"title":"a"}]},"version":"0.20","_meta":{"x":1}}`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"master"}, p.Tags)
+	assert.Equal(t, []string{`f: "version" holds no "tasks": not a tag, passed over`, `f: "_meta" holds no "tasks": not a tag, passed over`}, p.Notes)
+
 	p, err = Parse(Taskmaster, "f", []byte(`{"tasks":[{"id":1,"title":"a","subtasks":[{"title":"b"}]}]}`))
 	require.NoError(t, err)
 	assert.Equal(t, "taskmaster:master/1.1", p.Items[1].Source)

@@ -38,6 +38,21 @@ func parseTaskmaster(name string, data []byte) (*Plan, error) {
 		})
 	}
 	p := &Plan{}
+	// Beside its tags a file may keep members of other tools (a version,
+	// a "_meta"): with a tag there, they are named and passed over.
+	var kept []tag
+	for _, tg := range tags {
+		if tg.path != "tasks" && !tg.list.Exists() {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s: %q holds no \"tasks\": not a tag, passed over", name, tg.name))
+			continue
+		}
+		kept = append(kept, tg)
+	}
+	if len(kept) > 0 {
+		tags = kept
+	} else {
+		p.Notes = nil
+	}
 	w := &tmWalk{r: &reader{name: name}, p: p, undone: map[string][]string{}}
 	for _, tg := range tags {
 		if v := doc.Get(gjsonKey(tg.name)); tg.path != "tasks" && !v.IsObject() {
