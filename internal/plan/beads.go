@@ -187,10 +187,10 @@ var (
 		"duplicates": true, "supersedes": true, "tracks": true, "caused-by": true, "validates": true,
 		"authored-by": true, "assigned-to": true, "approved-by": true, "delegated-from": true, "until": true}
 	// beadsNotTasks are the types of bead that are not work: an agent's
-	// own record, a role, a convoy (a batch that tracks other beads), a
-	// message, an event.
+	// own record, a role, a rig (Gas Town's), a convoy (a batch that
+	// tracks other beads), a message, an event.
 	beadsNotTasks = map[string]string{"agent": "an agent's record", "role": "a role's definition", "convoy": "a convoy (it tracks other beads)",
-		"message": "a message between agents", "event": "an event record"}
+		"message": "a message between agents", "event": "an event record", "rig": "a rig's record"}
 )
 
 // beadsNotWork says why an issue is not a task ("" when it is one).
