@@ -53,11 +53,14 @@ func Patch(format, name string, stored []byte, verdict func(source string) Verdi
 	byLine := false
 	for _, it := range p.Items {
 		v := verdict(it.Source)
+		// What the file says, which the plan read may not (an epic closed
+		// over open children, a subtask open under a done task).
+		inFile := it.Done && !it.fileOpen || it.fileDone
 		var done bool
 		switch {
-		case v == Done && !it.Done && !it.fileDone:
+		case v == Done && !inFile:
 			done = true
-		case (v == Pending || v == InProgress) && it.Done && !it.fileOpen:
+		case (v == Pending || v == InProgress) && inFile:
 			done = false
 		default:
 			continue

@@ -215,6 +215,8 @@ func TestPatch(t *testing.T) {
 		{"github", GitHub, `[{"number":3,"title":"t","state":"OPEN"}]`, []string{"github:#3"}, `[{"number":3,"title":"t","state":"CLOSED"}]`},
 		{"markdown", Markdown, "- [ ] a\n  * [ ] b [ ] c\n", []string{"markdown:" + shortHash("b [ ] c")}, "- [ ] a\n  * [x] b [ ] c\n"},
 		{"already done", Markdown, "- [x] a\n", []string{"markdown:" + shortHash("a")}, "- [x] a\n"},
+		{"taskmaster subtask open under a done task", Taskmaster, `{"tasks":[{"id":1,"title":"a","status":"done","subtasks":[{"id":1,"title":"b","status":"pending"}]}]}`,
+			[]string{"taskmaster:master/1.1"}, `{"tasks":[{"id":1,"title":"a","status":"done","subtasks":[{"id":1,"title":"b","status":"done"}]}]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, changes, err := Patch(tc.format, "f", []byte(tc.text), func(s string) Verdict {
@@ -390,6 +392,7 @@ func TestPatchMovesBack(t *testing.T) {
 		{Beads, "{\n  \"id\": \"a\",\n  \"title\": \"t\",\n  \"status\": \"closed\"\n}\n", InProgress, "{\n  \"id\": \"a\",\n  \"title\": \"t\",\n  \"status\": \"in_progress\"\n}\n"},
 		{Markdown, "  * [X] a [x]\n", Pending, "  * [ ] a [x]\n"},
 		{Markdown, "- [x] a\n", Leave, "- [x] a\n"},
+		{Markdown, "- [x] a\n  - [ ] b\n", Pending, "- [ ] a\n  - [ ] b\n"},
 	} {
 		got, changes, err := Patch(tc.format, "f", []byte(tc.text), func(string) Verdict { return tc.verdict })
 		require.NoError(t, err)
