@@ -31,7 +31,7 @@ var (
 	})
 	bulletLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(.*\S)\s*$`) })
 	boxLine    = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(\s*)(?:[-*+]|\d+[.)])\s+\[([ xX/~-])\]\s+(.*\S)\s*$`)
+		return regexp.MustCompile(`^(\s*)(?:[-*+]|\d+[.)])\s+\[([ xX/~!?>.-])\]\s+(.*\S)\s*$`)
 	})
 )
 

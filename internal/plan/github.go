@@ -95,7 +95,7 @@ func parseGitHub(name string, data []byte) (*Plan, error) {
 			}
 		}
 		for _, l := range lines([]byte(body)) {
-			if c := checkbox(l); c != nil && !c.cancelled {
+			if c := checkbox(l); c != nil {
 				it.Acceptance = append(it.Acceptance, c.text)
 			}
 		}

@@ -2,19 +2,23 @@ package plan
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
 
 // box is one checklist line: "- [ ] text", "* [x] text", "1. [ ] text".
-// Besides "[ ]" and "[x]", task-list plugins (Obsidian's Tasks, VS Code's
-// Markdown checkboxes) write "[/]" or "[~]" for started, "[-]" for
-// cancelled.
+// Besides "[ ]" and "[x]", people and task-list plugins write other marks
+// ("[/]", "[-]", "[~]", "[!]", "[>]", "[?]") that mean started, cancelled,
+// deferred, blocked, moved, in doubt, one thing in one file and another in
+// the next ("[-]" is cancelled in Obsidian's Tasks, started in many
+// roadmaps): every one of them is not done.
 type box struct {
-	indent    int
-	done      bool
-	cancelled bool
-	text      string
+	indent int
+	done   bool
+	mark   string
+	text   string
 }
 
 // checkbox reads a checklist line, nil for any other.
@@ -23,7 +27,7 @@ func checkbox(line string) *box {
 	if m == nil {
 		return nil
 	}
-	return &box{indent: len(strings.ReplaceAll(m[1], "\t", "    ")), done: m[2] == "x" || m[2] == "X", cancelled: m[2] == "-", text: m[3]}
+	return &box{indent: len(strings.ReplaceAll(m[1], "\t", "    ")), done: m[2] == "x" || m[2] == "X", mark: m[2], text: m[3]}
 }
 
 // parseMarkdown reads a checklist: every "- [ ] title" line is a task,
@@ -37,7 +41,8 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 	p := &Plan{}
 	type open struct{ indent, index int }
 	var stack []open
-	fence := "" // the fence of the code block the line is in
+	marks := map[string]int{} // the other marks than [ ] and [x], and how many
+	fence := ""               // the fence of the code block the line is in
 	comment := false
 	for n, line := range lines(data) {
 		// An HTML comment hides its lines (a template's example, an item
@@ -85,9 +90,8 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 			continue
 		}
 		title := plainText(c.text)
-		if c.cancelled {
-			p.Skipped = append(p.Skipped, Skipped{Source: Markdown + ":" + shortHash(c.text), Title: title, Why: "cancelled ([-])"})
-			continue
+		if !c.done && c.mark != " " {
+			marks[c.mark]++
 		}
 		if placeholder(title) {
 			p.Skipped = append(p.Skipped, Skipped{Source: fmt.Sprintf("%s:line %d", Markdown, n+1), Title: title,
@@ -105,6 +109,14 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 			p.Items[parent].DependsOn = append(p.Items[parent].DependsOn, "\x00"+strconv.Itoa(len(p.Items)-1))
 		}
 		stack = append(stack, open{c.indent, len(p.Items) - 1})
+	}
+	if len(marks) > 0 {
+		var said []string
+		for _, m := range slices.Sorted(maps.Keys(marks)) {
+			said = append(said, fmt.Sprintf("[%s] (%d)", m, marks[m]))
+		}
+		p.Notes = append(p.Notes, fmt.Sprintf("%s: the items marked %s are imported as not done (such a mark means started, cancelled or deferred, by the file's own convention)",
+			name, strings.Join(said, ", ")))
 	}
 	if len(p.Items) == 0 && len(p.Skipped) == 0 {
 		return nil, bad(name, "", "no checklist items (lines like `- [ ] title`)")
