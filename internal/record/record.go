@@ -155,6 +155,23 @@ type Mark struct {
 	// validation the trusted side has not yet seen pass: the verification
 	// gate runs them at the next turn end, whatever the log says.
 	Unverified []string `json:"unverified,omitempty"`
+	// The stamp of harness-progress.txt right after the harness's last
+	// append, when the log was then its mirror's length: a log whose stamp
+	// moved since was written by something else (an append, or a rewrite
+	// of an old line the hooks' recent-part check cannot see), and the
+	// Stop hook compares it whole once, at the turn's end (LogSize 0: not
+	// recorded).
+	LogSize    int64 `json:"log_size,omitempty"`
+	LogModNs   int64 `json:"log_mtime_ns,omitempty"`
+	LogIno     int64 `json:"log_ino,omitempty"`
+	LogCtimeNs int64 `json:"log_ctime_ns,omitempty"`
+}
+
+// Log is the stamp the log had after the harness's last append.
+func (m Mark) Log() Stamp { return Stamp{m.LogSize, m.LogModNs, m.LogIno, m.LogCtimeNs} }
+
+func (m *Mark) setLog(s Stamp) {
+	m.LogSize, m.LogModNs, m.LogIno, m.LogCtimeNs = s.Size, s.ModNs, s.Ino, s.CtimeNs
 }
 
 // Stamp is what a stat says of a file, as the mark keeps it.
@@ -237,6 +254,12 @@ func (m Mark) encode() []byte {
 	if len(m.Unverified) > 0 {
 		w.Strs("unverified", m.Unverified)
 	}
+	if m.LogSize != 0 {
+		w.Int("log_size", m.LogSize)
+		w.Int("log_mtime_ns", m.LogModNs)
+		w.Int("log_ino", m.LogIno)
+		w.Int("log_ctime_ns", m.LogCtimeNs)
+	}
 	return w.Bytes()
 }
 
@@ -251,7 +274,9 @@ func decodeMark(data []byte) (m Mark, ok bool) {
 		Active: obj.Get("active").Bool(), Init: obj.Get("init").Bool(), InitSize: obj.Get("init_size").Int(),
 		InitModNs: obj.Get("init_mtime_ns").Int(), InitIno: obj.Get("init_ino").Int(),
 		InitCtimeNs: obj.Get("init_ctime_ns").Int(), Sessions: jsonobj.Strs(obj.Get("sessions")),
-		Paused: obj.Get("paused").Str, Unverified: jsonobj.Strs(obj.Get("unverified"))}, true
+		Paused: obj.Get("paused").Str, Unverified: jsonobj.Strs(obj.Get("unverified")),
+		LogSize: obj.Get("log_size").Int(), LogModNs: obj.Get("log_mtime_ns").Int(),
+		LogIno: obj.Get("log_ino").Int(), LogCtimeNs: obj.Get("log_ctime_ns").Int()}, true
 }
 
 // SaveTasks records data as the tasks file the harness has just written
@@ -510,9 +535,11 @@ func AppendLog(root string, b []byte) {
 		return // no record yet: SaveTasks starts the mirror
 	}
 	live := filepath.Join(root, LogMirror)
-	if li, err := os.Stat(live); err == nil && li.Size() != mi.Size()+int64(len(b)) {
+	li, err := os.Stat(live)
+	if err == nil && li.Size() != mi.Size()+int64(len(b)) {
 		if log, err := safefile.ReadFile(live, MaxLog); err == nil && len(log) >= len(b) {
 			replace(mirror, log)
+			stampLog(root, li)
 			return
 		}
 	}
@@ -520,9 +547,25 @@ func AppendLog(root string, b []byte) {
 	if err != nil {
 		return
 	}
-	f.Write(b)
+	_, werr := f.Write(b)
 	f.Close()
+	if err == nil && werr == nil {
+		stampLog(root, li)
+	}
 }
+
+// stampLog records fi, the live log's stat, as the harness's own last
+// word in it.
+func stampLog(root string, fi os.FileInfo) {
+	if m, ok := ReadMark(root); ok && m.Log() != StampOf(fi) {
+		m.setLog(StampOf(fi))
+		writeMark(Dir(root), m)
+	}
+}
+
+// TouchLog records the live log's stat fi after the whole log was found
+// to begin with the mirror: what moved its stamp was appends.
+func TouchLog(root string, fi os.FileInfo) { stampLog(root, fi) }
 
 func writeMark(dir string, m Mark) error { return replace(filepath.Join(dir, markName), m.encode()) }
 
