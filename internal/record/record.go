@@ -310,9 +310,26 @@ func SaveTasks(root string, data []byte, active bool) error {
 	if !ok || m.Root != root {
 		m = Mark{Root: root}
 	}
-	m.setTasks(StampOf(fi))
+	m.setTasks(writtenStamp(filepath.Join(root, TasksCopy), fi, data))
 	m.Active = stillActive(m, ok, active)
 	return writeMark(dir, m)
+}
+
+// writtenStamp is the stamp to record for the file at path, just written
+// with data, whose stat is fi: fi's when the file holds data, else one no
+// file has, so that the next check compares the file with the copy. A
+// writer racing the harness (a background job replacing the file between
+// the harness's write and its stat) must not have its file recorded as the
+// harness's.
+func writtenStamp(path string, fi os.FileInfo, data []byte) Stamp {
+	if fi.Size() == int64(len(data)) {
+		if got, err := safefile.ReadFile(path, MaxTasks); err == nil && bytes.Equal(got, data) {
+			if after, err := os.Stat(path); err == nil && StampOf(after) == StampOf(fi) {
+				return StampOf(fi)
+			}
+		}
+	}
+	return Stamp{Size: -1}
 }
 
 // stillActive is what a save records of the hooks being on: the marker's
@@ -341,8 +358,8 @@ func PatchTasks(root string, before os.FileInfo, at int64, old, nv []byte, activ
 		return false
 	}
 	fi, err := os.Stat(filepath.Join(root, TasksCopy))
-	if err != nil {
-		return false
+	if err != nil || fi.Size() != before.Size() || !holds(filepath.Join(root, TasksCopy), at, nv) {
+		return false // another writer raced the patch: the caller records the file whole
 	}
 	m.setTasks(StampOf(fi))
 	m.Active = stillActive(m, true, active)
@@ -552,6 +569,18 @@ func AppendLog(root string, b []byte) {
 	if err == nil && werr == nil {
 		stampLog(root, li)
 	}
+}
+
+// holds reports whether the file at path has want at offset at.
+func holds(path string, at int64, want []byte) bool {
+	f, err := safefile.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	got := make([]byte, len(want))
+	_, err = f.ReadAt(got, at)
+	return err == nil && bytes.Equal(got, want)
 }
 
 // stampLog records fi, the live log's stat, as the harness's own last
