@@ -73,6 +73,13 @@ func runInit(e *Env, c *command, args []string) int {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
+	if _, err := os.Stat(state.Path(dir)); err == nil {
+		// Switching the hooks on again is what ends a cancel: the
+		// person's, not the agent's (heldBack).
+		if err := e.heldBack(dir); err != nil {
+			return e.fail(err)
+		}
+	}
 	now := e.Now()
 	var did []string
 	// The harness keeps its checkpoints in git, and its own files must be
@@ -125,6 +132,11 @@ func runInit(e *Env, c *command, args []string) int {
 		}
 		record.SetActive(dir, true)
 		did = append(did, "activated the hooks ("+root.ActiveMarker+")")
+	}
+	if m, _ := record.ReadMark(dir); m.Cancelled != "" {
+		record.SetCancelled(dir, "")
+		progress.Append(dir, progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Init, Message: "Run switched on again by the user (cancelled at " + m.Cancelled + ")"})
+		did = append(did, "ended the cancel of "+m.Cancelled)
 	}
 	if !*noExclude {
 		if added := excludeFromGit(dir); added {

@@ -12,6 +12,7 @@ var snapshotsVerb = &command{
 	args:    "[ID]",
 	summary: "list the work trees saved before rollbacks (refs/harness/snapshots/<id>/<attempt>) and how to restore each",
 	run:     runSnapshots,
+	view:    true,
 }
 
 func runSnapshots(e *Env, c *command, args []string) int {

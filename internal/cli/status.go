@@ -12,7 +12,6 @@ import (
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/remote"
-	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/trail"
@@ -94,6 +93,10 @@ type statusJSON struct {
 	// session_config sets any (see `harness budget`).
 	Budget []budgetLineJSON `json:"budget,omitempty"`
 	Paused bool             `json:"paused,omitempty"`
+	// Cancelled: a person cancelled the run (`harness cancel`); Held says
+	// since when, for a pause too.
+	Cancelled bool   `json:"cancelled,omitempty"`
+	HeldSince string `json:"held_since,omitempty"`
 	// Trust holds what status says of the harness's own files (trustNotes).
 	Trust []string `json:"trust"`
 	// Skipped are eligible tasks claim passes over (no validation
@@ -238,10 +241,13 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			Recent: orEmpty(recent), FromBackup: s.FromBackup, Tasks: []statusTask{},
 			Counts: map[string]int{"total": st.Total, "pending": st.Pending, "in_progress": st.InProgress,
 				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked},
-			Paused: root.Paused(dir), Trust: orEmpty(trustNotes(dir)), Unattended: suspectPerson(dir), Wiring: e.wiringProblems(dir),
+			Trust: orEmpty(trustNotes(dir)), Unattended: suspectPerson(dir), Wiring: e.wiringProblems(dir),
 			Workers: board, Machines: machines}
 		lv := trustLevelOf(dir)
 		out.TrustLevel, out.TrustLevelWhy = lv.Level, lv.Why
+		if h, ok := heldOf(dir); ok {
+			out.Paused, out.Cancelled, out.HeldSince = !h.cancelled, h.cancelled, h.since
+		}
 		for _, l := range budgetUse(dir, s) {
 			out.Budget = append(out.Budget, budgetLineJSON{l.Name, l.Limit, l.Used, l.Percent(), l.Over()})
 		}
@@ -272,7 +278,9 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		fmt.Fprintln(w, "WARN harness-tasks.json is corrupt; showing harness-tasks.json.bak (any state-changing harness command restores it)")
 	}
 	active := "active"
-	if !isActive(dir) {
+	if h, ok := heldOf(dir); ok {
+		active = h.headline()
+	} else if !isActive(dir) {
 		active = "inactive (no .harness-active)"
 	}
 	fmt.Fprintf(w, "harness %s — %s\n", dir, active)
@@ -343,9 +351,6 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	}
 	fmt.Fprintf(w, "\nsessions: %d (last ended %s)\n", s.SessionCount, last)
 	fmt.Fprintln(w, trustLevelOf(dir))
-	if root.Paused(dir) {
-		fmt.Fprintln(w, "paused by the user: `harness resume` continues")
-	}
 	if use := budgetUse(dir, s); len(use) > 0 {
 		fmt.Fprintf(w, "budget: %s\n", budget.Join(use))
 	}
