@@ -53,7 +53,7 @@ func runHooks(e *Env, c *command, args []string) int {
 		}
 		e.report("install", r, *dryRun)
 		if settings.HooksDisabled(r.After) {
-			fmt.Fprintf(e.Stderr, "WARN %s sets \"disableAllHooks\": true, so Claude Code runs none of these hooks\n", r.Path)
+			fmt.Fprintf(e.Stderr, "WARN %s sets \"disableAllHooks\": true, so Claude Code runs none of these hooks\nhint: remove that key from the file yourself: it is Claude Code's switch for every hook, and the install leaves it as it is\n", r.Path)
 		}
 		return ExitOK
 	case "uninstall":
