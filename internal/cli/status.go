@@ -89,6 +89,7 @@ type statusJSON struct {
 	LastSession  string         `json:"last_session"`
 	Recent       []string       `json:"recent_log"`
 	FromBackup   bool           `json:"from_backup,omitempty"`
+	Broken       string         `json:"broken,omitempty"` // why the tasks file does not read (from_backup)
 	// Budget lists the job's budget limits with what was used, when
 	// session_config sets any (see `harness budget`).
 	Budget []budgetLineJSON `json:"budget,omitempty"`
@@ -238,7 +239,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	}
 	if asJSON {
 		out := statusJSON{Root: dir, Active: isActive(dir), SessionCount: s.SessionCount, LastSession: s.LastSession,
-			Recent: orEmpty(recent), FromBackup: s.FromBackup, Tasks: []statusTask{},
+			Recent: orEmpty(recent), FromBackup: s.FromBackup, Broken: s.Broken, Tasks: []statusTask{},
 			Counts: map[string]int{"total": st.Total, "pending": st.Pending, "in_progress": st.InProgress,
 				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked},
 			Trust: orEmpty(trustNotes(dir)), Unattended: suspectPerson(dir), Wiring: e.wiringProblems(dir),
@@ -275,7 +276,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	w := e.Stdout
 	e.printWiring(e.wiringProblems(dir))
 	if s.FromBackup {
-		fmt.Fprintln(w, "WARN harness-tasks.json is corrupt; showing harness-tasks.json.bak (any state-changing harness command restores it)")
+		fmt.Fprintln(w, corruptWarning(s))
 	}
 	active := "active"
 	if h, ok := heldOf(dir); ok {
@@ -366,6 +367,12 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	return ExitOK
 }
 
+// corruptWarning is what every view says of a tasks file that does not
+// read: the state shown instead, and what the next verb that saves does.
+func corruptWarning(s *state.State) string {
+	return fmt.Sprintf("WARN harness-tasks.json does not read (%s); showing %s, the last state the harness wrote: the next harness command that saves puts it back and keeps the broken copy aside (a hand edit you mean to keep: fix it, then `harness adopt`)", s.Broken, s.Source)
+}
+
 func orEmpty(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -454,4 +461,15 @@ func budgetUse(dir string, s *state.State) []budget.Line {
 		return nil
 	}
 	return budget.Measure(s.Config.Budget, budget.Total(dir, nil), nil)
+}
+
+// load reads the state for a view, and says on stderr, as status does, when
+// the tasks file does not read and the last state the harness wrote is
+// shown instead.
+func (e *Env) load(dir string) (*state.State, error) {
+	s, err := state.Load(dir)
+	if err == nil && s.FromBackup {
+		fmt.Fprintln(e.Stderr, corruptWarning(s))
+	}
+	return s, err
 }
