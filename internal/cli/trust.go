@@ -39,7 +39,7 @@ func trustNotes(dir string) []string {
 	case !ok && len(lines) > 0 && root.Active(dir):
 		notes = append(notes, "record: missing (the harness's account of its own files, kept under "+record.Base()+"): changes made before the next write cannot be checked; if you did not remove it, the agent may have")
 	case ok && len(m.Unverified) > 0:
-		notes = append(notes, "unverified: "+strings.Join(m.Unverified, ", ")+" completed without a validation the hooks saw; the verification gate runs them at the next turn end")
+		notes = append(notes, "unverified: "+strings.Join(m.Unverified, ", ")+" completed by a validation run inside a Claude Code session, in a process the agent started, which the hooks did not see; the verification gate (the Stop hook) runs the check again at the session's next turn end. Nothing to do: a completion stays unverified only until then")
 	}
 	return notes
 }

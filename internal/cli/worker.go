@@ -22,6 +22,7 @@ import (
 func (e *Env) worker(dir string) *taskcycle.Worker {
 	w := taskcycle.New(dir, e.Cwd)
 	w.Now = e.Now
+	w.Person = !e.invoker().InSession()
 	return w
 }
 
