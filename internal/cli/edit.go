@@ -192,6 +192,13 @@ func checkDependsOn(s *state.State, id string) error {
 		return failure.New(failure.Config, "%s cannot depend on %s: cycle: %s", id, cyc[1], cyc).
 			WithHint("a task starts only when all its dependencies are completed, so no task on a cycle ever starts: leave out one of its links")
 	}
+	// A cycle through completed tasks holds nothing up today, but the
+	// plan's order is still impossible: a task on it reopened (the
+	// verification gate, a retry) could never start again.
+	if cyc := schedule.PlanCycleThrough(s.Tasks, id); cyc != nil {
+		return failure.New(failure.Config, "%s cannot depend on %s: cycle through completed tasks: %s", id, cyc[1], cyc).
+			WithHint("it holds nothing up while they stay completed, but a task on it that is reopened could never start again: leave out one of its links")
+	}
 	return nil
 }
 

@@ -303,6 +303,9 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	for _, c := range cycles {
 		fmt.Fprintf(w, "cycle: %s (no task on it can ever start: leave out one link with `harness edit %s --depends-on …`)\n", c, failure.ShellArg(c[0]))
 	}
+	for _, c := range schedule.DormantCycles(s.Tasks) {
+		fmt.Fprintf(w, "cycle: %s, through completed tasks (it holds nothing up while they stay completed; one reopened could never start again: leave out one link with `harness edit %s --depends-on …`)\n", c, failure.ShellArg(c[0]))
+	}
 	if len(s.Tasks) > 0 {
 		fmt.Fprintln(w)
 	}
