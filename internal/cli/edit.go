@@ -173,6 +173,9 @@ func runEdit(e *Env, c *command, args []string) int {
 		return e.fail(err)
 	}
 	fmt.Fprintf(e.Stdout, "%s: changed %s\n", id, strings.Join(changed, ", "))
+	if set["validate"] {
+		e.warnMissingProgram(dir, id, *validate)
+	}
 	printReopenable(e, reopenable)
 	return ExitOK
 }
