@@ -165,7 +165,7 @@ func (e *Env) hooksStatus(path, scope, binDir string) int {
 			}
 			detail += strings.Join(f.Problems, "; ")
 		}
-		fmt.Fprintf(w, "  %-7s %-13s %s\n", label, f.Hook.Event, detail)
+		fmt.Fprintf(w, "  %-7s %-*s %s\n", label, settings.EventWidth(), f.Hook.Event, detail)
 	}
 	if settings.HooksDisabled(doc) {
 		fmt.Fprintln(w, "WARN \"disableAllHooks\": true in this file: Claude Code runs no hooks at all")

@@ -98,11 +98,17 @@ func runResume(e *Env, c *command, args []string) int {
 	if err := e.personOnly("resume"); err != nil {
 		return e.fail(err)
 	}
+	// Logged only when there was a pause to end: a resume of a run not
+	// paused decides nothing.
+	verb := e.person
+	e.person = ""
 	dir, err := e.stateRoot()
 	if err != nil {
 		return e.fail(err)
 	}
 	if m, _ := record.ReadMark(dir); root.Paused(dir) || m.Paused != "" {
+		e.person = verb
+		e.logPerson(dir)
 		record.SetPaused(dir, "")
 		if err := os.Remove(filepath.Join(dir, root.PausedFile)); err != nil && !os.IsNotExist(err) {
 			return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot end the pause: %v", err))

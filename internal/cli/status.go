@@ -376,6 +376,17 @@ func corruptWarning(s *state.State) string {
 	return fmt.Sprintf("WARN harness-tasks.json does not read (%s); showing %s, the last state the harness wrote: the next harness command that saves puts it back and keeps the broken copy aside (a hand edit you mean to keep: fix it, then `harness adopt`)", s.Broken, s.Source)
 }
 
+// plural is "1 thing" or "n things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// attempts is "1 attempt" or "n attempts".
+func attempts(n int) string { return plural(n, "attempt") }
+
 func orEmpty(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -395,9 +406,9 @@ func taskDetails(s *state.State, byID map[string]int, t *state.Task) []string {
 	switch t.Status {
 	case state.Pending:
 		if t.Attempts == 0 {
-			out = append(out, fmt.Sprintf("not started (up to %d attempts)", t.MaxAttempts))
+			out = append(out, "not started (up to "+attempts(t.MaxAttempts)+")")
 		} else {
-			out = append(out, fmt.Sprintf("%d of %d attempts used", t.Attempts, t.MaxAttempts))
+			out = append(out, fmt.Sprintf("%d of %s used", t.Attempts, attempts(t.MaxAttempts)))
 		}
 	case state.InProgress:
 		out = append(out, fmt.Sprintf("attempt %d of %d", t.Attempts+1, t.MaxAttempts))
@@ -405,7 +416,7 @@ func taskDetails(s *state.State, byID map[string]int, t *state.Task) []string {
 			out = append(out, fmt.Sprintf("passed in its worker's tree as %s at %s, waits in the merge queue (not integrated yet)", git.Short(t.ValidatedCommit), t.ValidatedAt))
 		}
 	case state.Completed:
-		out = append(out, fmt.Sprintf("done (after %d failed attempts)", t.Attempts))
+		out = append(out, "done (after "+plural(t.Attempts, "failed attempt")+")")
 		switch {
 		case t.StartedAtCommit == "" && t.Source != "":
 			out[len(out)-1] = "done in the plan it was imported from, never verified by the harness"
@@ -414,9 +425,9 @@ func taskDetails(s *state.State, byID map[string]int, t *state.Task) []string {
 		}
 	case state.Failed:
 		if t.PermanentlyFailed() {
-			out = append(out, fmt.Sprintf("failed for good (%d of %d attempts)", t.Attempts, t.MaxAttempts))
+			out = append(out, fmt.Sprintf("failed for good (%d of %s)", t.Attempts, attempts(t.MaxAttempts)))
 		} else {
-			out = append(out, fmt.Sprintf("%d of %d attempts failed, retryable", t.Attempts, t.MaxAttempts))
+			out = append(out, fmt.Sprintf("%d of %s failed, retryable", t.Attempts, attempts(t.MaxAttempts)))
 		}
 	}
 	if t.Status != state.Completed {

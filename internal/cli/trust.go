@@ -25,8 +25,13 @@ func trustNotes(dir string) []string {
 	lines, _ := progress.Tail(dir, trustTail)
 	var tampers []string
 	for _, l := range lines {
-		if strings.Contains(l, "] "+progress.Tamper+" ") {
+		switch {
+		case strings.Contains(l, "] "+progress.Tamper+" "):
 			tampers = append(tampers, l)
+		case strings.Contains(l, "] "+progress.Init+" Adopted "):
+			// A person looked at the files and kept them as they are:
+			// what was put back before is behind them.
+			tampers = nil
 		}
 	}
 	if n := len(tampers); n > 0 {

@@ -49,8 +49,8 @@ func Write(w io.Writer, d *Data, o Options) error {
 	if h.MeanTask > 0 {
 		mean = "<b>" + h.MeanTask.Round(time.Second).String() + "</b> mean time per task"
 	}
-	fmt.Fprintf(&b, "<div class=\"head\"><span><b>%d/%d</b> done</span><span><b>%.0f%%</b> success per attempt (%d attempts)</span><span>%s</span><span><b>%d</b> of %s sessions</span><span>%s</span><span>generated %s</span></div>\n",
-		h.Done, h.Total, 100*h.SuccessPerAttempt, h.AttemptsTotal, mean, h.Sessions, maxS, since, d.Now.UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, "<div class=\"head\"><span><b>%d/%d</b> done</span><span><b>%.0f%%</b> success per attempt (%d %s)</span><span>%s</span><span><b>%d</b> of %s sessions</span><span>%s</span><span>generated %s</span></div>\n",
+		h.Done, h.Total, 100*h.SuccessPerAttempt, h.AttemptsTotal, map[bool]string{true: "attempt", false: "attempts"}[h.AttemptsTotal == 1], mean, h.Sessions, maxS, since, d.Now.UTC().Format(time.RFC3339))
 	if len(h.Budget) > 0 {
 		b.WriteString("<div class=\"head\">")
 		for _, l := range h.Budget {
