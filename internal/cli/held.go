@@ -51,7 +51,7 @@ func (h hold) refuse(verb string) error {
 			WithHint("stop here and end your turn; only the user switches the harness on again, with `harness init` in their terminal")
 	}
 	return failure.New(failure.Usage, "the run is paused by the user (since %s): harness %s is refused inside a Claude Code session", h.since, verb).
-		WithHint("stop here and end your turn (your claim is kept); the user continues the run with `harness resume` in their terminal")
+		WithHint("stop here and end your turn (a claim you hold is kept); the user continues the run with `harness resume` in their terminal")
 }
 
 // heldBack refuses the running verb when the agent runs it, inside a
