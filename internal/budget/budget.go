@@ -1,11 +1,12 @@
 // Package budget measures what a job spends, wall-clock time and API tokens,
 // against the limits a person set in session_config (state.Budget).
 //
-// Each session keeps its own use in <root>/.harness-runtime/usage-<id>.json,
-// written only by that session's hooks, so concurrent sessions never race
-// on one file; the job's use is the sum over those files. They outlive the
-// session (the job's total needs them) and go when the runtime directory
-// does.
+// Each session keeps its own use in usage-<id>.json beside the project's
+// record (record.SessionsDir), written only by that session's hooks, so
+// concurrent sessions never race on one file; the job's use is the sum over
+// those files. They outlive the session (the job's total needs them), and
+// nothing done in the work tree removes them: a `git stash -a` does not
+// reset a budget.
 //
 // Tokens are read from the session's transcript, Claude Code's JSONL record
 // of the conversation: every assistant message carries the API's usage
@@ -28,6 +29,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/jsonobj"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
@@ -107,11 +109,41 @@ func AddReview(dir, sessionID string, n int, took time.Duration, tokens int64, c
 	s.ReviewMillis += took.Milliseconds()
 	s.ReviewTokens += max(tokens, 0)
 	s.ReviewCostMicroUSD += int64(max(costUSD, 0) * 1e6)
-	return s.save(dir)
+	if s.save(dir) == nil {
+		return nil
+	}
+	// The record is read-only here (a verb in Claude Code's sandbox): the
+	// review goes to an account of reviews alone in the project's runtime
+	// directory, which Total adds to the session's own.
+	path := root.SessionFile(dir, filePrefix, reviewsPrefix+sessionID)
+	r := readFile(path)
+	if r == nil {
+		r = &Session{SessionID: reviewsPrefix + sessionID, Session: n, StartedAt: now.UTC(), LastSeen: now.UTC()}
+	}
+	r.Reviews++
+	r.ReviewMillis += took.Milliseconds()
+	r.ReviewTokens += max(tokens, 0)
+	r.ReviewCostMicroUSD += int64(max(costUSD, 0) * 1e6)
+	return atomicfile.ReplaceSmall(path, r.encode())
 }
 
+// reviewsPrefix starts the id of an account of reviews alone (see
+// AddReview): not a session of its own.
+const reviewsPrefix = "reviews-"
+
 // Path returns the usage file of session sessionID in the state root dir.
-func Path(dir, sessionID string) string { return root.SessionFile(dir, filePrefix, sessionID) }
+func Path(dir, sessionID string) string { return record.SessionFile(dir, filePrefix, sessionID) }
+
+// dirs are where the sessions' use files are: beside the record, and the
+// project's runtime directory, which held them before (read, so that an
+// upgrade keeps what a job spent).
+func dirs(dir string) []string {
+	out := []string{filepath.Join(dir, root.RuntimeDir)}
+	if sd := record.SessionsDir(dir); sd != "" {
+		out = append([]string{sd}, out...)
+	}
+	return out
+}
 
 // Read returns the use of session sessionID, nil when it has none.
 func Read(dir, sessionID string) *Session {
@@ -348,19 +380,23 @@ type Reviews struct {
 // its file).
 func Total(dir string, current *Session) Job {
 	var j Job
-	entries, _ := os.ReadDir(filepath.Join(dir, root.RuntimeDir))
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), filePrefix) || !strings.HasSuffix(e.Name(), ".json") {
-			continue
+	seen := map[string]bool{}
+	for _, d := range dirs(dir) {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), filePrefix) || !strings.HasSuffix(e.Name(), ".json") || seen[e.Name()] {
+				continue
+			}
+			seen[e.Name()] = true // the first directory's copy counts
+			s := readFile(filepath.Join(d, e.Name()))
+			if s == nil {
+				continue
+			}
+			if current != nil && s.SessionID == current.SessionID {
+				continue
+			}
+			j.add(s)
 		}
-		s := readFile(filepath.Join(dir, root.RuntimeDir, e.Name()))
-		if s == nil {
-			continue
-		}
-		if current != nil && s.SessionID == current.SessionID {
-			continue
-		}
-		j.add(s)
 	}
 	if current != nil {
 		j.add(current)
@@ -369,7 +405,7 @@ func Total(dir string, current *Session) Job {
 }
 
 func (j *Job) add(s *Session) {
-	if s.SessionID != OutsideSession {
+	if s.SessionID != OutsideSession && !strings.HasPrefix(s.SessionID, reviewsPrefix) {
 		j.Sessions++
 	}
 	j.Elapsed += s.Elapsed()
@@ -464,11 +500,12 @@ func Join(lines []Line) string {
 
 // Reset forgets what every session spent: a new job starts at zero.
 func Reset(dir string) {
-	rd := filepath.Join(dir, root.RuntimeDir)
-	entries, _ := os.ReadDir(rd)
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), filePrefix) && strings.HasSuffix(e.Name(), ".json") {
-			os.Remove(filepath.Join(rd, e.Name()))
+	for _, rd := range dirs(dir) {
+		entries, _ := os.ReadDir(rd)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), filePrefix) && strings.HasSuffix(e.Name(), ".json") {
+				os.Remove(filepath.Join(rd, e.Name()))
+			}
 		}
 	}
 }

@@ -125,6 +125,21 @@ func nextID(s *state.State, logged int) string {
 	return fmt.Sprintf("task-%03d", max+1)
 }
 
+// idCounter hands out nextID's ids one after the other, for the many
+// tasks one change adds: nextID for each would scan every task each time.
+func idCounter(s *state.State, logged int) func() string {
+	max := logged
+	for _, t := range s.Tasks {
+		if n := autoNumber(t.ID); n > max {
+			max = n
+		}
+	}
+	return func() string {
+		max++
+		return fmt.Sprintf("task-%03d", max)
+	}
+}
+
 // autoNumber returns NNN of an automatic id task-NNN, 0 for any other id.
 func autoNumber(id string) int {
 	// An automatic id is task- and digits only (Atoi would take a sign).

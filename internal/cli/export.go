@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -44,7 +45,7 @@ func runExport(e *Env, c *command, args []string) int {
 		return e.fail(err)
 	}
 	var text []byte
-	var marked []string
+	var changes []plan.Change
 	if *from != "" {
 		data, err := safefile.ReadFile(e.path(*from), maxPlanBytes)
 		if err != nil {
@@ -55,16 +56,13 @@ func runExport(e *Env, c *command, args []string) int {
 				return e.fail(err)
 			}
 		}
-		// Done in the plan only what the harness completed by its own
-		// check: a task imported completed was never claimed, so has no
-		// base commit.
-		byHarness := map[string]bool{}
+		verdicts := map[string]plan.Verdict{}
 		for i := range s.Tasks {
-			if t := &s.Tasks[i]; t.Source != "" && t.Status == state.Completed && t.StartedAtCommit != "" {
-				byHarness[t.Source] = true
+			if t := &s.Tasks[i]; t.Source != "" {
+				verdicts[t.Source] = verdictOf(t)
 			}
 		}
-		if text, marked, err = plan.Patch(*format, *from, data, func(src string) bool { return byHarness[src] }); err != nil {
+		if text, changes, err = plan.Patch(*format, *from, data, func(src string) plan.Verdict { return verdicts[src] }); err != nil {
 			return e.fail(err)
 		}
 	} else if text, err = plan.Write(*format, s.Tasks); err != nil {
@@ -72,9 +70,7 @@ func runExport(e *Env, c *command, args []string) int {
 	}
 	if *out == "" {
 		e.Stdout.Write(text)
-		for _, m := range marked {
-			fmt.Fprintf(e.Stderr, "marked done: %s\n", m)
-		}
+		printChanges(e.Stderr, changes)
 		return ExitOK
 	}
 	path := e.path(*out)
@@ -85,11 +81,36 @@ func runExport(e *Env, c *command, args []string) int {
 	if err := atomicfile.WriteFile(path, text, mode); err != nil {
 		return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", *out, err))
 	}
-	for _, m := range marked {
-		fmt.Fprintf(e.Stdout, "marked done: %s\n", m)
-	}
+	printChanges(e.Stdout, changes)
 	fmt.Fprintf(e.Stdout, "wrote %s (%s)\n", *out, *format)
 	return ExitOK
+}
+
+// verdictOf is what an export writes of task t's item: done only when the
+// harness completed it by its own check (a task imported completed was
+// never claimed, so has no base commit); back to not done when the
+// harness took it up and has not completed it (it failed, or was
+// reopened, or is being worked on again); else the file's word stands.
+func verdictOf(t *state.Task) plan.Verdict {
+	switch {
+	case t.Status == state.Completed && t.StartedAtCommit != "":
+		return plan.Done
+	case t.Status == state.Completed || !started(t) && len(t.ErrorLog) == 0:
+		return plan.Leave // a task reopened by retry is pending, its error_log kept
+	case t.Status == state.InProgress:
+		return plan.InProgress
+	}
+	return plan.Pending
+}
+
+func printChanges(w io.Writer, changes []plan.Change) {
+	for _, c := range changes {
+		if c.Done {
+			fmt.Fprintf(w, "marked done: %s\n", c.Source)
+		} else {
+			fmt.Fprintf(w, "moved back to not done: %s (its task is not completed in the harness)\n", c.Source)
+		}
+	}
 }
 
 // path is p as the command's working directory sees it.

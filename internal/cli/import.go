@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -17,7 +19,7 @@ import (
 
 var importVerb = &command{
 	name:    "import",
-	args:    "FILE [--format " + strings.Join(plan.Formats, "|") + "] [--dry-run]",
+	args:    "FILE [--format " + strings.Join(plan.Formats, "|") + "] [--tag NAME] [--validate CMD] [--dry-run]",
 	summary: "add the tasks of a plan kept elsewhere (feature_list.json, Taskmaster, Beads, gh issue list --json, a Markdown checklist); run again, it updates the tasks not yet started",
 	run:     runImport,
 }
@@ -30,17 +32,20 @@ var errDryRun = errors.New("dry run")
 
 // importStep is one thing an import does (or would do) to the tasks.
 type importStep struct {
-	verb   string // added, updated, kept
-	id     string
-	item   plan.Item
-	fields []string // updated: what changed
-	why    string   // kept: why it was not changed
+	verb    string // added, updated, kept
+	id      string
+	item    plan.Item
+	fields  []string // updated: what changed
+	why     string   // kept: why it was not changed
+	checked bool     // given the validation command of --validate
 }
 
 func runImport(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	format := fs.String("format", "", "the plan's format (default: told from the file's name and content)")
+	tag := fs.String("tag", "", "of a Taskmaster file, import only this tag (default: every tag)")
 	dryRun := fs.Bool("dry-run", false, "print what would change and change nothing")
+	check := fs.String("validate", "", "the validation command of every imported task that has none (a plan's items carry none)")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return e.fail(err)
@@ -58,9 +63,21 @@ func runImport(e *Env, c *command, args []string) int {
 			return e.fail(err)
 		}
 	}
-	p, err := plan.Parse(*format, file, data)
+	beside := func(name string) []byte {
+		b, err := safefile.ReadFile(filepath.Join(filepath.Dir(e.path(file)), name), maxPlanBytes)
+		if err != nil {
+			return nil
+		}
+		return b
+	}
+	p, err := plan.ParseBeside(*format, file, data, beside)
 	if err != nil {
 		return e.fail(err)
+	}
+	if *tag != "" {
+		if err := p.OnlyTag(*tag); err != nil {
+			return e.fail(err)
+		}
 	}
 	var dir string
 	if *dryRun {
@@ -71,13 +88,25 @@ func runImport(e *Env, c *command, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
+	*check = strings.TrimSpace(*check)
+	if *check != "" {
+		if err := checkStored(dir, e.Cwd, map[string]string{"validate": *check}); err != nil {
+			return e.fail(err)
+		}
+	}
 	var steps []importStep
 	var warnings, noCheck []string
-	unchanged := 0
+	unchanged, checked := 0, 0
 	_, err = statecache.Update(dir, func(s *state.State) error {
-		steps, warnings, unchanged, err = applyPlan(s, p, stamp(e.Now()), loggedIDs(dir))
+		steps, warnings, unchanged, err = applyPlan(s, p, stamp(e.Now()), loggedIDs(dir), *check, personEdits(dir))
 		if err != nil {
 			return err
+		}
+		checked = 0
+		for _, st := range steps {
+			if st.checked {
+				checked++
+			}
 		}
 		noCheck = uncheckedOf(s, p)
 		if *dryRun {
@@ -131,14 +160,25 @@ func runImport(e *Env, c *command, args []string) int {
 	for _, sk := range p.Skipped {
 		fmt.Fprintf(e.Stdout, "skipped %s: %s (%s)\n", sk.Source, sk.Title, sk.Why)
 	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(e.Stderr, "WARN [%s] %s\n", failure.Config, n)
+	}
 	for _, w := range warnings {
 		fmt.Fprintf(e.Stderr, "WARN [%s] %s\n", failure.Dependency, w)
 	}
 	fmt.Fprintf(e.Stdout, "%s (%s): %d added (%d done), %d updated, %d unchanged, %d kept as the harness has them, %d skipped\n",
 		file, p.Format, counts["added"], counts["done"], counts["updated"], unchanged, counts["kept"], len(p.Skipped))
+	if checked > 0 {
+		fmt.Fprintf(e.Stdout, "validation: %d task(s) %sgiven %s (--validate)\n", checked, would, failure.ShellArg(*check))
+	}
 	if len(noCheck) > 0 {
-		fmt.Fprintf(e.Stdout, "%d task(s) of this plan have no validation command, so no session can claim or complete them; give each one its check:\n", len(noCheck))
-		for _, id := range noCheck {
+		fmt.Fprintf(e.Stdout, "%d task(s) of this plan have no validation command, so no session can claim or complete them; give them one check, or each its own:\n", len(noCheck))
+		fmt.Fprintf(e.Stdout, "  harness import %s --validate \"COMMAND\"\n", failure.ShellArg(file))
+		for i, id := range noCheck {
+			if i == maxListed {
+				fmt.Fprintf(e.Stdout, "  … and %d more (`harness edit --where no-validation --validate \"COMMAND\" --dry-run` lists them)\n", len(noCheck)-i)
+				break
+			}
 			fmt.Fprintf(e.Stdout, "  harness edit %s --validate \"COMMAND\"\n", failure.ShellArg(id))
 		}
 	}
@@ -154,9 +194,14 @@ func runImport(e *Env, c *command, args []string) int {
 // attempt, no claim, no checkpoint), in its title, description, acceptance
 // criteria, priority and dependencies, and completed when the plan says
 // it is done; a task the harness has started, completed or failed is
-// never changed. It returns what it did, the dependencies it left out and
+// never changed. A task added, or one not started and not completed that
+// has no validation command, is given check (when not ""). It returns what it did, the dependencies it left out and
 // how many items needed nothing.
-func applyPlan(s *state.State, p *plan.Plan, now string, logged int) (steps []importStep, warnings []string, unchanged int, err error) {
+//
+// A field set with `harness edit` (edited, by task id: a person's
+// decision, or an agent's title or priority) stays as set: an import never
+// puts the plan's value back, and says so where the two differ.
+func applyPlan(s *state.State, p *plan.Plan, now string, logged int, check string, edited map[string]map[string]bool) (steps []importStep, warnings []string, unchanged int, err error) {
 	// The cycles the file holds already (written by hand) are not the
 	// plan's: only a new one refuses the import. Linear, not a search per
 	// task, so a plan of thousands of items imports at once.
@@ -172,14 +217,20 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int) (steps []im
 	}
 	// Every new item gets its id first, so any item may depend on any other.
 	added := make([]bool, len(p.Items))
+	newID := idCounter(s, logged)
 	for i, it := range p.Items {
 		if _, ok := idOf[it.Source]; !ok {
-			id := nextID(s, logged)
+			id := newID()
 			idOf[it.Source] = id
 			s.AddTask(state.Task{ID: id, Title: it.Title, Status: state.Pending, Priority: it.Priority, DependsOn: []string{},
-				MaxAttempts: state.DefaultMaxAttempts, TimeoutSeconds: state.DefaultTimeoutSeconds, Source: it.Source})
+				MaxAttempts: state.DefaultMaxAttempts, TimeoutSeconds: state.DefaultTimeoutSeconds, Source: it.Source,
+				Command: check})
 			added[i] = true
 		}
+	}
+	at := make(map[string]int, len(s.Tasks)) // s.Task would scan for each item
+	for i := range s.Tasks {
+		at[s.Tasks[i].ID] = i
 	}
 	skipped := map[string]string{}
 	for _, sk := range p.Skipped {
@@ -193,23 +244,27 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int) (steps []im
 			case ok && dep != id && !slices.Contains(deps, dep):
 				deps = append(deps, dep)
 			case skipped[d] != "":
-				warnings = append(warnings, fmt.Sprintf("%s (%s) depends on %s, which is %s in the plan: that dependency is left out", id, it.Source, d, skipped[d]))
+				warnings = append(warnings, fmt.Sprintf("%s (%s) depends on %s, which the import skips (%s): that dependency is left out", id, it.Source, d, skipped[d]))
 			case !ok:
 				warnings = append(warnings, fmt.Sprintf("%s (%s) depends on %s, which is neither in the plan nor imported before: that dependency is left out", id, it.Source, d))
 			}
 		}
-		t := s.Task(id)
+		t := &s.Tasks[at[id]]
 		if added[i] {
 			t.Description, t.Acceptance, t.DependsOn = it.Description, it.Acceptance, deps
 			if it.Done {
 				t.Status, t.CompletedAt = state.Completed, now
 			}
-			steps = append(steps, importStep{verb: "added", id: id, item: it})
+			steps = append(steps, importStep{verb: "added", id: id, item: it, checked: check != ""})
 			continue
 		}
-		var fields []string
+		var fields, theirs []string
 		note := func(field string, same bool) {
-			if !same {
+			switch {
+			case same:
+			case edited[id][field]:
+				theirs = append(theirs, field)
+			default:
 				fields = append(fields, field)
 			}
 		}
@@ -222,28 +277,105 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int) (steps []im
 		if done {
 			fields = append(fields, "completed")
 		}
-		if len(fields) == 0 {
+		checked := check != "" && t.Status != state.Completed && strings.TrimSpace(t.Command) == ""
+		if checked {
+			fields = append(fields, "validation.command")
+		}
+		personal := fmt.Sprintf("%s as `harness edit` set it: the plan's is not taken", strings.Join(theirs, ", "))
+		switch {
+		case len(fields) == 0 && len(theirs) == 0:
 			unchanged++
 			continue
-		}
-		if started(t) {
+		case started(t):
 			steps = append(steps, importStep{verb: "kept", id: id, item: it,
 				why: fmt.Sprintf("%s by the harness: an import changes only a task not yet started", t.Status)})
 			continue
+		case len(fields) == 0:
+			steps = append(steps, importStep{verb: "kept", id: id, item: it, why: personal})
+			continue
 		}
-		t.Title, t.Description, t.Acceptance, t.Priority, t.DependsOn = it.Title, it.Description, it.Acceptance, it.Priority, deps
+		set := func(field string) bool { return slices.Contains(fields, field) }
+		if set("title") {
+			t.Title = it.Title
+		}
+		if set("description") {
+			t.Description = it.Description
+		}
+		if set("acceptance") {
+			t.Acceptance = it.Acceptance
+		}
+		if set("priority") {
+			t.Priority = it.Priority
+		}
+		if set("depends_on") {
+			t.DependsOn = deps
+		}
+		if len(theirs) > 0 {
+			fields = append(fields, personal)
+		}
 		if done {
 			t.Status, t.CompletedAt = state.Completed, now
 		}
-		steps = append(steps, importStep{verb: "updated", id: id, item: it, fields: fields})
+		if checked {
+			t.Command = check
+		}
+		steps = append(steps, importStep{verb: "updated", id: id, item: it, fields: fields, checked: checked})
 	}
 	for _, cyc := range schedule.Cycles(s.Tasks) {
 		if !had[cyc.String()] {
-			return nil, nil, 0, failure.New(failure.Config, "the plan's dependencies make a cycle: %s", cyc).
-				WithHint("a task starts only when all its dependencies are completed, so no task on a cycle ever starts: leave out one link in the plan")
+			// Named by the plan's own ids: the tasks it would add do not exist.
+			named := make(schedule.Cycle, len(cyc))
+			for i, id := range cyc {
+				named[i] = id
+				if t := s.Task(id); t != nil && t.Source != "" {
+					named[i] = t.Source
+				}
+			}
+			return nil, nil, 0, failure.New(failure.Config, "the plan's dependencies make a cycle: %s", named).
+				WithHint("a task starts only when all its dependencies are completed, so no task on a cycle ever starts: leave out one link in the plan%s", cycleFix[p.Format])
 		}
 	}
 	return steps, warnings, unchanged, nil
+}
+
+// personEdits reads in the progress log the fields of each task set with
+// `harness edit` ("Task edited: task-005 (priority, title)"; an import's
+// own lines name the file they come from).
+func personEdits(dir string) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	f, err := safefile.Open(progress.Path(dir))
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		_, rest, ok := strings.Cut(sc.Text(), " Task edited: ")
+		if !ok || strings.Contains(rest, ") from ") {
+			continue
+		}
+		id, list, ok := strings.Cut(rest, " (")
+		list, ok2 := strings.CutSuffix(list, ")")
+		if !ok || !ok2 {
+			continue
+		}
+		for _, field := range strings.Split(list, ", ") {
+			if out[id] == nil {
+				out[id] = map[string]bool{}
+			}
+			out[id][field] = true
+		}
+	}
+	return out
+}
+
+// cycleFix is each tool's own way to take a cycle out of its plan.
+var cycleFix = map[string]string{
+	plan.Taskmaster: " (`task-master fix-dependencies` does it)",
+	plan.Beads:      " (`bd dep cycles` lists them, `bd dep remove` takes one out)",
+	plan.GitHub:     ` (a "depends on" or "blocked by" line of an issue's body)`,
+	plan.Markdown:   " (an item's nesting)",
 }
 
 // started reports whether the harness holds task t as its own: anything
@@ -258,6 +390,8 @@ func started(t *state.Task) bool {
 func personalSteps(steps []importStep) string {
 	for _, st := range steps {
 		switch {
+		case st.verb == "updated" && slices.Equal(st.fields, []string{"validation.command"}):
+			// A check where there is none: the agent's to give, as with edit.
 		case st.verb == "updated":
 			return "changes " + st.id + " (" + strings.Join(st.fields, ", ") + ")"
 		case st.verb == "added" && st.item.Done:
@@ -294,7 +428,7 @@ func uncheckedOf(s *state.State, p *plan.Plan) []string {
 	var out []string
 	for i := range s.Tasks {
 		t := &s.Tasks[i]
-		if ours[t.Source] && t.Status != state.Completed && strings.TrimSpace(t.Command) == "" {
+		if ours[t.Source] && schedule.Unchecked(t) {
 			out = append(out, t.ID)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/harness-agent/harness/internal/budget"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
+	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
@@ -140,6 +141,7 @@ func runInit(e *Env, c *command, args []string) int {
 			return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot create %s: %v", marker, err))
 		}
 		record.SetActive(dir, true)
+		lock.Prepare(dir)
 		did = append(did, "activated the hooks ("+root.ActiveMarker+")")
 	}
 	if m, _ := record.ReadMark(dir); m.Cancelled != "" {

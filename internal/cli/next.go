@@ -71,9 +71,7 @@ func runNext(e *Env, c *command, args []string) int {
 		fmt.Fprintf(e.Stdout, "none: %s\n", why)
 	}
 	if !*asJSON {
-		for _, t := range choice.Skipped {
-			fmt.Fprintf(e.Stderr, "skipped: %s has %s: %s\n", t.ID, noCheck, checkFix(t.ID))
-		}
+		printSkipped(e.Stderr, choice.Skipped, s.Tasks)
 	}
 	if choice.Next == nil {
 		return ExitNegative

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/harness-agent/harness/internal/remote"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/taskcycle"
 	"github.com/harness-agent/harness/internal/trail"
 	"github.com/harness-agent/harness/internal/workers"
 )
@@ -103,6 +105,9 @@ type statusJSON struct {
 	// Skipped are eligible tasks claim passes over (no validation
 	// command), with the command that fixes each.
 	Skipped []skippedJSON `json:"skipped,omitempty"`
+	// Unchecked counts the tasks still to do without a validation
+	// command, with the one command that gives them all one.
+	Unchecked *uncheckedJSON `json:"no_validation,omitempty"`
 	// Cycles are the dependency cycles in the plan, as task ids, the first
 	// repeated at the end: no task on one ever starts.
 	Cycles [][]string `json:"cycles,omitempty"`
@@ -129,12 +134,39 @@ type skippedJSON struct {
 	Fix string `json:"fix"`
 }
 
+// uncheckedJSON is how many tasks `status --json` says have no check.
+type uncheckedJSON struct {
+	Count int    `json:"count"`
+	Fix   string `json:"fix"`
+}
+
 // noCheck is why claim passes over a task without a validation command
 // (schedule.Choose).
 const noCheck = "no validation command, so it can never be completed"
 
 // checkFix is the command that gives task id a validation command.
 func checkFix(id string) string { return "harness edit " + failure.ShellArg(id) + " --validate CMD" }
+
+// maxListed is how many tasks a report names one by one before it counts
+// the rest.
+const maxListed = 10
+
+// printSkipped names the eligible tasks claim passes over (the first
+// maxListed of them), then says how many tasks have no validation command
+// and the one command that gives them all one.
+func printSkipped(w io.Writer, skipped []*state.Task, tasks []state.Task) {
+	for i, t := range skipped {
+		if i == maxListed {
+			fmt.Fprintf(w, "skipped: … and %d more eligible task(s) without a validation command\n", len(skipped)-i)
+			break
+		}
+		fmt.Fprintf(w, "skipped: %s has %s: %s\n", t.ID, noCheck, checkFix(t.ID))
+	}
+	if n := schedule.CountUnchecked(tasks); n > 0 {
+		fmt.Fprintf(w, "no check: %d task(s) have no validation command, so no session can claim or complete them; %s gives them all one (`--dry-run` lists them)\n",
+			n, taskcycle.CheckAllCommand)
+	}
+}
 
 func runStatus(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
@@ -258,6 +290,9 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		for _, t := range choice.Skipped {
 			out.Skipped = append(out.Skipped, skippedJSON{ID: t.ID, Why: noCheck, Fix: checkFix(t.ID)})
 		}
+		if n := schedule.CountUnchecked(s.Tasks); n > 0 {
+			out.Unchecked = &uncheckedJSON{Count: n, Fix: strings.Trim(taskcycle.CheckAllCommand, "`")}
+		}
 		for _, c := range cycles {
 			out.Cycles = append(out.Cycles, c)
 		}
@@ -297,9 +332,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	} else {
 		fmt.Fprintf(w, "next:  none (%s)\n", choice.Why(s.Tasks))
 	}
-	for _, t := range choice.Skipped {
-		fmt.Fprintf(w, "skipped: %s has %s: %s\n", t.ID, noCheck, checkFix(t.ID))
-	}
+	printSkipped(w, choice.Skipped, s.Tasks)
 	for _, c := range cycles {
 		fmt.Fprintf(w, "cycle: %s (no task on it can ever start: leave out one link with `harness edit %s --depends-on …`)\n", c, failure.ShellArg(c[0]))
 	}

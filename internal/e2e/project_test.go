@@ -108,8 +108,15 @@ func newInstalledProject(t *testing.T) *project {
 
 func setupProject(t *testing.T, install func(*testing.T, *project)) *project {
 	t.Helper()
+	return setupProjectIn(t, t.TempDir, install)
+}
+
+// setupProjectIn is setupProject with the project, its home and its lock
+// directory made by mkdir.
+func setupProjectIn(t *testing.T, mkdir func() string, install func(*testing.T, *project)) *project {
+	t.Helper()
 	bin := harnessBin(t)
-	dir, err := filepath.EvalSymlinks(t.TempDir())
+	dir, err := filepath.EvalSymlinks(mkdir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,9 +124,9 @@ func setupProject(t *testing.T, install func(*testing.T, *project)) *project {
 	p := &project{
 		t:       t,
 		Dir:     dir,
-		Home:    t.TempDir(),
+		Home:    mkdir(),
 		Bin:     bin,
-		LockDir: t.TempDir(),
+		LockDir: mkdir(),
 		HookLog: filepath.Join(scratch, "hooks.jsonl"),
 	}
 	p.git("init", "-q", "-b", "main")
@@ -140,6 +147,31 @@ func setupProject(t *testing.T, install func(*testing.T, *project)) *project {
 		}
 	})
 	return p
+}
+
+// outsideTmp returns a maker of directories outside /tmp, removed when the
+// test ends: Claude Code's sandbox lets every command write all of /tmp,
+// so a scenario whose project, home or trees sit there (t.TempDir) cannot
+// show where the sandbox stops. $HARNESS_E2E_OUTSIDE_TMP names the parent,
+// /var/tmp by default.
+func outsideTmp(t *testing.T) func() string {
+	base := os.Getenv("HARNESS_E2E_OUTSIDE_TMP")
+	if base == "" {
+		base = "/var/tmp"
+	}
+	return func() string {
+		t.Helper()
+		d, err := os.MkdirTemp(base, "harness-e2e-*")
+		if err != nil {
+			t.Fatalf("a directory outside /tmp: %v", err)
+		}
+		t.Cleanup(func() { os.RemoveAll(d) })
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return real
+	}
 }
 
 // installHooks registers the harness hooks in p.Home/.claude/settings.json

@@ -139,7 +139,7 @@ func TestScenarioReview(t *testing.T) {
 		Reviews      int   `json:"reviews"`
 		ReviewTokens int64 `json:"review_tokens"`
 	}
-	if err := json.Unmarshal([]byte(p.readFile(".harness-runtime/usage-"+res.SessionID+".json")), &usage); err != nil {
+	if err := json.Unmarshal([]byte(readOr(filepath.Join(p.recordDir(), "sessions", "usage-"+res.SessionID+".json"), "")), &usage); err != nil {
 		t.Fatal(err)
 	}
 	if usage.Reviews != 2 || usage.ReviewTokens <= 0 {

@@ -49,11 +49,13 @@ func requireSandbox(t *testing.T) {
 // newSandboxedProject is newProject with the harness installed by
 // `harness install --sandbox`, as a user would: executables in
 // ~/.claude/harness/bin, the skill, the hooks and the sandbox settings in
-// ~/.claude/settings.json (the scenario's lock directory writable).
+// ~/.claude/settings.json (the scenario's lock directory writable). The
+// project, the home and the lock directory are outside /tmp, which the
+// sandbox leaves writable to every command.
 func newSandboxedProject(t *testing.T) *project {
 	t.Helper()
 	requireSandbox(t)
-	return setupProject(t, func(t *testing.T, p *project) {
+	return setupProjectIn(t, outsideTmp(t), func(t *testing.T, p *project) {
 		t.Helper()
 		p.harness("install", "--from", p.Bin, "--sandbox")
 		p.Bin = filepath.Join(p.Home, ".claude", "harness", "bin")

@@ -57,10 +57,13 @@ func (c *call) adopter() integrity.Adopt {
 		return c.transition
 	}
 	return func(before, after []byte) string {
-		c.notes = nil
+		c.notes, c.completed = nil, nil
 		if d := c.judgeTasks(target, before, string(after)); d.Kind == hook.Deny {
 			return d.Reason
 		}
+		// Its completions passed their checks just now; they are checked
+		// again at the turn's end like a verb's.
+		record.AddUnverified(c.dir, c.completed...)
 		return ""
 	}
 }
@@ -119,7 +122,7 @@ func (c *call) transition(before, after []byte) string {
 	deadline := time.Now().Add(budget)
 	for _, id := range tr.Completed {
 		t := a.Task(id)
-		res := runValidation(c.dir, t.Command, t.Timeout(), time.Until(deadline), budget)
+		res := runValidation(c.dir, id, t.Command, t.Timeout(), time.Until(deadline), budget)
 		switch {
 		case res.pass:
 		case res.overBudget:
@@ -129,5 +132,9 @@ func (c *call) transition(before, after []byte) string {
 		}
 	}
 	record.AddUnverified(c.dir, later...)
+	// A completion adopted here is checked again at the turn's end like a
+	// verb's: what its check read may be gone by then (a file removed
+	// right after the hook ran it).
+	record.AddUnverified(c.dir, tr.Completed...)
 	return ""
 }

@@ -32,6 +32,8 @@ type call struct {
 	cwd   string // where the tool runs
 	tool  string
 	notes []string // additionalContext lines
+	// completed are the tasks a hand edit of the tasks file completes.
+	completed []string
 
 	sum     *statecache.Summary
 	sumErr  error

@@ -170,6 +170,9 @@ func (c *call) judgeTasks(target string, currentRaw []byte, next string) hook.De
 			return d
 		}
 	}
+	for _, t := range newlyCompleted {
+		c.completed = append(c.completed, t.ID)
+	}
 	if len(newlyCompleted) > 0 {
 		c.notes = append(c.notes, fmt.Sprintf("harness: the validation of %s passes, so this edit is allowed; next time use `harness validate %s`, which also commits the work and logs it.",
 			newlyCompleted[0].ID, newlyCompleted[0].ID))
@@ -225,7 +228,7 @@ func (c *call) completionGate(t *state.Task, cfg state.Config) (hook.Decision, b
 	if c.gateDeadline.IsZero() {
 		c.gateDeadline = time.Now().Add(budget)
 	}
-	res := runValidation(c.dir, t.Command, t.Timeout(), time.Until(c.gateDeadline), budget)
+	res := runValidation(c.dir, t.ID, t.Command, t.Timeout(), time.Until(c.gateDeadline), budget)
 	if res.pass {
 		return hook.Decision{}, false
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/harness-agent/harness/internal/fence"
 	"github.com/harness-agent/harness/internal/validation"
 )
 
@@ -32,7 +33,11 @@ type result struct {
 
 // runValidation runs a task's validation command the way `harness validate`
 // does, but stops it at the guard's budget (left: what remains of it).
-func runValidation(dir, command string, timeout, left, budget time.Duration) result {
+//
+// The command is the project's: at the sandboxed level it runs confined,
+// and whatever it did to the record is put back and fails it (the caller
+// holds the transaction lock and checks the harness files itself).
+func runValidation(dir, id, command string, timeout, left, budget time.Duration) result {
 	cut := false
 	if left < timeout {
 		timeout, cut = left, true
@@ -40,7 +45,14 @@ func runValidation(dir, command string, timeout, left, budget time.Duration) res
 	if timeout <= 0 {
 		return result{outcome: "was not run: the guard's time budget is spent", overBudget: true}
 	}
-	r := validation.Run(context.Background(), dir, command, timeout)
+	f := fence.Hold(dir)
+	r := f.Run(context.Background(), dir, command, timeout)
+	if why := f.Record(fmt.Sprintf("the validation of %s (`%s`) the guard ran", id, command)); why != "" {
+		return result{outcome: "changed harness files, which were put back: " + why, tail: r.Tail}
+	}
+	if r.Unconfined != "" {
+		return result{outcome: "was not run: " + r.Unconfined + " (" + fence.Hint() + ")"}
+	}
 	switch r.Outcome {
 	case validation.Pass:
 		return result{pass: true, outcome: "passes", tail: r.Tail}

@@ -44,6 +44,9 @@ const (
 	// …). Neither takes context for the model.
 	PreCompact  = "PreCompact"
 	StopFailure = "StopFailure"
+	// ConfigChange runs when a settings file changed during a session; a
+	// block keeps the change from applying to it.
+	ConfigChange = "ConfigChange"
 )
 
 // Payload is a hook's input. Every accessor is safe on malformed input.
@@ -185,7 +188,7 @@ func Render(event string, d Decision, stdout, stderr io.Writer) int {
 		decision = "block"
 	}
 	context := ""
-	if d.Context != "" && event != Stop && event != SubagentStop && event != SessionEnd && event != TeammateIdle && event != PreCompact && event != StopFailure {
+	if d.Context != "" && event != Stop && event != SubagentStop && event != SessionEnd && event != TeammateIdle && event != PreCompact && event != StopFailure && event != ConfigChange {
 		context = d.Context
 	}
 	specific := context != "" || permission != ""

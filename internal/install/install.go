@@ -432,7 +432,7 @@ func Uninstall(o Options) error {
 // leftovers says what uninstalling leaves outside Claude Code's
 // directories, and the command that removes it: the records of the
 // projects the harness ran in (the user's state directory) and their
-// transaction lock files (the lock directory, /tmp by default). Neither is
+// transaction lock files (the lock directory, the user's own by default). Neither is
 // in anyone's way, and a project where the harness runs again builds on its
 // record, so they are the user's to remove. A project-scope uninstall
 // names those of its own project only.
@@ -450,16 +450,27 @@ func (r *run) leftovers() {
 	}
 	var what, rm []string
 	if r.Project == "" {
-		txs, _ = filepath.Glob(filepath.Join(lock.Dir(), "harness-*.tx"))
 		if len(records) > 0 {
 			what = append(what, fmt.Sprintf("the harness's records of %s in %s (its copies of what it last wrote in each, to put back what it did not write)", plural(len(records), "project"), record.Base()))
 			rm = append(rm, "rm -rf "+failure.ShellArg(record.Base()))
 		}
-		if len(txs) > 0 {
-			what = append(what, fmt.Sprintf("%s in %s (harness-*.tx)", plural(len(txs), "transaction lock file"), lock.Dir()))
-			rm = append(rm, "rm -f "+failure.ShellArg(lock.Dir())+"/harness-*.tx")
+		if os.Getenv("HARNESS_LOCK_DIR") == "" {
+			// The harness's own directory, the user's alone: removed
+			// whole. A directory set by hand may be shared: only the
+			// files of this user's projects are named, never a glob.
+			if entries, _ := os.ReadDir(lock.Dir()); len(entries) > 0 {
+				what = append(what, fmt.Sprintf("the lock directory %s (%s)", lock.Dir(), plural(len(entries), "lock file")))
+				rm = append(rm, "rm -rf "+failure.ShellArg(lock.Dir()))
+			}
+			txs = nil
 		}
-	} else {
+	}
+	if r.Project == "" && len(txs) > 0 {
+		for _, tx := range txs {
+			what = append(what, "the transaction lock file "+tx)
+			rm = append(rm, "rm -f "+failure.ShellArg(tx))
+		}
+	} else if r.Project != "" {
 		for _, dir := range records {
 			what = append(what, "the harness's record "+dir)
 			rm = append(rm, "rm -rf "+failure.ShellArg(dir))

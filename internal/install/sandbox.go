@@ -17,10 +17,11 @@ import (
 // level only notices such a change and puts it back). The hooks run outside
 // the sandbox and keep writing the record.
 
-// sandboxPlan is what the sandbox is asked to protect, and to leave
-// writable: the lock directory, where every harness verb takes the
-// transaction lock (the sandbox otherwise lets commands write only the
-// project and their own temporary directory).
+// sandboxPlan is what the sandbox is asked to protect: the record, the
+// executables, the settings, the skill, and the lock directory. A verb in
+// the sandbox takes the transaction lock on a file the hooks made (an
+// flock needs a file it can open, not a directory it can write), so no
+// command of the agent's can break a lock or plant one.
 func (r *run) sandboxPlan() settings.Sandbox {
 	records := r.RecordDir
 	if records == "" {
@@ -31,8 +32,7 @@ func (r *run) sandboxPlan() settings.Sandbox {
 		locks = lock.Dir()
 	}
 	return settings.Sandbox{
-		DenyWrite:  []string{settings.RealPath(records), settings.RealPath(r.BinDir), settings.RealPath(r.settings), settings.RealPath(r.skillDir)},
-		AllowWrite: []string{settings.RealPath(locks)},
+		DenyWrite: []string{settings.RealPath(records), settings.RealPath(r.BinDir), settings.RealPath(r.settings), settings.RealPath(r.skillDir), settings.RealPath(locks)},
 	}
 }
 
@@ -46,13 +46,17 @@ func (r *run) checkSandbox() error {
 }
 
 // sandbox writes the sandbox settings beside the hooks, or in a dry run
-// says what it would write. The record directory is made when missing:
-// the sandbox can make read-only only a path that exists.
+// says what it would write. The record and lock directories are made when
+// missing: the sandbox can make read-only only a path that exists.
 func (r *run) sandbox() error {
 	plan := r.sandboxPlan()
 	if !r.DryRun {
 		if err := os.MkdirAll(plan.DenyWrite[0], 0o700); err != nil {
 			return failure.Wrap(failure.EnvSetup, err, "cannot create the record directory %s: %v", plan.DenyWrite[0], err)
+		}
+		locks := plan.DenyWrite[len(plan.DenyWrite)-1]
+		if err := os.MkdirAll(locks, 0o700); err != nil {
+			return failure.Wrap(failure.EnvSetup, err, "cannot create the lock directory %s: %v", locks, err)
 		}
 	}
 	res, err := settings.EnableSandbox(r.settings, plan, r.DryRun)

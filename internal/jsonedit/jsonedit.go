@@ -117,6 +117,21 @@ func (l Layout) Replace(doc []byte, path string, v any) ([]byte, error) {
 
 // Append is the package's Append with the layout given.
 func (l Layout) Append(doc []byte, path, key string, v any) ([]byte, error) {
+	return l.appendAll(doc, path, key, []any{v})
+}
+
+// AppendAll adds every value of vs, in order, at the end of the array at
+// path, in one edit: appending them one by one would copy the document
+// once per value.
+func (l Layout) AppendAll(doc []byte, path string, vs []any) ([]byte, error) {
+	if len(vs) == 0 {
+		return doc, nil
+	}
+	return l.appendAll(doc, path, "", vs)
+}
+
+// appendAll is Append of several values (key names the first, for one).
+func (l Layout) appendAll(doc []byte, path, key string, vs []any) ([]byte, error) {
 	c, err := Get(doc, path)
 	if err != nil {
 		return nil, err
@@ -153,26 +168,37 @@ func (l Layout) Append(doc []byte, path, key string, v any) ([]byte, error) {
 			flat = true // members share the bracket's line: stay on it
 		}
 	}
-	val, err := render(v, memberIndent, l.Unit, flat)
-	if err != nil {
-		return nil, err
-	}
-	if key != "" {
-		k, _ := json.Marshal(key)
-		colon := ": "
-		if flat {
-			colon = ":"
+	var text strings.Builder
+	for i, v := range vs {
+		val, err := render(v, memberIndent, l.Unit, flat)
+		if err != nil {
+			return nil, err
 		}
-		val = string(k) + colon + val
+		if key != "" {
+			k, _ := json.Marshal(key)
+			colon := ": "
+			if flat {
+				colon = ":"
+			}
+			val = string(k) + colon + val
+		}
+		if i > 0 {
+			sep = ","
+		}
+		if flat {
+			text.WriteString(sep + val)
+		} else {
+			text.WriteString(sep + "\n" + memberIndent + val)
+		}
 	}
 	switch {
 	case flat:
-		return splice(doc, at, at, sep+val), nil
-	case sep == "":
+		return splice(doc, at, at, text.String()), nil
+	case at == start+1:
 		// An empty container opens up: `{}` becomes `{\n  "k": v\n}`.
-		return splice(doc, at, end-1, l.lineEndings("\n"+memberIndent+val+"\n"+closeIndent)), nil
+		return splice(doc, at, end-1, l.lineEndings(text.String()+"\n"+closeIndent)), nil
 	default:
-		return splice(doc, at, at, l.lineEndings(sep+"\n"+memberIndent+val)), nil
+		return splice(doc, at, at, l.lineEndings(text.String())), nil
 	}
 }
 

@@ -150,3 +150,28 @@ func plainName(s string) bool {
 }
 
 func gjsonArray(doc []byte, path string) []gjson.Result { return gjson.GetBytes(doc, path).Array() }
+
+// AppendAll is Append of each value in turn, in one edit.
+func TestAppendAllIsAppendOneByOne(t *testing.T) {
+	vs := []any{map[string]any{"id": "a"}, 2, "three"}
+	for _, doc := range []string{
+		"{\n  \"tasks\": []\n}\n",
+		"{\n  \"tasks\": [\n    {\"id\": \"x\"}\n  ]\n}\n",
+		"{\"tasks\":[1]}",
+		"{\"tasks\":[]}",
+		"{\r\n\t\"tasks\": [\r\n\t\t1\r\n\t]\r\n}\r\n",
+	} {
+		want := []byte(doc)
+		for _, v := range vs {
+			var err error
+			want, err = Set(want, "tasks.-1", v)
+			require.NoError(t, err)
+		}
+		got, err := LayoutOf([]byte(doc)).AppendAll([]byte(doc), "tasks", vs)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(got), "%q", doc)
+		same, err := LayoutOf([]byte(doc)).AppendAll([]byte(doc), "tasks", nil)
+		require.NoError(t, err)
+		assert.Equal(t, doc, string(same))
+	}
+}

@@ -1,7 +1,8 @@
 // Package lock implements the two locks of the protocol for one state root.
 //
 // The session lock is the protocol's portable mkdir lock (docs/architecture.md
-// "The session lock"), byte-compatible with the shell snippet agents use: a directory /tmp/harness-<first 16 hex of sha256(root)>.lock
+// "The session lock"), the shell snippet agents use with its directory moved
+// out of the shared /tmp (see Dir): a directory Dir()/harness-<first 16 hex of sha256(root)>.lock
 // holding a "pid" file. In exclusive mode one Claude Code session holds it for
 // its whole life; the holder is the Claude Code process (CLAUDE_PID), and a
 // "session" file beside "pid" names its session id, so any process of the
@@ -29,14 +30,47 @@ import (
 	"github.com/harness-agent/harness/internal/safefile"
 )
 
-// Dir is where lock files live. The seed's snippet hard-codes /tmp; keep it
-// so shell agents and the harness see the same lock. HARNESS_LOCK_DIR changes
-// it (tests, read-only /tmp).
+// Dir is where lock files live: $HARNESS_LOCK_DIR when set, else a
+// directory of the user's own, never a shared one: $XDG_RUNTIME_DIR/harness
+// (per user, emptied at logout) when the system gives one, else
+// $XDG_STATE_HOME/harness/locks (~/.local/state/harness/locks). In /tmp,
+// the seed's place, every user's and every sandboxed command's writes
+// reach them (Claude Code's sandbox leaves /tmp writable), and they pile up
+// for every project ever touched. "" only without a home.
 func Dir() string {
 	if d := os.Getenv("HARNESS_LOCK_DIR"); d != "" {
 		return d
 	}
-	return "/tmp"
+	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) {
+		if fi, err := os.Stat(rt); err == nil && fi.IsDir() {
+			return filepath.Join(rt, "harness")
+		}
+	}
+	state := os.Getenv("XDG_STATE_HOME")
+	if state == "" || !filepath.IsAbs(state) {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return filepath.Join(os.TempDir(), fmt.Sprintf("harness-locks-%d", os.Getuid()))
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(state, "harness", "locks")
+}
+
+// Prepare makes root's transaction lock file exist, so that a process
+// that may not write the lock directory (a verb inside Claude Code's
+// sandbox, where the directory is read-only) can still take the lock: an
+// flock needs only a file it can open. The hooks call it, outside the
+// sandbox.
+func Prepare(root string) {
+	path := TxPath(root)
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	os.MkdirAll(Dir(), 0o700)
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666); err == nil {
+		f.Close()
+	}
 }
 
 // Hash is the first 16 hex digits of sha256(root): the PWD_HASH of the shell
@@ -167,7 +201,11 @@ var ErrContention = errors.New("lock contention: another process took the sessio
 // Acquire takes the session lock of root for self.
 func Acquire(root string, self Holder) (Result, error) {
 	dir := SessionPath(root)
-	if err := os.Mkdir(dir, 0o755); err == nil {
+	err := os.Mkdir(dir, 0o755)
+	if os.IsNotExist(err) && os.MkdirAll(Dir(), 0o700) == nil {
+		err = os.Mkdir(dir, 0o755) // the lock directory's first use
+	}
+	if err == nil {
 		return Result{Outcome: Acquired, Holder: self}, writeHolder(dir, self)
 	} else if !os.IsExist(err) {
 		return Result{}, err
@@ -334,9 +372,18 @@ func flockFile(path string, timeout time.Duration) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if os.IsNotExist(err) {
 		// The lock directory itself is gone (a HARNESS_LOCK_DIR inside a
-		// tree that was cleaned): make it again.
-		if os.MkdirAll(Dir(), 0o755) == nil {
+		// tree that was cleaned, a runtime directory emptied at logout):
+		// make it again.
+		if os.MkdirAll(Dir(), 0o700) == nil {
 			f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+		}
+	}
+	if err != nil {
+		// A directory this process may not write (the sandbox keeps it
+		// read-only to the agent's commands): an existing lock file,
+		// opened for reading, takes an flock all the same.
+		if ro, rerr := os.Open(path); rerr == nil {
+			f, err = ro, nil
 		}
 	}
 	if err != nil {

@@ -52,11 +52,65 @@ func TestHashMatchesSeed(t *testing.T) {
 	out, err := exec.Command("sh", "-c", `printf '%s' "$1" | sha256sum | cut -c1-16`, "sh", root).Output()
 	require.NoError(t, err)
 	assert.Equal(t, strings.TrimSpace(string(out)), Hash(root))
+	t.Setenv("HARNESS_LOCK_DIR", "/tmp")
 	assert.Equal(t, "/tmp/harness-"+Hash(root)+".lock", SessionPath(root))
 }
 
-func TestInteropWithSeedSnippet(t *testing.T) {
+// The lock directory is the user's own unless set: never the shared /tmp.
+func TestDirIsTheUsers(t *testing.T) {
+	home, runtime := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
 	t.Setenv("HARNESS_LOCK_DIR", "")
+	t.Setenv("XDG_STATE_HOME", "")
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
+	assert.Equal(t, filepath.Join(runtime, "harness"), Dir())
+	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(runtime, "gone"))
+	assert.Equal(t, filepath.Join(home, ".local", "state", "harness", "locks"), Dir())
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "st"))
+	assert.Equal(t, filepath.Join(home, "st", "harness", "locks"), Dir())
+	t.Setenv("HARNESS_LOCK_DIR", "/elsewhere")
+	assert.Equal(t, "/elsewhere", Dir())
+
+	// Made on first use, for the session lock and the transaction lock.
+	t.Setenv("HARNESS_LOCK_DIR", "")
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
+	root := realRoot(t)
+	res, err := Acquire(root, Holder{PID: os.Getpid()})
+	require.NoError(t, err)
+	assert.Equal(t, Acquired, res.Outcome)
+	unlock, err := Tx(root)
+	require.NoError(t, err)
+	unlock()
+	assert.DirExists(t, filepath.Join(runtime, "harness"))
+}
+
+// A process that may not write the lock directory (a verb in Claude Code's
+// sandbox) takes the transaction lock on the file the hooks prepared, and
+// it excludes the others like any.
+func TestTxOnAReadOnlyDirectory(t *testing.T) {
+	if os.Getuid() == 0 {
+		t.Skip("root writes a read-only directory")
+	}
+	dir := t.TempDir()
+	t.Setenv("HARNESS_LOCK_DIR", dir)
+	root := realRoot(t)
+	Prepare(root)
+	require.NoError(t, os.Chmod(dir, 0o555))
+	defer os.Chmod(dir, 0o755)
+	unlock, err := Tx(root)
+	require.NoError(t, err)
+	old := TxTimeout
+	TxTimeout = 50 * time.Millisecond
+	defer func() { TxTimeout = old }()
+	_, err = Tx(root)
+	assert.Error(t, err, "held")
+	unlock()
+}
+
+// The seed's shell snippet hard-codes /tmp: with HARNESS_LOCK_DIR=/tmp
+// the harness and a shell agent using the snippet share one lock.
+func TestInteropWithSeedSnippet(t *testing.T) {
+	t.Setenv("HARNESS_LOCK_DIR", "/tmp")
 	root := realRoot(t)
 	defer os.RemoveAll(SessionPath(root))
 

@@ -11,53 +11,127 @@ import (
 	"github.com/harness-agent/harness/internal/state"
 )
 
-// Patch marks done, in data (the file called name, of format), the items
-// done says are done and the file does not: passes true, status "done"
-// or "closed", state "CLOSED", "[x]". It changes nothing else, so a file
-// none of whose items the harness completed comes back byte for byte. It
-// returns the new text and the Sources it marked.
-func Patch(format, name string, data []byte, done func(source string) bool) ([]byte, []string, error) {
-	p, err := Parse(format, name, data)
+// Verdict is what the harness holds of an item's task, for an export.
+type Verdict int
+
+const (
+	// Leave the item as the file has it: no task, or one the harness
+	// has not taken up.
+	Leave Verdict = iota
+	// Done: completed by the harness's own validation.
+	Done
+	// Pending: taken up by the harness and not completed (failed, or
+	// reopened after it was done): an item the file has done goes back.
+	Pending
+	// InProgress: as Pending, the harness working on it now.
+	InProgress
+)
+
+// Change is one item an export changed.
+type Change struct {
+	Source string
+	Done   bool // marked done; else moved back to not done
+}
+
+// Patch writes, in data (the file called name, of format), the harness's
+// verdict on each item: done where the harness completed it and the file
+// does not have it done (passes true, status "done" or "closed", state
+// "CLOSED", "[x]"); not done where the file has it done and the harness
+// took it up again (it failed, or was reopened). It changes nothing else,
+// so a file with nothing to change comes back byte for byte, in its own
+// encoding.
+func Patch(format, name string, stored []byte, verdict func(source string) Verdict) ([]byte, []Change, error) {
+	data, enc := decode(stored)
+	p, err := parse(format, name, data, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	var marked []string
+	var changes []Change
 	out := data
-	var lineOf []string // the file's lines with their endings, for the line formats
-	if format == Beads || format == Markdown {
-		lineOf = strings.SplitAfter(string(data), "\n")
-	}
+	// The file's lines with their endings, for the line formats.
+	lineOf := strings.SplitAfter(string(data), "\n")
+	byLine := false
 	for _, it := range p.Items {
-		if it.Done || !done(it.Source) {
+		v := verdict(it.Source)
+		// What the file says, which the plan read may not (an epic closed
+		// over open children, a subtask open under a done task).
+		inFile := it.Done && !it.fileOpen || it.fileDone
+		var done bool
+		switch {
+		case v == Done && !inFile:
+			done = true
+		case (v == Pending || v == InProgress) && inFile:
+			done = false
+		default:
 			continue
 		}
-		switch format {
-		case FeatureList:
-			out, err = jsonedit.Set(out, it.at+".passes", true)
-		case Taskmaster:
-			out, err = jsonedit.Set(out, it.at+".status", "done")
-		case GitHub:
-			out, err = jsonedit.Set(out, it.at+".state", "CLOSED")
-		case Beads:
+		word := func(yes, no, working string) string {
+			switch {
+			case done:
+				return yes
+			case v == InProgress && working != "":
+				return working
+			}
+			return no
+		}
+		// set writes key's value in the item's object: in the file, or on
+		// its own line of a file of one object a line.
+		set := func(key string, value any) {
+			if !it.inLine {
+				out, err = jsonedit.Set(out, member(it.at, key), value)
+				return
+			}
 			l := lineOf[it.line]
 			body := strings.TrimRight(l, "\r\n")
 			var edited []byte
-			edited, err = jsonedit.Set([]byte(body), "status", "closed")
+			edited, err = jsonedit.Set([]byte(body), key, value)
 			lineOf[it.line] = string(edited) + l[len(body):]
+			byLine = true
+		}
+		switch format {
+		case FeatureList:
+			if it.mark == "status" {
+				set("status", word("done", "pending", "in_progress"))
+			} else {
+				set("passes", done)
+			}
+		case Taskmaster:
+			set("status", word("done", "pending", "in-progress"))
+		case GitHub:
+			state := word("CLOSED", "OPEN", "")
+			if it.mark == "lower" {
+				state = strings.ToLower(state)
+			}
+			set("state", state)
+		case Beads:
+			set("status", word("closed", "open", "in_progress"))
 		case Markdown:
 			l := lineOf[it.line]
-			i := strings.Index(l, "[ ]")
-			lineOf[it.line] = l[:i] + "[x]" + l[i+3:]
+			m := boxLine().FindStringSubmatchIndex(strings.TrimRight(l, "\r\n"))
+			lineOf[it.line] = l[:m[4]] + word("x", " ", "") + l[m[5]:]
+			byLine = true
 		}
 		if err != nil {
-			return nil, nil, failure.Wrap(failure.Config, err, "%s: cannot mark %s done in place: %v", name, it.Source, err)
+			return nil, nil, failure.Wrap(failure.Config, err, "%s: cannot change %s in place: %v", name, it.Source, err)
 		}
-		marked = append(marked, it.Source)
+		changes = append(changes, Change{Source: it.Source, Done: done})
 	}
-	if lineOf != nil {
+	if len(changes) == 0 {
+		return stored, nil, nil
+	}
+	if byLine {
 		out = []byte(strings.Join(lineOf, ""))
 	}
-	return out, marked, nil
+	return enc.encode(out), changes, nil
+}
+
+// member is the gjson path of key in the object at at ("" for the whole
+// file: `gh issue view --json`, one Beads issue pretty-printed).
+func member(at, key string) string {
+	if at == "" {
+		return key
+	}
+	return at + "." + key
 }
 
 // Write renders tasks as a new file of format, for a person whose plan is
@@ -68,7 +142,8 @@ func Write(format string, tasks []state.Task) ([]byte, error) {
 	case FeatureList:
 		list := []map[string]any{}
 		for _, t := range tasks {
-			list = append(list, ordered("category", "harness", "description", t.Title,
+			category, desc := featureOf(t)
+			list = append(list, ordered("category", category, "description", desc,
 				"steps", orEmpty(t.Acceptance), "passes", t.Status == state.Completed))
 		}
 		return indent(list)
@@ -120,23 +195,71 @@ func Write(format string, tasks []state.Task) ([]byte, error) {
 		}
 		return b.Bytes(), nil
 	case Markdown:
-		var b strings.Builder
-		for _, t := range tasks {
-			mark := " "
-			if t.Status == state.Completed {
-				mark = "x"
-			}
-			fmt.Fprintf(&b, "- [%s] %s\n", mark, t.Title)
-			for _, a := range t.Acceptance {
-				fmt.Fprintf(&b, "  - %s\n", a)
-			}
-		}
-		return []byte(b.String()), nil
+		return writeMarkdown(tasks), nil
 	case GitHub:
 		return nil, failure.New(failure.Usage, "an export to github marks the issues of the file `gh issue list` wrote: it needs that file").
 			WithHint("harness export --format github --from ISSUES.json")
 	}
 	return nil, failure.New(failure.Usage, "unknown plan format %q", format).WithHint("--format takes %s", strings.Join(Formats, "|"))
+}
+
+// featureOf is the category and description of task t as a feature: an
+// import from a feature list keeps them in its description ("category:
+// functional" after the description when that is longer than the title).
+func featureOf(t state.Task) (category, description string) {
+	category, description = "harness", t.Title
+	rest := t.Description
+	if i := strings.LastIndex(rest, "category: "); i >= 0 && (i == 0 || strings.HasSuffix(rest[:i], "\n\n")) && !strings.Contains(rest[i:], "\n") {
+		category = strings.TrimPrefix(rest[i:], "category: ")
+		rest = strings.TrimSpace(rest[:i])
+	}
+	if rest != "" && strings.Join(strings.Fields(rest), " ") == t.Title {
+		description = rest
+	}
+	return category, description
+}
+
+// writeMarkdown writes tasks as a checklist. A task waited on by an
+// earlier one is nested under it, as an import of a checklist reads
+// nesting (the outer item waits on the items under it); any other
+// dependency has no place in a checklist.
+func writeMarkdown(tasks []state.Task) []byte {
+	at := map[string]int{}
+	for i, t := range tasks {
+		at[t.ID] = i
+	}
+	under := make([][]int, len(tasks))
+	placed := make([]bool, len(tasks))
+	for i, t := range tasks {
+		for _, d := range t.DependsOn {
+			if j, ok := at[d]; ok && j > i && !placed[j] {
+				under[i] = append(under[i], j)
+				placed[j] = true
+			}
+		}
+	}
+	var b strings.Builder
+	var write func(i int, indent string)
+	write = func(i int, indent string) {
+		t := tasks[i]
+		mark := " "
+		if t.Status == state.Completed {
+			mark = "x"
+		}
+		fmt.Fprintf(&b, "%s- [%s] %s\n", indent, mark, t.Title)
+		for _, a := range t.Acceptance {
+			fmt.Fprintf(&b, "%s  - %s\n", indent, a)
+		}
+		for _, j := range under[i] {
+			write(j, indent+"  ")
+		}
+	}
+	for i := range tasks {
+		if !placed[i] {
+			write(i, "")
+		}
+	}
+	return []byte(b.String())
 }
 
 func orMedium(p string) string {
@@ -219,6 +342,12 @@ func write(b *bytes.Buffer, v any, nl, unit string) error {
 			}
 		}
 		b.WriteString(nl + "}")
+	case []string: // written one a line, as JSON.stringify(v, null, 2) does
+		items := make([]any, len(x))
+		for i := range x {
+			items[i] = x[i]
+		}
+		return write(b, items, nl, unit)
 	case []map[string]any:
 		items := make([]any, len(x))
 		for i := range x {

@@ -4,8 +4,9 @@ import (
 	"testing"
 )
 
-// FuzzParse: no input makes a parser panic, and marking every item of a
-// plan done gives a file of the same format in which every item is done.
+// FuzzParse: no input makes a parser panic, an export with nothing to
+// change gives the file back, and marking every item of a plan done gives
+// a file of the same format in which every item is done.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		`[{"category":"c","description":"A","steps":["s"],"passes":false}]`,
@@ -14,6 +15,10 @@ func FuzzParse(f *testing.F) {
 		`[{"number":1,"title":"t","state":"OPEN","body":"depends on #2\n- [ ] x","labels":[{"name":"P0"}]}]`,
 		"- [ ] a\n  - [x] b\n\t* [ ] c\n",
 		"", "[", "{}", "- [ ]  \n",
+		`{"features":[{"id":"F1","title":"a","status":"todo","dependencies":["F2"]}]}`,
+		"\xff\xfe[\x00{\x00\"\x00n\x00u\x00m\x00b\x00e\x00r\x00\"\x00:\x001\x00,\x00\"\x00t\x00i\x00t\x00l\x00e\x00\"\x00:\x00\"\x00t\x00\"\x00}\x00]\x00",
+		"```\n- [ ] a\n```\n- [/] **b**\n  - [-] c\n",
+		"{\"number\":1,\"title\":\"t\",\"state\":\"OPEN\",\"body\":\"## Blocked by\\n- https://github.com/o/r/issues/2\",\"url\":\"https://github.com/o/r/issues/1\"}\n{\"number\":2,\"title\":\"u\"}\n",
 	} {
 		for i := range Formats {
 			f.Add(i, s)
@@ -29,7 +34,11 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, _, err := Patch(name, "f", []byte(text), func(string) bool { return true })
+		same, _, err := Patch(name, "f", []byte(text), func(string) Verdict { return Leave })
+		if err != nil || string(same) != text {
+			t.Fatalf("an export with nothing to change changed the file (%v)", err)
+		}
+		out, _, err := Patch(name, "f", []byte(text), func(string) Verdict { return Done })
 		if err != nil {
 			return // a value jsonedit cannot place (a member written twice)
 		}

@@ -47,8 +47,13 @@ type Item struct {
 	DependsOn   []string // the Sources of the items it waits on
 	Done        bool     // done in the source (passes, done, closed, [x])
 
-	at   string // where the item is in a JSON file: a gjson path
-	line int    // where it is in a file of lines (Beads, Markdown): 0-based
+	at       string   // where the item is in a JSON file: a gjson path
+	line     int      // where it is in a file of lines (Beads, Markdown): 0-based
+	inLine   bool     // a JSON object alone on its line: at is "" and line says where
+	parts    []string // the Sources of its subtasks, children, nested items: some of DependsOn
+	fileOpen bool     // not done in the file though done in the plan read (a subtask of a done Taskmaster task)
+	fileDone bool     // done in the file though not in the plan read (a closed epic with open children)
+	mark     string   // how the file says done where it has a choice: a feature list's "status" (not passes), GitHub's "lower" case state
 }
 
 // Skipped is an item of the file the harness does not take.
@@ -61,6 +66,8 @@ type Plan struct {
 	Format  string
 	Items   []Item
 	Skipped []Skipped
+	Notes   []string // what the reader made of a file written oddly, for the person to check
+	Tags    []string // Taskmaster's tags, in the file's order
 }
 
 // ErrFormat is wrapped by every error about a file's content.
@@ -79,10 +86,11 @@ func bad(name, where, format string, args ...any) error {
 // Detect names the format of the file called name holding data: by its
 // name where that says (.jsonl, .md), else by its content.
 func Detect(name string, data []byte) (string, error) {
+	data, _ = decode(data)
 	base := strings.ToLower(filepath.Base(name))
 	switch ext := filepath.Ext(base); {
 	case ext == ".jsonl" || filepath.Base(filepath.Dir(name)) == ".beads":
-		return Beads, nil
+		return linesFormat(data), nil
 	case ext == ".md" || ext == ".markdown":
 		return Markdown, nil
 	}
@@ -95,12 +103,17 @@ func Detect(name string, data []byte) (string, error) {
 		switch {
 		case first.Get("number").Exists():
 			return GitHub, nil
+		case first.Get("id").Type == gjson.String && (first.Get("issue_type").Exists() || first.Get("status").Exists() && first.Get("created_at").Exists()):
+			return Beads, nil // `bd list --json`
 		case first.Get("passes").Exists() || first.Get("steps").Exists() || first.Get("description").Exists():
 			return FeatureList, nil
 		}
 	case trimmed[0] == '{':
 		if gjson.ValidBytes(trimmed) {
 			doc := gjson.ParseBytes(trimmed)
+			if doc.Get("features").IsArray() {
+				return FeatureList, nil
+			}
 			if doc.Get("tasks").IsArray() {
 				return Taskmaster, nil
 			}
@@ -112,22 +125,87 @@ func Detect(name string, data []byte) (string, error) {
 			if tagged {
 				return Taskmaster, nil
 			}
+			if doc.Get("number").Exists() && doc.Get("title").Exists() {
+				return GitHub, nil // `gh issue view N --json …`
+			}
 			if doc.Get("id").Exists() && doc.Get("title").Exists() {
 				return Beads, nil // a file of one issue
 			}
 		} else if lines := bytes.Split(trimmed, []byte("\n")); len(lines) > 0 && gjson.ValidBytes(bytes.TrimSpace(lines[0])) {
-			return Beads, nil
+			return linesFormat(data), nil
 		}
-	case checkbox(string(trimmed[:bytes.IndexByte(append(trimmed, '\n'), '\n')])) != nil:
-		return Markdown, nil
+	default:
+		// A checklist under a heading or a paragraph (TODO.txt, ROADMAP).
+		for _, l := range lines(trimmed) {
+			if checkbox(l) != nil {
+				return Markdown, nil
+			}
+		}
+	}
+	if len(trimmed) > 0 && (trimmed[0] == '[' || trimmed[0] == '{') && !gjson.ValidBytes(trimmed) {
+		// JSON that does not parse (a file cut short, a comma too many):
+		// say where, not only that the format is unknown.
+		_, err := jsonDoc(name, data)
+		var fe *failure.Error
+		if errors.As(err, &fe) {
+			fe.Message += "; so which plan format it is cannot be told"
+			fe.Hint = "fix the file (cut short?), or name its format with --format " + strings.Join(Formats, "|")
+		}
+		return "", err
 	}
 	return "", &failure.Error{Category: failure.Config, Cause: ErrFormat,
 		Message: fmt.Sprintf("%s: cannot tell which plan format it is", name),
 		Hint:    "name it with --format " + strings.Join(Formats, "|")}
 }
 
+// linesFormat names the format of a file of one JSON object a line:
+// Beads', or GitHub issues as `gh issue list --json … --jq '.[]'` writes
+// them (an issue has a number, a Beads issue never).
+func linesFormat(data []byte) string {
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if l = bytes.TrimSpace(l); len(l) > 0 {
+			if first := gjson.ParseBytes(l); first.Get("number").Exists() && !first.Get("issue_type").Exists() {
+				return GitHub
+			}
+			return Beads
+		}
+	}
+	return Beads
+}
+
 // Parse reads data, the file called name, as a plan of format.
 func Parse(format, name string, data []byte) (*Plan, error) {
+	return ParseBeside(format, name, data, nil)
+}
+
+// Beside reads a file next to the plan file, by its base name; nil when
+// there is none. A Beads backup (`.beads/backup/issues.jsonl`) keeps its
+// dependencies in dependencies.jsonl beside the issues.
+type Beside func(name string) []byte
+
+// ParseBeside is Parse, with the files beside the plan file at hand.
+func ParseBeside(format, name string, data []byte, beside Beside) (*Plan, error) {
+	text, enc := decode(data)
+	p, err := parse(format, name, text, beside)
+	var fe *failure.Error
+	if err == nil || !errors.As(err, &fe) {
+		return p, err
+	}
+	if enc.name != utf8Plain.name {
+		fe.Message += " (read as " + enc.name + ")"
+	}
+	// A file of another format read as this one: say which it is.
+	if other, derr := Detect(name, data); derr == nil && other != format && fe.Hint == "" {
+		if _, perr := parse(other, name, text, nil); perr == nil {
+			fe.Message += fmt.Sprintf("; it reads as a %s file", other)
+			fe.Hint = "--format " + other
+		}
+	}
+	return p, err
+}
+
+// parse reads text, UTF-8 without a byte-order mark, as a plan of format.
+func parse(format, name string, data []byte, beside Beside) (*Plan, error) {
 	var p *Plan
 	var err error
 	switch format {
@@ -136,7 +214,7 @@ func Parse(format, name string, data []byte) (*Plan, error) {
 	case Taskmaster:
 		p, err = parseTaskmaster(name, data)
 	case Beads:
-		p, err = parseBeads(name, data)
+		p, err = parseBeads(name, data, beside)
 	case GitHub:
 		p, err = parseGitHub(name, data)
 	case Markdown:
@@ -149,7 +227,39 @@ func Parse(format, name string, data []byte) (*Plan, error) {
 		return nil, err
 	}
 	p.Format = format
+	p.openParts()
 	return p, nil
+}
+
+// openParts makes an item done in the file while one of its parts is not
+// (a closed epic with an open child, a ticked item over an unticked one)
+// not done, and says so: its task waits on its parts, and is done when
+// they are.
+func (p *Plan) openParts() {
+	at := map[string]int{}
+	for i, it := range p.Items {
+		at[it.Source] = i
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := range p.Items {
+			it := &p.Items[i]
+			if !it.Done {
+				continue
+			}
+			var open []string
+			for _, s := range it.parts {
+				if j, ok := at[s]; ok && !p.Items[j].Done {
+					open = append(open, s)
+				}
+			}
+			if len(open) > 0 {
+				it.Done, it.fileDone, changed = false, true, true
+				p.Notes = append(p.Notes, fmt.Sprintf("%s is done in the file while its parts %s are not: imported as not done, waiting on them",
+					it.Source, strings.Join(open, ", ")))
+			}
+		}
+	}
 }
 
 // jsonDoc checks data is one JSON value and returns it; a syntax error
@@ -252,4 +362,34 @@ func gjsonKey(k string) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// OnlyTag keeps of a Taskmaster plan the items of one tag: the one the
+// person works in, the others being other branches' or experiments'.
+func (p *Plan) OnlyTag(tag string) error {
+	if p.Format != Taskmaster {
+		return failure.New(failure.Usage, "--tag picks one of a Taskmaster file's tags; a %s file has none", p.Format)
+	}
+	found := false
+	for _, t := range p.Tags {
+		found = found || t == tag
+	}
+	if !found {
+		return failure.New(failure.Usage, "the file has no tag %q", tag).WithHint("its tags: %s", strings.Join(p.Tags, ", "))
+	}
+	prefix := Taskmaster + ":" + tag + "/"
+	var items []Item
+	for _, it := range p.Items {
+		if strings.HasPrefix(it.Source, prefix) {
+			items = append(items, it)
+		}
+	}
+	var skipped []Skipped
+	for _, s := range p.Skipped {
+		if strings.HasPrefix(s.Source, prefix) {
+			skipped = append(skipped, s)
+		}
+	}
+	p.Items, p.Skipped, p.Tags = items, skipped, []string{tag}
+	return nil
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -63,8 +64,8 @@ func TestParse(t *testing.T) {
 				{Source: "taskmaster:master/1", Title: "Server", Priority: "P0", Done: true, Acceptance: []string{"GET /health is 200"}},
 				{Source: "taskmaster:master/2", Title: "Auth", Priority: "P2",
 					DependsOn: []string{"taskmaster:master/1", "taskmaster:master/3", "taskmaster:master/2.1", "taskmaster:master/2.2"}},
-				{Source: "taskmaster:master/2.1", Title: "Hash", Priority: "P1"},
-				{Source: "taskmaster:master/2.2", Title: "Login", Priority: "P1", Done: true, DependsOn: []string{"taskmaster:master/2.1"}},
+				{Source: "taskmaster:master/2.1", Title: "Hash", Priority: "P2"},
+				{Source: "taskmaster:master/2.2", Title: "Login", Priority: "P2", Done: true, DependsOn: []string{"taskmaster:master/2.1"}},
 				{Source: "taskmaster:feature-x/1", Title: "Other tag", Priority: "P1"},
 			},
 			skipped: []string{"taskmaster:master/3"}},
@@ -130,20 +131,17 @@ func TestParseMalformed(t *testing.T) {
 		name, format, text, want string
 	}{
 		{"not JSON", FeatureList, "[\n{\"description\": \"a\",}\n]", "f: line 2: not valid JSON: invalid character '}'"},
-		{"feature list not a list", FeatureList, `{"description":"a"}`, "f: a feature list is a JSON list of features, got an object"},
+		{"feature list not a list", FeatureList, `{"description":"a"}`, "f: a feature list is a JSON list of features (or an object with one as \"features\"), got an object"},
 		{"feature not an object", FeatureList, `["a"]`, "f: [0]: a feature must be an object, got a string"},
 		{"feature without description", FeatureList, `[{"steps":[]}]`, "f: [0].description: is missing or empty"},
-		{"steps not strings", FeatureList, `[{"description":"a","steps":[1]}]`, "f: [0].steps[0]: must be a string, got 1"},
 		{"passes not a boolean", FeatureList, `[{"description":"a","passes":"yes"}]`, `f: [0].passes: must be true or false, got "yes"`},
 		{"taskmaster not an object", Taskmaster, `[]`, "f: a Taskmaster file is a JSON object, got a list"},
 		{"taskmaster tag without tasks", Taskmaster, `{"master":{"metadata":{}}}`, "f: master.tasks: must be a list of tasks, got nothing"},
-		{"taskmaster id missing", Taskmaster, `{"tasks":[{"title":"a"}]}`, "f: tasks.0.id: must be a task id (a whole number or a string), got nothing"},
-		{"taskmaster bad priority", Taskmaster, `{"tasks":[{"id":1,"title":"a","priority":"urgent"}]}`, `f: tasks.0.priority: must be high, medium or low, got "urgent"`},
+		{"taskmaster id missing", Taskmaster, `{"tasks":[{"title":"a"}]}`, "f: tasks.0.id: must be a task id (a number or a string), got nothing"},
 		{"taskmaster bad dependency", Taskmaster, `{"tasks":[{"id":1,"title":"a","dependencies":[true]}]}`, "f: tasks.0.dependencies[0]: must be a task id"},
 		{"taskmaster subtask title", Taskmaster, `{"tasks":[{"id":1,"title":"a","subtasks":[{"id":1}]}]}`, "f: tasks.0.subtasks.0.title: is missing or empty"},
 		{"beads bad line", Beads, "{\"id\":\"a\",\"title\":\"t\"}\n{oops}\n", "f: line 2: not valid JSON"},
 		{"beads no id", Beads, `{"title":"t"}`, "f: line 1: id: is missing or empty"},
-		{"beads duplicate id", Beads, "{\"id\":\"a\",\"title\":\"t\"}\n{\"id\":\"a\",\"title\":\"u\"}", `f: line 2: id: "a" is on an earlier line too`},
 		{"beads priority", Beads, `{"id":"a","title":"t","priority":1.5}`, "f: line 1: priority: must be a whole number from 0 to 4, got 1.5"},
 		{"beads dependency of another issue", Beads, `{"id":"a","title":"t","dependencies":[{"issue_id":"b","depends_on_id":"c","type":"blocks"}]}`, `f: line 1: dependencies[0].issue_id: is "b", not this issue's id "a"`},
 		{"beads dependency without target", Beads, `{"id":"a","title":"t","dependencies":[{"type":"blocks"}]}`, "f: line 1: dependencies[0].depends_on_id: is missing or empty"},
@@ -171,11 +169,19 @@ func TestDetect(t *testing.T) {
 		{"export.jsonl", ``, Beads},
 		{"plan.md", ``, Markdown},
 		{"plan.txt", "- [ ] a\n", Markdown},
+		{"TODO", "# Next\n\n* [x] a\n", Markdown},
+		{"notes.txt", "just prose\n", ""},
 		{"x.json", `[{"number":1}]`, GitHub},
 		{"x.json", `[{"description":"a","passes":false}]`, FeatureList},
 		{"x.json", `{"tasks":[]}`, Taskmaster},
 		{"x.json", `{"master":{"tasks":[]}}`, Taskmaster},
 		{"issues", "{\"id\":\"a\"}\n{\"id\":\"b\"}\n", Beads},
+		{"issues.json", `[{"id":"bd-1","title":"t","status":"open","issue_type":"task","description":""}]`, Beads},
+		{"x.json", `[{"id":"F1","description":"a","status":"done"}]`, FeatureList},
+		{"feature_list.json", `{"project":"p","features":[{"description":"a"}]}`, FeatureList},
+		{"issue.json", `{"number":7,"title":"t","state":"OPEN","body":""}`, GitHub},
+		{"issues.jsonl", "{\"number\":7,\"title\":\"t\"}\n{\"number\":8,\"title\":\"u\"}\n", GitHub},
+		{"issues", "{\"number\":7,\"title\":\"t\"}\n{\"number\":8,\"title\":\"u\"}\n", GitHub},
 		{"x.json", `[]`, ""},
 		{"x.json", `{"a":1}`, ""},
 		{"x.json", ``, ""},
@@ -209,18 +215,25 @@ func TestPatch(t *testing.T) {
 		{"github", GitHub, `[{"number":3,"title":"t","state":"OPEN"}]`, []string{"github:#3"}, `[{"number":3,"title":"t","state":"CLOSED"}]`},
 		{"markdown", Markdown, "- [ ] a\n  * [ ] b [ ] c\n", []string{"markdown:" + shortHash("b [ ] c")}, "- [ ] a\n  * [x] b [ ] c\n"},
 		{"already done", Markdown, "- [x] a\n", []string{"markdown:" + shortHash("a")}, "- [x] a\n"},
+		{"taskmaster subtask open under a done task", Taskmaster, `{"tasks":[{"id":1,"title":"a","status":"done","subtasks":[{"id":1,"title":"b","status":"pending"}]}]}`,
+			[]string{"taskmaster:master/1.1"}, `{"tasks":[{"id":1,"title":"a","status":"done","subtasks":[{"id":1,"title":"b","status":"done"}]}]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, marked, err := Patch(tc.format, "f", []byte(tc.text), func(s string) bool {
+			got, changes, err := Patch(tc.format, "f", []byte(tc.text), func(s string) Verdict {
 				for _, d := range tc.done {
 					if d == s {
-						return true
+						return Done
 					}
 				}
-				return false
+				return Leave
 			})
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, string(got))
+			var marked []string
+			for _, c := range changes {
+				assert.True(t, c.Done)
+				marked = append(marked, c.Source)
+			}
 			if tc.want == tc.text {
 				assert.Empty(t, marked)
 			} else {
@@ -261,4 +274,187 @@ func TestWriteReadsBack(t *testing.T) {
 	}
 	_, err := Write(GitHub, tasks)
 	assert.True(t, failure.Is(err, failure.Usage))
+}
+
+// --tag keeps one tag's items and skips; a tag the file lacks is refused
+// with the tags it has.
+func TestOnlyTag(t *testing.T) {
+	data, err := os.ReadFile("testdata/taskmaster/own_tagged.json")
+	require.NoError(t, err)
+	p, err := Parse(Taskmaster, "tasks.json", data)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"master", "test-tag"}, p.Tags)
+	require.NoError(t, p.OnlyTag("test-tag"))
+	assert.Equal(t, []brief{{Source: "taskmaster:test-tag/1", Title: "Try the tagged task lists", Priority: "P1"}}, briefs(p))
+	assert.Empty(t, p.Skipped)
+
+	p, _ = Parse(Taskmaster, "tasks.json", data)
+	err = p.OnlyTag("feature-x")
+	var fe *failure.Error
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, `the file has no tag "feature-x"`, fe.Message)
+	assert.Equal(t, "its tags: master, test-tag", fe.Hint)
+
+	p, _ = Parse(Markdown, "TODO.md", []byte("- [ ] a\n"))
+	assert.True(t, failure.Is(p.OnlyTag("master"), failure.Usage))
+}
+
+// An export without --from then an import keeps what the import read:
+// dependencies (in a checklist, the nesting that holds them) and a
+// feature's category and long description.
+func TestWriteRoundTrip(t *testing.T) {
+	tasks := []state.Task{
+		{ID: "task-001", Title: "Installer", Status: state.Pending, Priority: "P1", DependsOn: []string{"task-002", "task-004"}},
+		{ID: "task-002", Title: "Linux", Status: state.Pending, Priority: "P1", DependsOn: []string{"task-003"}},
+		{ID: "task-003", Title: "deb", Status: state.Completed, Priority: "P1", DependsOn: []string{}},
+		{ID: "task-004", Title: "Mac", Status: state.Pending, Priority: "P1", DependsOn: []string{}, Acceptance: []string{"a .pkg installs"}},
+		{ID: "task-005", Title: "Announce", Status: state.Pending, Priority: "P1", DependsOn: []string{"task-001"}},
+	}
+	deps := func(p *Plan) map[string][]string {
+		title := map[string]string{}
+		for _, it := range p.Items {
+			title[it.Source] = it.Title
+		}
+		out := map[string][]string{}
+		for _, it := range p.Items {
+			for _, d := range it.DependsOn {
+				out[it.Title] = append(out[it.Title], title[d])
+			}
+		}
+		return out
+	}
+	for _, format := range []string{Taskmaster, Beads, Markdown} {
+		text, err := Write(format, tasks)
+		require.NoError(t, err)
+		p, err := Parse(format, "out", text)
+		require.NoError(t, err, "%s", text)
+		want := map[string][]string{"Installer": {"Linux", "Mac"}, "Linux": {"deb"}, "Announce": {"Installer"}}
+		if format == Markdown {
+			delete(want, "Announce") // a checklist holds nesting only
+		}
+		assert.Equal(t, want, deps(p), "%s:\n%s", format, text)
+		assert.Equal(t, []string{"a .pkg installs"}, p.Items[3].Acceptance, format)
+	}
+
+	features := []state.Task{
+		{ID: "task-001", Title: "New chat", Description: "category: functional", Status: state.Completed, Priority: "P1"},
+		{ID: "task-002", Title: "Bubbles follow the design system", Description: "Bubbles follow\nthe design system\n\ncategory: style", Priority: "P1"},
+		{ID: "task-003", Title: "Added by hand", Priority: "P1"},
+	}
+	text, err := Write(FeatureList, features)
+	require.NoError(t, err)
+	p, err := Parse(FeatureList, "out", text)
+	require.NoError(t, err)
+	for i, it := range p.Items {
+		assert.Equal(t, features[i].Title, it.Title)
+		if i < 2 {
+			assert.Equal(t, features[i].Description, it.Description)
+		}
+	}
+	assert.Equal(t, "feature-list:"+shortHash("Bubbles follow\nthe design system"), p.Items[1].Source, "the same feature, not a new one")
+	assert.Contains(t, string(text), `"category": "harness"`)
+}
+
+// Issue 32 item 12: the messages say what is wrong. A file cut short
+// names the place JSON ends; a file of another format read as one
+// says which it is.
+func TestMessages(t *testing.T) {
+	_, err := Detect("tasks.json", []byte("{\n  \"master\": {\n    \"tasks\": [\n      {\"id\": 1, \"title\": \"a\""))
+	var fe *failure.Error
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "tasks.json: line 4: not valid JSON: unexpected end of JSON input; so which plan format it is cannot be told", fe.Message)
+	assert.Contains(t, fe.Hint, "cut short?")
+
+	beads := `{"id":"bd-1","title":"t","status":"open","priority":2,"issue_type":"task"}` + "\n"
+	_, err = Parse(Taskmaster, "issues.jsonl", []byte(beads))
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "issues.jsonl: \"id\" is not a Taskmaster tag (an object with \"tasks\"), got a string; it reads as a beads file", fe.Message)
+	assert.Equal(t, "--format beads", fe.Hint)
+}
+
+// An item the file has done goes back to not done when its task is
+// pending or in progress in the harness, in each format's own words.
+func TestPatchMovesBack(t *testing.T) {
+	for _, tc := range []struct {
+		format, text string
+		verdict      Verdict
+		want         string
+	}{
+		{FeatureList, `[{"description":"A","passes":true}]`, Pending, `[{"description":"A","passes":false}]`},
+		{FeatureList, `{"features":[{"id":1,"title":"A","status":"done"}]}`, InProgress, `{"features":[{"id":1,"title":"A","status":"in_progress"}]}`},
+		{Taskmaster, `{"tasks":[{"id":1,"title":"a","status":"done"}]}`, Pending, `{"tasks":[{"id":1,"title":"a","status":"pending"}]}`},
+		{Taskmaster, `{"tasks":[{"id":1,"title":"a","status":"done"}]}`, InProgress, `{"tasks":[{"id":1,"title":"a","status":"in-progress"}]}`},
+		{Beads, "{\"id\":\"a\",\"title\":\"t\",\"status\":\"closed\"}\r\n", Pending, "{\"id\":\"a\",\"title\":\"t\",\"status\":\"open\"}\r\n"},
+		{GitHub, `[{"number":3,"title":"t","state":"CLOSED"}]`, InProgress, `[{"number":3,"title":"t","state":"OPEN"}]`},
+		{GitHub, `[{"number":3,"title":"t","state":"closed"}]`, Pending, `[{"number":3,"title":"t","state":"open"}]`},
+		{GitHub, `{"number":3,"title":"t","state":"CLOSED"}`, Pending, `{"number":3,"title":"t","state":"OPEN"}`},
+		{GitHub, "{\"number\":3,\"title\":\"t\",\"state\":\"OPEN\"}\r\n{\"number\":4,\"title\":\"u\",\"state\":\"CLOSED\"}\r\n", Pending, "{\"number\":3,\"title\":\"t\",\"state\":\"OPEN\"}\r\n{\"number\":4,\"title\":\"u\",\"state\":\"OPEN\"}\r\n"},
+		{Beads, "{\n  \"id\": \"a\",\n  \"title\": \"t\",\n  \"status\": \"closed\"\n}\n", InProgress, "{\n  \"id\": \"a\",\n  \"title\": \"t\",\n  \"status\": \"in_progress\"\n}\n"},
+		{Markdown, "  * [X] a [x]\n", Pending, "  * [ ] a [x]\n"},
+		{Markdown, "- [x] a\n", Leave, "- [x] a\n"},
+		{Markdown, "- [x] a\n  - [ ] b\n", Pending, "- [ ] a\n  - [ ] b\n"},
+	} {
+		got, changes, err := Patch(tc.format, "f", []byte(tc.text), func(string) Verdict { return tc.verdict })
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, string(got), tc.format)
+		if tc.verdict != Leave {
+			require.Len(t, changes, 1)
+			assert.False(t, changes[0].Done)
+		}
+	}
+}
+
+// What a reader takes leniently it says: a Taskmaster priority of its own
+// words, a Beads issue written twice (the later line wins, as bd import
+// upserts).
+func TestLenient(t *testing.T) {
+	p, err := Parse(Taskmaster, "f", []byte(`{"tasks":[{"id":1,"title":"a","priority":"urgent"},{"id":2,"title":"b","priority":"someday","status":"completed"}]}`))
+	require.NoError(t, err)
+	assert.Equal(t, []brief{{Source: "taskmaster:master/1", Title: "a", Priority: "P0"}, {Source: "taskmaster:master/2", Title: "b", Priority: "P1", Done: true}}, briefs(p))
+	assert.Equal(t, []string{`taskmaster:master/2: priority "someday" is not Taskmaster's (high, medium, low): it takes P1`}, p.Notes)
+
+	p, err = Parse(Taskmaster, "f", []byte(`{"master":{"tasks":[{"id":1,"title":"a"}]},"version":"0.20","_meta":{"x":1}}`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"master"}, p.Tags)
+	assert.Equal(t, []string{`f: "version" holds no "tasks": not a tag, passed over`, `f: "_meta" holds no "tasks": not a tag, passed over`}, p.Notes)
+
+	p, err = Parse(Taskmaster, "f", []byte(`{"tasks":[{"id":1,"title":"a","subtasks":[{"title":"b"}]}]}`))
+	require.NoError(t, err)
+	assert.Equal(t, "taskmaster:master/1.1", p.Items[1].Source)
+	assert.Equal(t, []string{"taskmaster:master/1: a subtask has no id: it is 1.1, by its place"}, p.Notes)
+
+	p, err = Parse(FeatureList, "f", []byte(`[{"feature":"Login","passes":"true"}]`))
+	require.NoError(t, err)
+	assert.Equal(t, []brief{{Source: "feature-list:" + shortHash("Login"), Title: "Login", Priority: "P1", Done: true}}, briefs(p))
+
+	p, err = Parse(FeatureList, "f", []byte(`[{"description":"a","steps":"open it\nclick"},{"description":"b","steps":[{"step":1,"action":"run"},"see"]}]`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"open it", "click"}, p.Items[0].Acceptance)
+	assert.Equal(t, []string{`{"step":1,"action":"run"}`, "see"}, p.Items[1].Acceptance)
+
+	p, err = Parse(Beads, "f", []byte("{\"id\":\"a\",\"title\":\"t\"}\n{\"id\":\"a\",\"title\":\"u\",\"status\":\"closed\"}\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []brief{{Source: "beads:a", Title: "u", Priority: "P1", Done: true}}, briefs(p))
+	assert.Equal(t, []string{"beads:a is on lines 1 and 2: the later line is read, as bd import does"}, p.Notes)
+}
+
+// A Beads backup keeps its dependencies beside the issues: read with
+// them, the issues wait on each other as an export's do.
+func TestBeadsBackup(t *testing.T) {
+	data, err := os.ReadFile("testdata/beads/backup/issues.jsonl")
+	require.NoError(t, err)
+	beside := func(name string) []byte {
+		b, _ := os.ReadFile("testdata/beads/backup/" + name)
+		return b
+	}
+	p, err := ParseBeside(Beads, "issues.jsonl", data, beside)
+	require.NoError(t, err)
+	assert.Equal(t, []brief{
+		{Source: "beads:gt-rf1", Title: "Refinery merge queue", Priority: "P0", DependsOn: []string{"beads:gt-rf2", "beads:gt-rf3"}},
+		{Source: "beads:gt-rf2", Title: "Rebase before merge", Priority: "P1", DependsOn: []string{"beads:gt-rf3"}, Acceptance: []string{"conflicts go back to the polecat"}},
+		{Source: "beads:gt-rf3", Title: "Queue state in beads", Priority: "P1", Done: true},
+	}, briefs(p))
+	require.Len(t, p.Skipped, 1)
+	assert.Equal(t, "an ephemeral wisp, never part of the plan", p.Skipped[0].Why)
+	assert.Equal(t, []string{"issues.jsonl: the issues carry no dependencies (a Beads backup): read from dependencies.jsonl beside it"}, p.Notes)
 }

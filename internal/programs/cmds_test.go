@@ -1,14 +1,19 @@
 package programs
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/internal/plan/plantest"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/gjson"
 )
@@ -16,8 +21,10 @@ import (
 // commands are the scenarios' own assertions on JSON files, which say what
 // is meant where a grep on the text would say how it happens to be laid out.
 var commands = map[string]func(ts *testscript.TestScript, neg bool, args []string){
-	"jsonpath": cmdJSONPath,
-	"tasks":    cmdTasks,
+	"jsonpath":    cmdJSONPath,
+	"tasks":       cmdTasks,
+	"sessionfile": cmdSessionFile,
+	"plan":        cmdPlan,
 }
 
 // cmdJSONPath: jsonpath [-re] FILE PATH WANT. The value at the gjson PATH
@@ -100,6 +107,27 @@ func cmdTasks(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// cmdPlan: plan taskmaster FILE TAG=N… writes a Taskmaster tasks.json of
+// N tasks in each TAG (plantest.Taskmaster): a plan of thousands of items
+// without thousands of lines in the scenario.
+func cmdPlan(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 || args[0] != "taskmaster" {
+		ts.Fatalf("usage: plan taskmaster FILE TAG=N…")
+	}
+	var tags []plantest.Tag
+	for _, a := range args[2:] {
+		name, n, ok := strings.Cut(a, "=")
+		count, err := strconv.Atoi(n)
+		if !ok || err != nil || count < 0 {
+			ts.Fatalf("plan: %q is not TAG=N", a)
+		}
+		tags = append(tags, plantest.Tag{Name: name, Tasks: count})
+	}
+	path := ts.MkAbs(args[1])
+	ts.Check(os.MkdirAll(filepath.Dir(path), 0o755))
+	ts.Check(os.WriteFile(path, plantest.Taskmaster(tags...), 0o644))
+}
+
 // compact removes the insignificant spaces of a JSON text.
 func compact(raw string) string {
 	var b strings.Builder
@@ -169,4 +197,32 @@ func bounded(args []string) int {
 		fmt.Fprintf(os.Stderr, "bounded: %s did not finish within %s (killed): a hang\n", args[1], limit)
 		return 124
 	}
+}
+
+// cmdSessionFile: sessionfile VAR PREFIX SESSION [DIR]. Sets VAR to the
+// path of the session file PREFIX+SESSION+".json" the hooks keep for the
+// state root DIR ($WORK by default) beside its record
+// (record.SessionFile), reading the scenario's HARNESS_RECORD_DIR,
+// XDG_STATE_HOME and HOME as the harness does.
+func cmdSessionFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 || len(args) > 4 {
+		ts.Fatalf("usage: sessionfile VAR PREFIX SESSION [DIR]")
+	}
+	dir := ts.Getenv("WORK")
+	if len(args) == 4 {
+		dir = ts.MkAbs(args[3])
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	base := ts.Getenv("HARNESS_RECORD_DIR")
+	if base == "" {
+		state := ts.Getenv("XDG_STATE_HOME")
+		if state == "" {
+			state = filepath.Join(ts.Getenv("HOME"), ".local", "state")
+		}
+		base = filepath.Join(state, "harness", "records")
+	}
+	sum := sha256.Sum256([]byte(dir))
+	ts.Setenv(args[0], filepath.Join(base, hex.EncodeToString(sum[:8]), "sessions", args[1]+args[2]+".json"))
 }

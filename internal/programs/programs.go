@@ -29,6 +29,7 @@ var Mains = map[string]func() int{
 	"harness-post-tool-use-failure": func() int { return hook.Main(hook.PostToolUseFailure, guard.After) },
 	"harness-pre-compact":           func() int { return hook.Main(hook.PreCompact, sessionhook.PreCompact) },
 	"harness-stop-failure":          func() int { return hook.Main(hook.StopFailure, sessionhook.StopFailure) },
+	"harness-config-change":         func() int { return hook.Main(hook.ConfigChange, sessionhook.ConfigChange) },
 }
 
 // Run runs the named program and returns its exit code.

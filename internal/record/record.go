@@ -26,6 +26,7 @@ import (
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/digest"
 	"github.com/harness-agent/harness/internal/jsonobj"
+	rootpkg "github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/safefile"
 )
 
@@ -294,8 +295,18 @@ func SaveTasks(root string, data []byte, active bool) error {
 		m = Mark{Root: root}
 	}
 	m.setTasks(StampOf(fi))
-	m.Active = active
+	m.Active = stillActive(m, ok, active)
 	return writeMark(dir, m)
+}
+
+// stillActive is what a save records of the hooks being on: the marker's
+// presence, except that only a hook records them switched off. A marker
+// that vanished under a verb's save (a script removed it) is the next
+// hook's to judge: put back when a live session saw it, honoured as a
+// person's switching off otherwise. A verb must never be what switches
+// the harness off.
+func stillActive(m Mark, recorded, active bool) bool {
+	return active || recorded && m.Active && !trusted
 }
 
 // PatchTasks records the patch of the tasks file the harness has just made
@@ -318,7 +329,7 @@ func PatchTasks(root string, before os.FileInfo, at int64, old, nv []byte, activ
 		return false
 	}
 	m.setTasks(StampOf(fi))
-	m.Active = active
+	m.Active = stillActive(m, true, active)
 	return writeMark(dir, m) == nil
 }
 
@@ -608,3 +619,27 @@ func sameBytes(a, b string) bool {
 
 // ended reports whether err is io.ReadFull's word for the end of a file.
 func ended(err error) bool { return err == io.EOF || err == io.ErrUnexpectedEOF }
+
+// SessionsDir is where the hooks keep each session's own files for root
+// (its runtime: counters, where its story begins; its turn; its budget
+// use): beside the record, outside the work tree, so that nothing done in
+// the project (`git stash -a`, `rm -rf .harness-*`, `git clean -fdX`)
+// resets a budget's spend or a session's view. At the sandboxed level it is
+// read-only to the agent's commands like the record. "" without a home.
+func SessionsDir(root string) string {
+	dir := Dir(root)
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "sessions")
+}
+
+// SessionFile is the file named prefix + the session's key + ".json" in
+// SessionsDir(root) (see root.SessionFileIn for the key); in the project's
+// runtime directory where no record can be kept.
+func SessionFile(root, prefix, sessionID string) string {
+	if dir := SessionsDir(root); dir != "" {
+		return rootpkg.SessionFileIn(dir, prefix, sessionID)
+	}
+	return rootpkg.SessionFile(root, prefix, sessionID)
+}

@@ -165,6 +165,11 @@ const RuntimeDir = ".harness-runtime"
 // for no id, and a hash of any other id, so a hostile session id cannot name
 // a path outside the directory.
 func SessionFile(dir, prefix, sessionID string) string {
+	return SessionFileIn(filepath.Join(dir, RuntimeDir), prefix, sessionID)
+}
+
+// SessionFileIn is SessionFile in the directory base.
+func SessionFileIn(base, prefix, sessionID string) string {
 	key := sessionID
 	switch {
 	case key == "":
@@ -173,7 +178,7 @@ func SessionFile(dir, prefix, sessionID string) string {
 		sum := digest.SHA256([]byte(key))
 		key = hex.EncodeToString(sum[:16])
 	}
-	return filepath.Join(dir, RuntimeDir, prefix+key+".json")
+	return filepath.Join(base, prefix+key+".json")
 }
 
 // plainID reports whether a session id can be a file name as it is.

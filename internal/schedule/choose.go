@@ -107,3 +107,21 @@ func ChooseSpread(tasks []state.Task, key string) Choice {
 	h.Write([]byte(key))
 	return Choice{Next: same[h.Sum32()%uint32(len(same))], Skipped: c.Skipped}
 }
+
+// Unchecked reports whether t is work still to do without a validation
+// command: no session can complete it until a person gives it one. A
+// completed task is not: its work was accepted.
+func Unchecked(t *state.Task) bool {
+	return t.Status != state.Completed && strings.TrimSpace(t.Command) == ""
+}
+
+// CountUnchecked is how many tasks are Unchecked.
+func CountUnchecked(tasks []state.Task) int {
+	n := 0
+	for i := range tasks {
+		if Unchecked(&tasks[i]) {
+			n++
+		}
+	}
+	return n
+}

@@ -1,18 +1,12 @@
 package sessionhook
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/harness-agent/harness/internal/validation"
 )
-
-// check runs command in dir the way `harness validate` does.
-func check(dir, command string, timeout time.Duration) validation.Result {
-	return validation.Run(context.Background(), dir, command, timeout)
-}
 
 // verdict says how a command went, in one line: "PASS (0.3s)",
 // "FAIL (exit 1, 0.4s): --- FAIL: TestX".

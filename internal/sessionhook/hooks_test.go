@@ -77,7 +77,10 @@ func TestSessionStartWithoutTasks(t *testing.T) {
 
 func TestSessionStartLockError(t *testing.T) {
 	project(t, tasksJSON(0, "", task("task-001", "pending")))
-	t.Setenv("HARNESS_LOCK_DIR", "/nonexistent/locks")
+	// A lock directory that cannot be made: under a regular file.
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	t.Setenv("HARNESS_LOCK_DIR", filepath.Join(file, "locks"))
 	d := SessionStart(payload(t, hook.SessionStart, "source", "startup"))
 	assert.Equal(t, hook.Allow, d.Kind)
 	assert.True(t, strings.HasPrefix(d.Context, "ERROR [ENV_SETUP] cannot take the harness session lock"), d.Context)

@@ -36,7 +36,7 @@ func UserPromptSubmit(p hook.Payload) hook.Decision {
 		return hook.Decision{}
 	}
 	t := Turn{PromptID: p.Str("prompt_id"), AskOnly: askOnlyCommand(p.Str("prompt"))}
-	atomicfile.ReplaceSmall(root.SessionFile(c.root, turnPrefix, c.session), t.encode())
+	atomicfile.ReplaceSmall(record.SessionFile(c.root, turnPrefix, c.session), t.encode())
 	return hook.Decision{}
 }
 
@@ -52,7 +52,7 @@ func (t Turn) encode() []byte {
 // readTurn returns the recorded turn of session sessionID; ok is false
 // when there is none (the hook is not registered, or predates the session).
 func readTurn(dir, sessionID string) (t Turn, ok bool) {
-	data, err := safefile.ReadFile(root.SessionFile(dir, turnPrefix, sessionID), safefile.Small)
+	data, err := safefile.ReadFile(record.SessionFile(dir, turnPrefix, sessionID), safefile.Small)
 	if err != nil {
 		return Turn{}, false
 	}

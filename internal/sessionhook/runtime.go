@@ -12,7 +12,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/jsonobj"
-	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/statecache"
 )
@@ -104,10 +104,10 @@ const (
 // (a crash, a kill) is kept.
 const runtimeTTL = 7 * 24 * time.Hour
 
-// RuntimePath returns the runtime file of session sessionID in the state
-// root dir (see root.SessionFile).
+// RuntimePath returns the runtime file of session sessionID of the state
+// root dir, beside the record (see record.SessionFile).
 func RuntimePath(dir, sessionID string) string {
-	return root.SessionFile(dir, runtimePrefix, sessionID)
+	return record.SessionFile(dir, runtimePrefix, sessionID)
 }
 
 // ReadRuntime returns the runtime of session sessionID, or nil when it has
@@ -310,12 +310,21 @@ func boolOmit(w *jsonobj.Writer, k string, v bool) {
 // removeRuntime deletes the runtime files of session sessionID.
 func removeRuntime(dir, sessionID string) {
 	os.Remove(RuntimePath(dir, sessionID))
-	os.Remove(root.SessionFile(dir, turnPrefix, sessionID))
+	os.Remove(record.SessionFile(dir, turnPrefix, sessionID))
 }
 
 // pruneRuntimes removes runtime files untouched for runtimeTTL.
 func pruneRuntimes(dir string, at time.Time) {
-	rd := filepath.Join(dir, statecache.RuntimeDir)
+	// The project's runtime directory held them before they moved beside
+	// the record: those left there go the same way.
+	for _, rd := range []string{record.SessionsDir(dir), filepath.Join(dir, statecache.RuntimeDir)} {
+		if rd != "" {
+			pruneIn(rd, at)
+		}
+	}
+}
+
+func pruneIn(rd string, at time.Time) {
 	entries, err := os.ReadDir(rd)
 	if err != nil {
 		return

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harness-agent/harness/internal/progress"
-	"github.com/harness-agent/harness/internal/statecache"
+	"github.com/harness-agent/harness/internal/record"
 )
 
 func TestValveBlock(t *testing.T) {
@@ -98,25 +98,31 @@ func TestReflectLimit(t *testing.T) {
 	}
 }
 
+// A session's runtime lives beside the record, outside the project, under
+// a name no session id can turn into another path.
 func TestRuntimePathStaysInside(t *testing.T) {
+	t.Setenv("HARNESS_RECORD_DIR", "/records")
 	dir := "/state"
+	sessions := record.SessionsDir(dir)
+	require.True(t, strings.HasPrefix(sessions, "/records/"), sessions)
 	for _, id := range []string{"", "abc-123", "../../etc/passwd", "a/b", ".hidden", strings.Repeat("x", 300), "ümlaut", "a\x00b", "..", "."} {
 		p := RuntimePath(dir, id)
-		assert.Equal(t, filepath.Join(dir, statecache.RuntimeDir), filepath.Dir(p), "id %q", id)
+		assert.Equal(t, sessions, filepath.Dir(p), "id %q", id)
 		assert.True(t, strings.HasPrefix(filepath.Base(p), "session-"), "id %q", id)
 	}
-	assert.Equal(t, "/state/.harness-runtime/session-abc-123.json", RuntimePath(dir, "abc-123"))
+	assert.Equal(t, filepath.Join(sessions, "session-abc-123.json"), RuntimePath(dir, "abc-123"))
 	assert.NotEqual(t, RuntimePath(dir, "a/b"), RuntimePath(dir, "a_b"))
 }
 
 func TestRuntimeRoundTrip(t *testing.T) {
+	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
 	dir := t.TempDir()
 	assert.Nil(t, ReadRuntime(dir, "s1"))
 	rt := &Runtime{SessionID: "s1", Session: 4, LogOffset: 123, Stop: Valve{Blocks: 2, Fingerprint: "f"},
 		Idle: map[string]*Valve{"bob": {Blocks: 1}}, Finished: true, ReflectLimit: 3, ReflectRounds: 1}
 	require.NoError(t, rt.save(dir))
 	assert.Equal(t, rt, ReadRuntime(dir, "s1"))
-	entries, _ := os.ReadDir(filepath.Join(dir, statecache.RuntimeDir))
+	entries, _ := os.ReadDir(record.SessionsDir(dir))
 	assert.Len(t, entries, 1, "no temporary file is left behind")
 
 	// A corrupt or hostile runtime file is no runtime at all.
@@ -127,11 +133,12 @@ func TestRuntimeRoundTrip(t *testing.T) {
 }
 
 func TestPruneRuntimes(t *testing.T) {
+	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
 	dir := t.TempDir()
 	for _, id := range []string{"old", "new"} {
 		require.NoError(t, (&Runtime{SessionID: id}).save(dir))
 	}
-	other := filepath.Join(dir, statecache.RuntimeDir, "summary.json")
+	other := filepath.Join(record.SessionsDir(dir), "summary.json")
 	require.NoError(t, os.WriteFile(other, []byte("{}"), 0o644))
 	old := time.Now().Add(-8 * 24 * time.Hour)
 	require.NoError(t, os.Chtimes(RuntimePath(dir, "old"), old, old))

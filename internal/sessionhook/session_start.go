@@ -14,6 +14,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/budget"
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/fence"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/lock"
@@ -146,6 +147,9 @@ func begin(c *call, p hook.Payload) *start {
 // directory is unusable.
 func (st *start) lock() (stop *hook.Decision) {
 	c := st.c
+	// The transaction lock's file, made here, outside Claude Code's
+	// sandbox: the agent's verbs inside it open it, they cannot make it.
+	lock.Prepare(c.root)
 	st.concurrent = peek(c.root)
 	if st.concurrent {
 		return nil
@@ -521,18 +525,23 @@ func healthCheck(dir string, n int, at time.Time) string {
 		command = "./harness-init.sh" // its own interpreter
 	}
 	integrity.Check(dir, "a writer outside the harness", integrity.Legal(dir))
-	on := root.Active(dir)
-	r := check(dir, command, validation.EnvSeconds("HARNESS_INIT_TIMEOUT", 60*time.Second))
+	f := fence.Open(dir)
+	r := f.Run(context.Background(), dir, command, validation.EnvSeconds("HARNESS_INIT_TIMEOUT", 60*time.Second))
 	line := "env: harness-init.sh " + verdict(r)
 	e := progress.Entry{Time: at, Session: n, Type: progress.Init, Message: "Environment health check: PASS"}
 	// The script is fenced like a validation: what it did to the harness
-	// files is put back, and the check counts as failed.
-	if fence := integrity.Fence(dir, root.InitScript, on); fence.Tampered() {
-		what := "harness-init.sh changed harness files, which were put back: " + fence.Files()
+	// files or the record is put back, and the check counts as failed.
+	if fenced := f.Close(root.InitScript); fenced.Tampered() {
+		what := "harness-init.sh changed harness files, which were put back: " + fenced.Files()
 		e = progress.Entry{Time: at, Session: n, Type: progress.Error, Category: failure.Tamper,
 			Message: "Environment health check: " + what}
 		line = "env: harness-init.sh FAIL [" + failure.Tamper + "]: " + what +
 			"\n  -> " + failure.Tamper + ": harness-init.sh prepares the environment only; change the state with harness commands, and ask the user to fix the script."
+	} else if r.Unconfined != "" {
+		e = progress.Entry{Time: at, Session: n, Type: progress.Error, Category: failure.EnvSetup,
+			Message: "Environment health check: harness-init.sh not run: " + r.Unconfined}
+		line = "env: harness-init.sh not run: " + r.Unconfined +
+			"\n  -> ENV_SETUP: at the sandboxed level the harness runs the project's commands confined; stop and tell the user: " + fence.Hint()
 	} else if r.Outcome != validation.Pass {
 		e = progress.Entry{Time: at, Session: n, Type: progress.Error, Category: failure.EnvSetup,
 			Message: "Environment health check: harness-init.sh " + verdict(r)}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -194,8 +195,33 @@ func gate(c *call, s *state.State, sum *statecache.Summary, rt *Runtime, n int, 
 	if d, blocked := verificationGate(c, s, rt, n, story.completed); blocked {
 		return d, true
 	}
+	// A completion that entered the record while the gate's commands ran
+	// (another process's, or one forged by a command) is checked now.
+	if more := newlyUnverified(c.root, story.completed); len(more) > 0 {
+		if now, err := state.Load(c.root); err == nil {
+			if d, blocked := verificationGate(c, now, rt, n, more); blocked {
+				return d, true
+			}
+		}
+	}
 	rt.Verified = sum.Fingerprint
 	return hook.Decision{}, false
+}
+
+// newlyUnverified lists the record's unverified completions not among
+// seen.
+func newlyUnverified(dir string, seen []string) []string {
+	m, ok := record.ReadMark(dir)
+	if !ok {
+		return nil
+	}
+	var more []string
+	for _, id := range m.Unverified {
+		if !slices.Contains(seen, id) {
+			more = append(more, id)
+		}
+	}
+	return more
 }
 
 // restoredNote tells the model and the user that the tasks file was restored.

@@ -8,12 +8,11 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/fence"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/hook"
-	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
-	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 	"github.com/harness-agent/harness/internal/validation"
@@ -56,8 +55,8 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 		record.Verified(c.root, ids...)
 		return hook.Decision{}, false
 	}
-	on := root.Active(c.root)
-	runChecks(tree.Dir, checks, gateBudget())
+	f := fence.Open(c.root)
+	runChecks(f, tree.Dir, checks, gateBudget())
 	// What ran to an outcome is verified (passed, or reopened below), as
 	// is what needs no check (no longer completed); what the budget cut
 	// stays unverified for the next turn end.
@@ -76,17 +75,22 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 	for _, ch := range checks {
 		commands = append(commands, "`"+clip(ch.command, 60)+"`")
 	}
-	fence := integrity.Fence(c.root, "the verification gate ("+strings.Join(commands, ", ")+")", on)
+	fenced := f.Close("the verification gate (" + strings.Join(commands, ", ") + ")")
 	category, note := failure.TestFail, regressionNote
-	if fence.Tampered() {
-		category, note = failure.Tamper, "the validation commands the verification gate ran changed harness files, which were put back: "+fence.Files()
+	if fenced.Tampered() {
+		category, note = failure.Tamper, "the validation commands the verification gate ran changed harness files, which were put back: "+fenced.Files()
 	}
 	failed := map[string]*recheck{}
 	for _, ch := range checks {
-		if fence.Tampered() {
+		if fenced.Tampered() {
 			for _, id := range ch.tasks {
 				failed[id] = ch
 			}
+			continue
+		}
+		if ch.result.Unconfined != "" {
+			logWarn(c.root, n, c.now, "verification gate: `%s` (%s) not run: %s; left unverified (%s)",
+				clip(ch.command, 120), strings.Join(ch.tasks, ", "), ch.result.Unconfined, fence.Hint())
 			continue
 		}
 		if ch.cut {
@@ -131,8 +135,8 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 	progress.Append(c.root, entries...)
 	sum := statecache.Of(s)
 	var b strings.Builder
-	if fence.Tampered() {
-		fmt.Fprintf(&b, "HARNESS: verification gate: [%s] the validation commands it ran changed harness files, which were put back (%s); %d task(s) they check are reopened.\n", failure.Tamper, fence.Files(), len(reopened))
+	if fenced.Tampered() {
+		fmt.Fprintf(&b, "HARNESS: verification gate: [%s] the validation commands it ran changed harness files, which were put back (%s); %d task(s) they check are reopened.\n", failure.Tamper, fenced.Files(), len(reopened))
 	} else {
 		fmt.Fprintf(&b, "HARNESS: verification gate: %d task(s) completed in this session no longer pass their validation.\n", len(reopened))
 	}
@@ -173,15 +177,17 @@ func checksFor(s *state.State, ids []string) []*recheck {
 
 // runChecks runs the checks in dir side by side, each within its own
 // timeout and all within budget.
-func runChecks(dir string, checks []*recheck, budget time.Duration) {
+func runChecks(f *fence.Fence, dir string, checks []*recheck, budget time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	jobs := make([]validation.Job, len(checks))
 	for i, ch := range checks {
 		jobs[i] = validation.Job{Command: ch.command, Timeout: ch.timeout}
 	}
-	for i, r := range validation.RunAll(ctx, dir, jobs) {
+	for i, r := range f.RunAll(ctx, dir, jobs) {
 		checks[i].result = r.Result
-		checks[i].cut = r.Late && r.Outcome != validation.Pass
+		// A check that could not run confined proves nothing either way:
+		// it stays unverified, like one the budget cut.
+		checks[i].cut = r.Late && r.Outcome != validation.Pass || r.Unconfined != ""
 	}
 }

@@ -179,7 +179,7 @@ func TestInstallScript(t *testing.T) {
 	t.Run("install again changes nothing", func(t *testing.T) {
 		r := installSH(t, env)
 		require.Equal(t, 0, r.code)
-		assert.Contains(t, r.stdout, "already registers all 11 hooks; nothing changed")
+		assert.Contains(t, r.stdout, "already registers all 12 hooks; nothing changed")
 		assert.Equal(t, installed, read(t, settings), "byte-identical")
 		assert.Equal(t, string(user), read(t, settings+BackupSuffix), "no new backup")
 	})

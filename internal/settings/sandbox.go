@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -353,4 +354,30 @@ func ReadSandbox(doc []byte) SandboxState {
 		DenyWrite:  listOf(doc, denyWriteKey),
 		AllowWrite: listOf(doc, allowWriteKey),
 	}
+}
+
+// SandboxUndone says what of the sandbox `harness install --sandbox` set in
+// the settings file at path (its ledger beside it) doc no longer holds: ""
+// when all of it is there, or when the harness set none there.
+func SandboxUndone(path string, doc []byte) string {
+	l, err := readLedger(resolve(path))
+	if err != nil || l.empty() {
+		return ""
+	}
+	s := ReadSandbox(doc)
+	var gone []string
+	for _, f := range sandboxFlags {
+		if _, set := l.Set[f.Key]; !set {
+			continue
+		}
+		if r := gjson.GetBytes(doc, f.Key); r.Type != gjson.True && r.Type != gjson.False || r.Bool() != f.Want {
+			gone = append(gone, fmt.Sprintf("%s is no longer %v", f.Key, f.Want))
+		}
+	}
+	for _, p := range l.Items[denyWriteKey] {
+		if !slices.Contains(s.DenyWrite, p) {
+			gone = append(gone, p+" is no longer in "+denyWriteKey)
+		}
+	}
+	return strings.Join(gone, "; ")
 }

@@ -53,6 +53,7 @@ var Hooks = []Hook{
 	{Event: "PostToolUseFailure", Matcher: "*", Program: "harness-post-tool-use-failure", Timeout: 30},
 	{Event: "PreCompact", Program: "harness-pre-compact", Timeout: 30},
 	{Event: "StopFailure", Program: "harness-stop-failure", Timeout: 30},
+	{Event: "ConfigChange", Matcher: "user_settings|project_settings|local_settings", Program: "harness-config-change", Timeout: 10},
 }
 
 // hookFor returns the registration of program, or nil when it is not ours.

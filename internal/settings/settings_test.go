@@ -293,6 +293,18 @@ func TestRegisterNewFileLayout(t *testing.T) {
           }
         ]
       }
+    ],
+    "ConfigChange": [
+      {
+        "matcher": "user_settings|project_settings|local_settings",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/harness/bin/harness-config-change",
+            "timeout": 10
+          }
+        ]
+      }
     ]
   }
 }

@@ -24,6 +24,14 @@ const (
 type Trust struct {
 	Level string
 	Why   string // "" at the sandboxed level
+	// What the merged settings ask of the sandbox, for the harness's own
+	// confinement of the project's commands (internal/confine): the paths
+	// kept read-only (the user's and managed denyWrite), the paths made
+	// writable (every file's allowWrite), and whether any network is
+	// allowed (allowedDomains, allowLocalBinding, allowAllUnixSockets).
+	DenyWrite  []string
+	AllowWrite []string
+	Network    bool
 }
 
 // TrustOf reads the level of trust from the settings files Claude Code
@@ -54,17 +62,48 @@ func TrustOf(home, project, records string) Trust {
 		noFallback = noFallback || s.NoFallback
 		deny = append(deny, s.DenyWrite...)
 	}
+	t := Trust{DenyWrite: expandAll(home, deny)}
+	for _, doc := range byPrecedence {
+		if doc == nil {
+			continue
+		}
+		t.AllowWrite = append(t.AllowWrite, expandAll(home, listOf(doc, allowWriteKey))...)
+		net := gjson.GetBytes(doc, "sandbox.network")
+		t.Network = t.Network || len(net.Get("allowedDomains").Array()) > 0 ||
+			net.Get("allowLocalBinding").Type == gjson.True || net.Get("allowAllUnixSockets").Type == gjson.True
+	}
+	t.Level = Standard
 	switch {
 	case !enabled:
-		return Trust{Standard, "Claude Code's sandbox is off (sandbox.enabled is not true)"}
+		t.Why = "Claude Code's sandbox is off (sandbox.enabled is not true)"
 	case !noFallback:
-		return Trust{Standard, "a command may run outside the sandbox (sandbox.allowUnsandboxedCommands is not false in the user's settings)"}
+		t.Why = "a command may run outside the sandbox (sandbox.allowUnsandboxedCommands is not false in the user's settings)"
 	case !required:
-		return Trust{Standard, "a session may start without the sandbox (sandbox.failIfUnavailable is not true)"}
+		t.Why = "a session may start without the sandbox (sandbox.failIfUnavailable is not true)"
 	case !covers(deny, records):
-		return Trust{Standard, "the record directory " + records + " is not in sandbox.filesystem.denyWrite"}
+		t.Why = "the record directory " + records + " is not in sandbox.filesystem.denyWrite"
+	default:
+		t.Level = Sandboxed
 	}
-	return Trust{Level: Sandboxed}
+	return t
+}
+
+// expandAll makes the absolute paths of a settings list ("~/" is the
+// home directory); others are dropped.
+func expandAll(home string, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if strings.HasPrefix(p, "~/") {
+			if home == "" {
+				continue
+			}
+			p = filepath.Join(home, p[2:])
+		}
+		if filepath.IsAbs(p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // firstBool is the value of key in the first document that sets it to a

@@ -131,6 +131,11 @@ func (w *Worker) claim(id string) (*Claim, error) {
 			// it completed.
 			refusal = failure.New(failure.Config, "%s has no validation command, so it can never be completed", pick.ID).
 				WithHint("give it one first: `harness edit %s --validate \"COMMAND\"` (an objective check of the work)", failure.ShellArg(pick.ID))
+			if n := schedule.CountUnchecked(s.Tasks); n > 1 {
+				refusal = failure.New(failure.Config, "%s has no validation command, so it can never be completed; %d tasks have none", pick.ID, n).
+					WithHint("give them one check: %s (an objective check of the work; `--dry-run` lists them first), or %s one of its own: `harness edit %s --validate \"COMMAND\"`",
+						CheckAllCommand, pick.ID, failure.ShellArg(pick.ID))
+			}
 			return nil
 		}
 		pick.Status = state.InProgress
@@ -266,6 +271,10 @@ func reopenAdvice(s *state.State, t *state.Task) string {
 	}
 	return fmt.Sprintf("reopened now it would fail again (%s): a person fixes its dependencies first (`harness edit %s --depends-on …`), then reopens it with `harness retry %s`", msg, failure.ShellArg(t.ID), failure.ShellArg(t.ID))
 }
+
+// CheckAllCommand gives every task still to do without a validation
+// command the same one (schedule.Unchecked selects them).
+const CheckAllCommand = "`harness edit --where no-validation --validate \"COMMAND\"`"
 
 // RetryCommand is the `harness retry` that reopens ids, quoted.
 func RetryCommand(ids []string) string {

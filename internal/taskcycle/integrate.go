@@ -21,12 +21,11 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/fence"
 	"github.com/harness-agent/harness/internal/git"
-	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/remote"
-	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 	"github.com/harness-agent/harness/internal/validation"
@@ -351,24 +350,23 @@ func (w *Worker) integrate(ctx context.Context, s *state.State, ts []state.Task)
 	for _, t := range ts {
 		ids = append(ids, t.ID)
 	}
-	integrity.Settle(w.Root)
-	on := root.Active(w.Root)
+	f := fence.Open(w.Root)
 	jobs := make([]validation.Job, len(ts))
 	for i := range ts {
 		jobs[i] = validation.Job{Command: ts[i].Command, Timeout: ts[i].Timeout()}
 	}
 	var checks []mergeCheck
 	passed := true
-	for i, r := range validation.RunAll(ctx, dir, jobs) {
+	for i, r := range f.RunAll(ctx, dir, jobs) {
 		checks = append(checks, mergeCheck{&ts[i], "the validation `" + ts[i].Command + "`", r.Result})
 		passed = passed && r.Outcome == validation.Pass
 	}
 	if c := strings.TrimSpace(s.Config.IntegrationCheck); c != "" && ctx.Err() == nil && passed {
 		timeout := time.Duration(orDefault(s.Config.IntegrationTimeoutSeconds, state.DefaultIntegrationTimeout)) * time.Second
-		r := validation.Run(ctx, dir, c, timeout)
+		r := f.Run(ctx, dir, c, timeout)
 		checks = append(checks, mergeCheck{&ts[len(ts)-1], "the integration check `" + c + "`", r})
 	}
-	if fence := integrity.Fence(w.Root, fmt.Sprintf("the checks of %s on the merged tree", strings.Join(ids, ", ")), on); fence.Tampered() {
+	if fence := f.Close(fmt.Sprintf("the checks of %s on the merged tree", strings.Join(ids, ", "))); fence.Tampered() {
 		r := checks[0].r
 		return fail(&Integration{Task: ts[0], Check: &r}, "the checks on the merged tree changed harness files, which were put back: "+fence.Files())
 	}

@@ -7,12 +7,12 @@ import (
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/fence"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/recovery"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
-	"github.com/harness-agent/harness/internal/validation"
 )
 
 // RecoverOptions choose what Recover carries out.
@@ -192,7 +192,15 @@ func (w *Worker) validateInterrupted(ctx context.Context, s *state.State, t stat
 		}
 		committed = fmt.Sprintf("committed the uncommitted changes (%s), ", git.Short(hash))
 	}
-	r := validation.Run(ctx, tree.Dir, t.Command, t.Timeout())
+	f := fence.Open(w.Root)
+	r := f.Run(ctx, tree.Dir, t.Command, t.Timeout())
+	if fc := f.Close(fmt.Sprintf("the validation of %s (`%s`) in recovery", t.ID, t.Command)); fc.Tampered() {
+		rc.Outcome, rc.Err = w.fail(ctx, t, tree, failure.Tamper, "the validation command changed harness files, which were put back: "+fc.Files(), true)
+		if rc.Err == nil {
+			rc.Action, rc.Reason = "validated: [TAMPER], marked failed", reason
+		}
+		return
+	}
 	if ctx.Err() != nil {
 		rc.Err = failure.New(failure.TaskExec, "recovery of %s interrupted during validation: nothing recorded", t.ID)
 		return

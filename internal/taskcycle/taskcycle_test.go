@@ -444,7 +444,9 @@ func TestMissingBaseFailsAtMaxAttempts(t *testing.T) {
 }
 
 // A validation that outlives its claim (reaped, failed by another) records
-// nothing: the state is never overwritten by a stale result.
+// nothing: the state is never overwritten by a stale result. The other
+// writer's change is a legal one (a failed attempt with its error), so
+// the fence around the command keeps it.
 func TestValidateRechecksTheClaim(t *testing.T) {
 	t.Parallel()
 	p := newProject(t, state.Concurrent, task("task-001", "touch started; sleep 1"))
@@ -458,6 +460,7 @@ func TestValidateRechecksTheClaim(t *testing.T) {
 		state.Update(p.dir, func(s *state.State) error {
 			t := s.Task("task-001")
 			t.Status, t.ClaimedBy = state.Failed, ""
+			t.ErrorLog = append(t.ErrorLog, "[SESSION_TIMEOUT] released by another session")
 			return nil
 		})
 	}()

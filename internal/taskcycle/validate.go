@@ -8,12 +8,12 @@ import (
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/fence"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/review"
-	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/scope"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -79,13 +79,13 @@ func (w *Worker) Validate(ctx context.Context, id string) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	integrity.Settle(w.Root)
-	on := root.Active(w.Root)
-	r := validation.Run(ctx, tree.Dir, t.Command, t.Timeout())
+	f := fence.Open(w.Root)
+	r := f.Run(ctx, tree.Dir, t.Command, t.Timeout())
 	// The command is the project's, not the harness's: whatever it did to
-	// the harness files is put back before anything is recorded, and an
-	// attempt whose check rewrote the state it is judged by has failed.
-	if fence := integrity.Fence(w.Root, fmt.Sprintf("the validation of %s (`%s`)", id, t.Command), on); fence.Tampered() {
+	// the harness files or the record is put back before anything is
+	// recorded, and an attempt whose check rewrote the state it is judged
+	// by has failed.
+	if fence := f.Close(fmt.Sprintf("the validation of %s (`%s`)", id, t.Command)); fence.Tampered() {
 		o, err := w.fail(ctx, *t, tree, failure.Tamper, "the validation command changed harness files, which were put back: "+fence.Files(), true)
 		if o != nil {
 			o.Check = &r
@@ -144,6 +144,12 @@ func (w *Worker) missingCommand(s *state.State, t *state.Task) error {
 }
 
 func (w *Worker) missingProgram(s *state.State, t *state.Task, r validation.Result) error {
+	if r.Unconfined != "" {
+		e := &TaskError{TaskID: t.ID, Err: failure.New(failure.EnvSetup, "validation of %s not run: at the sandboxed level it runs confined, and %s", t.ID, r.Unconfined).
+			WithHint("%s; then `harness validate %s`: the task stays in_progress and no attempt was counted", fence.Hint(), failure.ShellArg(t.ID))}
+		w.logLocked(progress.Entry{Time: w.Now(), Session: s.SessionCount, Type: progress.Error, TaskID: t.ID, Category: failure.EnvSetup, Message: e.Err.Message})
+		return e
+	}
 	prog := r.Program
 	if prog == "" {
 		prog = "a program it runs"
@@ -288,11 +294,10 @@ func (w *Worker) fail(ctx context.Context, t state.Task, tree Tree, category, me
 		f.NotRolledBack = "nothing to roll back"
 	}
 	if o.Task.Cleanup != "" {
-		integrity.Settle(w.Root)
-		on := root.Active(w.Root)
-		r := validation.Run(ctx, tree.Dir, o.Task.Cleanup, w.CleanupTimeout)
+		fc := fence.Open(w.Root)
+		r := fc.Run(ctx, tree.Dir, o.Task.Cleanup, w.CleanupTimeout)
 		f.Cleanup = &r
-		if fence := integrity.Fence(w.Root, fmt.Sprintf("on_failure.cleanup of %s (`%s`)", t.ID, o.Task.Cleanup), on); fence.Tampered() {
+		if fence := fc.Close(fmt.Sprintf("on_failure.cleanup of %s (`%s`)", t.ID, o.Task.Cleanup)); fence.Tampered() {
 			f.CleanupFence = &fence
 		}
 		if r.Outcome != validation.Pass {

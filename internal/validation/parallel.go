@@ -29,6 +29,11 @@ type Done struct {
 // as Run runs it, and returns what each did, in order. The verification
 // gate and a batch of the merge queue both run their checks so.
 func RunAll(ctx context.Context, dir string, jobs []Job) []Done {
+	return Runner{}.RunAll(ctx, dir, jobs)
+}
+
+// RunAll is the package's RunAll with each command run by rn.
+func (rn Runner) RunAll(ctx context.Context, dir string, jobs []Job) []Done {
 	out := make([]Done, len(jobs))
 	slots := make(chan struct{}, MaxParallel)
 	var wg sync.WaitGroup
@@ -38,7 +43,7 @@ func RunAll(ctx context.Context, dir string, jobs []Job) []Done {
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			r := Run(ctx, dir, j.Command, j.Timeout)
+			r := rn.Run(ctx, dir, j.Command, j.Timeout)
 			out[i] = Done{Result: r, Late: ctx.Err() != nil}
 		}()
 	}

@@ -66,7 +66,10 @@ type Result struct {
 	// description of how the command ended.
 	FirstLine string
 	Program   string // the program found missing, when Outcome is Missing
-	Took      time.Duration
+	// Unconfined says why a command that had to run confined could not
+	// (Outcome Missing, nothing run): the sandbox could not be set up.
+	Unconfined string
+	Took       time.Duration
 }
 
 // Output bounds.
@@ -95,15 +98,37 @@ func EnvSeconds(name string, def time.Duration) time.Duration {
 // (setsid) still holds the output open.
 var WaitDelay = 2 * time.Second
 
+// Runner runs commands. Wrap, when set, turns the argument vector of a
+// command into one that runs it confined (internal/confine); an error from
+// it means the command cannot run confined, and it is not run at all.
+type Runner struct {
+	Wrap func(argv []string) ([]string, error)
+}
+
+// Run runs command with `sh -c` in dir, unconfined: Runner{}.Run.
+func Run(ctx context.Context, dir, command string, timeout time.Duration) Result {
+	return Runner{}.Run(ctx, dir, command, timeout)
+}
+
 // Run runs command with `sh -c` in dir, killing its process group after
 // timeout (0: no limit other than ctx). A missing program is reported without
 // running anything (see Check), and so is an exit status of 127, which is how
-// the shell says a later command was not found.
-func Run(ctx context.Context, dir, command string, timeout time.Duration) Result {
+// the shell says a later command was not found. A command that cannot be
+// confined as rn.Wrap asks is reported as Missing with Unconfined saying
+// why, without running anything.
+func (rn Runner) Run(ctx context.Context, dir, command string, timeout time.Duration) Result {
 	start := time.Now()
 	if prog, ok := Check(dir, command); !ok {
 		return Result{Outcome: Missing, ExitCode: -1, Program: prog,
 			FirstLine: fmt.Sprintf("%s: command not found", prog)}
+	}
+	argv := []string{shell(), "-c", command}
+	if rn.Wrap != nil {
+		var err error
+		if argv, err = rn.Wrap(argv); err != nil {
+			return Result{Outcome: Missing, ExitCode: -1, Program: "the sandbox", Unconfined: err.Error(),
+				FirstLine: "not run: " + err.Error()}
+		}
 	}
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
@@ -112,7 +137,7 @@ func Run(ctx context.Context, dir, command string, timeout time.Duration) Result
 	defer cancel()
 
 	out := &capture{}
-	cmd := exec.CommandContext(runCtx, shell(), "-c", command)
+	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = groupAttr()
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }

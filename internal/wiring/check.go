@@ -28,6 +28,10 @@ type Where struct {
 	// BinDirs are install directories to check besides those the
 	// registered hooks run from (the running executable's, the default).
 	BinDirs []string
+	// Registered: the harness's hooks are known to be registered in the
+	// settings files (a hook of the session runs from them, not from a
+	// plugin), so none registered is a removal.
+	Registered bool
 	// Verified, when not "", is a file where the check keeps the stat of
 	// each executable whose digest matched, so that the next check hashes
 	// only what changed since. "" hashes every time.
@@ -83,7 +87,7 @@ func Check(w Where) []string {
 			dirs = appendNew(dirs, d)
 		}
 	}
-	if missing := unregistered(registered, files, dirs); len(missing) > 0 {
+	if missing := unregistered(registered, files, dirs, w.Registered); len(missing) > 0 {
 		problems = append(problems, fmt.Sprintf("the harness hooks %s are registered in none of the settings files Claude Code reads (%s): they no longer run",
 			strings.Join(missing, ", "), strings.Join(existing(files), ", ")))
 	}
@@ -128,8 +132,8 @@ func Check(w Where) []string {
 // the harness registers go in together, so a partial set is a removal.
 // With neither (hooks from a plugin, or no harness hooks at all) nothing
 // is expected.
-func unregistered(registered map[string]bool, files, dirs []string) []string {
-	expected := len(registered) > 0
+func unregistered(registered map[string]bool, files, dirs []string, known bool) []string {
+	expected := len(registered) > 0 || known
 	for _, d := range dirs {
 		data, err := os.ReadFile(filepath.Join(d, Registry))
 		if err != nil {

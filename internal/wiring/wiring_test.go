@@ -50,7 +50,7 @@ func registered(t *testing.T, bin string) string {
 }
 
 func TestCheck(t *testing.T) {
-	const allMissing = "the harness hooks SessionStart, PreToolUse, Stop, SubagentStop, TeammateIdle, SessionEnd, UserPromptSubmit, PostToolUse, PostToolUseFailure, PreCompact, StopFailure are registered in none"
+	const allMissing = "the harness hooks SessionStart, PreToolUse, Stop, SubagentStop, TeammateIdle, SessionEnd, UserPromptSubmit, PostToolUse, PostToolUseFailure, PreCompact, StopFailure, ConfigChange are registered in none"
 	cases := []struct {
 		name  string
 		setup func(t *testing.T, home, project, bin string)

@@ -1,0 +1,13 @@
+// Command harness-config-change is Claude Code's ConfigChange hook. It links only what it
+// runs, so it starts fast; internal/programs lists the same entry point for
+// the process-level tests.
+package main
+
+import (
+	"os"
+
+	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/sessionhook"
+)
+
+func main() { os.Exit(hook.Main(hook.ConfigChange, sessionhook.ConfigChange)) }

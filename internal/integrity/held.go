@@ -1,0 +1,180 @@
+package integrity
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/safefile"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+// RecordFile names the record in Repairs and TAMPER lines.
+const RecordFile = "the harness's record"
+
+// FenceHeld is Fence for a command that ran while held was the record as
+// the harness had it. A record changed meanwhile is judged (RecordWhy):
+// what a harness write of another process could have made (a legal change
+// recorded with the live tasks file) is kept, every completion in it left
+// unverified, so the verification gate runs its check, confined, at the
+// next turn end; anything else is put back from held first and named, so a
+// rewrite of the record together with the tasks file (the one change the
+// standard level's checks could not see) is undone and the command's
+// verdict does not count. Then the harness files are checked against the
+// record.
+func FenceHeld(dir, by string, markerBefore bool, held *record.Held) Result {
+	moved := held.Moved()
+	why, completed := RecordWhy(dir, held, moved)
+	if why == "" {
+		record.AddUnverified(dir, completed...)
+		return Fence(dir, by, markerBefore)
+	}
+	lost := held.Restore(moved)
+	what := "was changed (" + why + ")"
+	if len(lost) > 0 {
+		what += "; could not put back " + strings.Join(lost, ", ")
+	}
+	rec := Result{Repairs: []Repair{{File: RecordFile, What: what}}}
+	rec.logRepairs(dir, by)
+	res := check(dir, by, laterVerified(dir), markerBefore)
+	res.Repairs = append(rec.Repairs, res.Repairs...)
+	return res
+}
+
+// LogRecordRepair logs the TAMPER line of a record put back (see
+// fence.Fence.Record).
+func LogRecordRepair(dir, by, why string) {
+	Result{Repairs: []Repair{{File: RecordFile, What: "was changed (" + why + ")"}}}.logRepairs(dir, by)
+}
+
+// laterVerified adopts a change the protocol's verbs could have made, a
+// completion among them only as unverified (see FenceHeld).
+func laterVerified(dir string) Adopt {
+	return func(before, after []byte) string {
+		tr, _, _, why := Judge(dir, before, after)
+		if why != "" {
+			return why
+		}
+		record.AddUnverified(dir, tr.Completed...)
+		return ""
+	}
+}
+
+// RecordWhy judges what happened to the record while a command ran: ""
+// when nothing, or only what a harness write of another process (a verb
+// or hook of another session, the supervisor) could have made: a legal
+// change of the tasks file recorded with the live file as it is, the log's
+// mirror grown by appends, the mark following them. completed lists the
+// tasks such a change completed (to be verified by the trusted side). Any
+// other change is named. It is a judge over the files as they are, with no
+// repair.
+func RecordWhy(dir string, held *record.Held, moved []string) (why string, completed []string) {
+	if len(moved) == 0 {
+		return "", nil
+	}
+	var odd []string
+	for _, name := range moved {
+		switch name {
+		case record.TasksCopy:
+			why, done := copyWhy(dir, held)
+			if why != "" {
+				odd = append(odd, record.TasksCopy+": "+why)
+			}
+			completed = append(completed, done...)
+		case record.LogMirror:
+			if !mirrorGrew(dir, held) {
+				odd = append(odd, record.LogMirror+": lines the harness wrote were rewritten")
+			}
+		case "mark.json":
+			if why := markWhy(dir, held); why != "" {
+				odd = append(odd, "mark.json: "+why)
+			}
+		case "summary.json", "remote-synced.json", "sandbox-probed.txt", record.WiringSeen, record.WiringVerified:
+			// Caches and notes the hooks rebuild or check again.
+		default:
+			odd = append(odd, name+" was written")
+		}
+	}
+	if len(odd) > 0 {
+		return strings.Join(odd, "; "), nil
+	}
+	return "", completed
+}
+
+// copyWhy judges a change of the record's copy of the tasks file.
+func copyWhy(dir string, held *record.Held) (why string, completed []string) {
+	before, ok := held.Tasks()
+	if !ok {
+		return "it appeared", nil
+	}
+	after, err := safefile.ReadFile(filepath.Join(record.Dir(dir), record.TasksCopy), state.MaxFileSize)
+	if err != nil {
+		return "it was removed", nil
+	}
+	if live, err := safefile.ReadFile(state.Path(dir), state.MaxFileSize); err != nil || !bytes.Equal(live, after) {
+		return "it is not the tasks file as it is", nil
+	}
+	tr, _, _, why := Judge(dir, before, after)
+	if why != "" {
+		return why, nil
+	}
+	return "", tr.Completed
+}
+
+// mirrorGrew reports whether the log's mirror still holds the text held
+// where it was (appends only): the whole text when it was held whole, its
+// last bytes otherwise.
+func mirrorGrew(dir string, held *record.Held) bool {
+	hf, ok := held.File(record.LogMirror)
+	if !ok {
+		return false
+	}
+	f, err := safefile.Open(filepath.Join(record.Dir(dir), record.LogMirror))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	got := make([]byte, len(hf.Data))
+	if _, err := f.ReadAt(got, hf.Size-int64(len(hf.Data))); err != nil && len(hf.Data) > 0 {
+		return false
+	}
+	return bytes.Equal(got, hf.Data)
+}
+
+// markWhy judges a change of the mark: only what follows a legal save (the
+// tasks file's stamp) or tightens the hooks (a pause, a session seen with
+// the marker, a task to verify) may change.
+func markWhy(dir string, held *record.Held) string {
+	was, ok := held.Mark()
+	if !ok {
+		return "it appeared"
+	}
+	now, ok := record.ReadMark(dir)
+	if !ok {
+		return "it was removed or broken"
+	}
+	switch {
+	case now.Root != was.Root:
+		return "its project changed"
+	case now.Active != was.Active:
+		return "the harness was recorded as switched " + map[bool]string{true: "on", false: "off"}[now.Active]
+	case was.Paused != "" && now.Paused != was.Paused:
+		return "a person's pause was removed"
+	case now.Init != was.Init || now.InitStamp() != was.InitStamp():
+		return "harness-init.sh's record changed"
+	}
+	for _, id := range was.Unverified {
+		if !slices.Contains(now.Unverified, id) {
+			return id + " was taken off the tasks to verify"
+		}
+	}
+	if now.Tasks() != was.Tasks() {
+		if fi, err := os.Stat(state.Path(dir)); err != nil || record.StampOf(fi) != now.Tasks() {
+			return "its stamp is not the tasks file's"
+		}
+	}
+	return ""
+}

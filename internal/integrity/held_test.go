@@ -1,0 +1,125 @@
+package integrity
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+// heldProject is a project with two tasks, task-001 claimed, its record
+// held as a command of the project's starts.
+func heldProject(t *testing.T) (dir string, held *record.Held) {
+	dir = t.TempDir()
+	t.Setenv("HARNESS_RECORD_DIR", filepath.Join(t.TempDir(), "records"))
+	t.Setenv("HARNESS_LOCK_DIR", t.TempDir())
+	require.NoError(t, state.Create(dir, time.Now()))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".harness-active"), nil, 0o644))
+	require.NoError(t, progress.Append(dir, progress.Entry{Type: progress.Init, Message: "started"}))
+	_, err := state.Update(dir, func(s *state.State) error {
+		for _, id := range []string{"task-001", "task-002"} {
+			s.AddTask(state.Task{ID: id, Title: id, Status: state.Pending, Priority: "P1", MaxAttempts: 3, Command: "true"})
+		}
+		s.Task("task-001").Status = state.InProgress
+		return nil
+	})
+	require.NoError(t, err)
+	return dir, record.Hold(dir)
+}
+
+// What happened to the record while a command ran, judged: a harness
+// write of another process (through state.Update, which keeps the record)
+// is kept, its completions to be verified; a coherent rewrite no verb
+// makes, and anything that breaks the mark, is named.
+func TestRecordWhy(t *testing.T) {
+	tests := []struct {
+		name      string
+		change    func(t *testing.T, dir string)
+		why       string // a part of the answer; "" for none
+		completed []string
+	}{
+		{"nothing", func(*testing.T, string) {}, "", nil},
+		{"a legal write of another process", func(t *testing.T, dir string) {
+			_, err := state.Update(dir, func(s *state.State) error {
+				s.Task("task-002").Status = state.InProgress
+				return nil
+			})
+			require.NoError(t, err)
+		}, "", nil},
+		{"a completion written with the record", func(t *testing.T, dir string) {
+			_, err := state.Update(dir, func(s *state.State) error {
+				s.Task("task-002").Status, s.Task("task-002").CompletedAt = state.Completed, "2026-01-01T00:00:00Z"
+				return nil
+			})
+			require.NoError(t, err)
+		}, "", []string{"task-002"}},
+		{"the log's mirror grown by appends", func(t *testing.T, dir string) {
+			f, err := os.OpenFile(filepath.Join(record.Dir(dir), record.LogMirror), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o600)
+			require.NoError(t, err)
+			f.WriteString("[t] [SESSION-1] INIT more\n")
+			f.Close()
+		}, "", nil},
+		{"the log's mirror rewritten", func(t *testing.T, dir string) {
+			path := filepath.Join(record.Dir(dir), record.LogMirror)
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.NotEmpty(t, data)
+			data[0] ^= 1
+			require.NoError(t, os.WriteFile(path, data, 0o600))
+		}, "harness-progress.txt: lines the harness wrote were rewritten", nil},
+		{"the record's copy alone", func(t *testing.T, dir string) {
+			copyPath := filepath.Join(record.Dir(dir), record.TasksCopy)
+			data, _ := os.ReadFile(copyPath)
+			require.NoError(t, os.WriteFile(copyPath, append(data, ' '), 0o600))
+		}, "harness-tasks.json: it is not the tasks file as it is", nil},
+		{"the hooks recorded off", func(t *testing.T, dir string) {
+			record.SetActive(dir, false)
+		}, "mark.json: the harness was recorded as switched off", nil},
+		{"a file of its own", func(t *testing.T, dir string) {
+			require.NoError(t, os.WriteFile(filepath.Join(record.Dir(dir), "extra.json"), []byte("{}"), 0o600))
+		}, "extra.json was written", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, held := heldProject(t)
+			tt.change(t, dir)
+			why, completed := RecordWhy(dir, held, held.Moved())
+			if tt.why == "" {
+				assert.Empty(t, why)
+			} else {
+				assert.Contains(t, why, tt.why)
+			}
+			assert.Equal(t, tt.completed, completed)
+		})
+	}
+}
+
+// A rewrite no verb makes, in the record and the tasks file together: the
+// record is put back as held, then the tasks file from it, and both are
+// named.
+func TestFenceHeldPutsTheRecordBack(t *testing.T) {
+	dir, held := heldProject(t)
+	before, _ := os.ReadFile(state.Path(dir))
+	_, err := state.Update(dir, func(s *state.State) error {
+		s.Task("task-001").Checkpoints = nil
+		s.Task("task-001").Status = state.Pending
+		s.Task("task-001").MaxAttempts = 9
+		return nil
+	})
+	require.NoError(t, err)
+	res := FenceHeld(dir, "a test", true, held)
+	require.True(t, res.Tampered())
+	assert.Equal(t, RecordFile, res.Repairs[0].File)
+	assert.Contains(t, res.Repairs[0].What, "max_attempts of task-001 may not change")
+	after, _ := os.ReadFile(state.Path(dir))
+	assert.Equal(t, string(before), string(after))
+	copied, _ := record.TasksText(dir)
+	assert.Equal(t, string(before), string(copied))
+}

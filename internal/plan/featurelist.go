@@ -1,0 +1,131 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// parseFeatureList reads Anthropic's feature_list.json: a list of
+// {category, description, steps[], passes}, or the same list wrapped in an
+// object ({"features": [...]}, as most files of that name in the wild
+// are). A feature has no id, so its Source is the hash of its description
+// (the pattern's rule is that features are never edited; an edited one is
+// a new feature); a feature with a name and no description is known by its
+// name. Its steps are its acceptance criteria; it has no priority (the
+// list's order is kept by the tasks' ids) and no dependencies.
+func parseFeatureList(name string, data []byte) (*Plan, error) {
+	doc, err := jsonDoc(name, data)
+	if err != nil {
+		return nil, err
+	}
+	list, prefix := doc, ""
+	if doc.IsObject() && doc.Get("features").IsArray() {
+		list, prefix = doc.Get("features"), "features."
+	}
+	if !list.IsArray() {
+		return nil, bad(name, "", "a feature list is a JSON list of features (or an object with one as \"features\"), got %s", kindOf(doc))
+	}
+	r := &reader{name: name}
+	p := &Plan{}
+	for i, f := range list.Array() {
+		where := fmt.Sprintf("%s[%d]", strings.TrimSuffix(prefix, "."), i)
+		if !f.IsObject() {
+			return nil, bad(name, where, "a feature must be an object, got %s", kindOf(f))
+		}
+		desc := strings.TrimSpace(r.str(f.Get("description"), where+".description"))
+		var title string
+		for _, k := range []string{"title", "name", "feature"} {
+			if title == "" {
+				title = strings.TrimSpace(r.str(f.Get(k), where+"."+k))
+			}
+		}
+		category := r.str(f.Get("category"), where+".category")
+		var steps []string
+		for _, k := range []string{"steps", "acceptance", "acceptance_criteria", "acceptanceCriteria"} {
+			steps = append(steps, textList(f.Get(k))...)
+		}
+		status := r.str(f.Get("status"), where+".status")
+		passes := f.Get("passes")
+		if passes.Type == gjson.String && (passes.Str == "true" || passes.Str == "false") {
+			passes = gjson.Result{Type: map[bool]gjson.Type{true: gjson.True, false: gjson.False}[passes.Str == "true"], Raw: passes.Str}
+		}
+		if r.err == nil && passes.Exists() && !passes.IsBool() {
+			r.err = bad(name, where+".passes", "must be true or false, got %s", passes.Raw)
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		if desc == "" && title == "" {
+			return nil, bad(name, where+".description", "is missing or empty (it is the feature's title)")
+		}
+		it := Item{Source: FeatureList + ":" + shortHash(desc), Acceptance: steps, Priority: "P1",
+			Done: passes.Bool() || !passes.Exists() && featureDone[strings.ToLower(status)], DependsOn: []string{}, at: prefix + fmt.Sprint(i)}
+		// A feature with an id of its own is known by it: its text may change.
+		if id := f.Get("id"); id.Type == gjson.String && strings.TrimSpace(id.Str) != "" || id.Type == gjson.Number {
+			it.Source = FeatureList + ":" + strings.TrimSpace(id.String())
+		} else if desc == "" {
+			it.Source = FeatureList + ":" + shortHash(title)
+		}
+		if !passes.Exists() && status != "" {
+			it.mark = "status"
+		}
+		// Features with ids of their own may name the ones they wait on.
+		for _, k := range []string{"dependencies", "depends_on", "dependsOn"} {
+			for _, d := range f.Get(k).Array() {
+				if d.Type == gjson.String && strings.TrimSpace(d.Str) != "" || d.Type == gjson.Number {
+					it.DependsOn = append(it.DependsOn, FeatureList+":"+strings.TrimSpace(d.String()))
+				}
+			}
+		}
+		if pr := f.Get("priority"); pr.Type == gjson.Number {
+			it.Priority = [...]string{"P0", "P0", "P1", "P2"}[min(max(int(pr.Num), 0), 3)]
+		} else if pr.Type == gjson.String {
+			if m := priorityTag().FindStringSubmatch(strings.TrimSpace(pr.Str)); m != nil {
+				it.Priority = labelPriority(strings.ToLower(m[1]))
+			}
+		}
+		// The pattern's title is the description; a description longer
+		// than a line, or beside a title of its own, is kept whole.
+		it.Title = oneLine(title)
+		if it.Title == "" {
+			it.Title = oneLine(desc)
+		}
+		var parts []string
+		if desc != "" && desc != it.Title {
+			parts = append(parts, desc)
+		}
+		if category != "" {
+			parts = append(parts, "category: "+category)
+		}
+		it.Description = strings.Join(parts, "\n\n")
+		p.Items = append(p.Items, it)
+	}
+	uniqueSources(p.Items)
+	return p, nil
+}
+
+// textList reads a list of criteria as people write them: strings, one
+// string of lines, or objects (a step's text and its other members, as
+// JSON).
+func textList(v gjson.Result) []string {
+	if v.Type == gjson.String {
+		return listLines(v.Str)
+	}
+	var out []string
+	for _, e := range v.Array() {
+		s := e.Raw
+		if e.Type == gjson.String {
+			s = e.Str
+		}
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// featureDone are the statuses of a feature list that has them (and no
+// passes) meaning done.
+var featureDone = map[string]bool{"done": true, "passing": true, "passed": true, "complete": true, "completed": true}

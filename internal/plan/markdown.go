@@ -1,0 +1,169 @@
+package plan
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// box is one checklist line: "- [ ] text", "* [x] text", "1. [ ] text".
+// Besides "[ ]" and "[x]", people and task-list plugins write other marks
+// ("[/]", "[-]", "[~]", "[!]", "[>]", "[?]") that mean started, cancelled,
+// deferred, blocked, moved, in doubt, one thing in one file and another in
+// the next ("[-]" is cancelled in Obsidian's Tasks, started in many
+// roadmaps): every one of them is not done.
+type box struct {
+	indent int
+	done   bool
+	mark   string
+	text   string
+}
+
+// checkbox reads a checklist line, nil for any other.
+func checkbox(line string) *box {
+	m := boxLine().FindStringSubmatch(line)
+	if m == nil {
+		return nil
+	}
+	return &box{indent: len(strings.ReplaceAll(m[1], "\t", "    ")), done: m[2] == "x" || m[2] == "X", mark: m[2], text: m[3]}
+}
+
+// parseMarkdown reads a checklist: every "- [ ] title" line is a task,
+// "- [x]" a done one. An item nested under another is a task of its own,
+// and the item above it waits on it (the outer item is done when its
+// parts are); a plain list item nested under one is one of its acceptance
+// criteria, and indented text under it goes on with its description.
+// Other lines are ignored. A line has no id, so its Source is the hash of
+// its text.
+func parseMarkdown(name string, data []byte) (*Plan, error) {
+	p := &Plan{}
+	type open struct{ indent, index int }
+	var stack []open
+	marks := map[string]int{} // the other marks than [ ] and [x], and how many
+	fence := ""               // the fence of the code block the line is in
+	comment := false
+	for n, line := range lines(data) {
+		// An HTML comment hides its lines (a template's example, an item
+		// put aside).
+		if t := strings.TrimSpace(line); fence == "" && (comment || strings.HasPrefix(t, "<!--")) {
+			comment = !strings.Contains(t, "-->")
+			continue
+		}
+		if f := fenceOf(line); fence == "" && f != "" {
+			fence = f
+			continue
+		} else if fence != "" {
+			if strings.HasPrefix(f, fence) && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), fence[:1])) == "" {
+				fence = "" // a closing fence: the same character, as long, nothing after it
+			}
+			continue
+		}
+		c := checkbox(line)
+		if c == nil {
+			t := strings.TrimSpace(line)
+			switch {
+			case t == "":
+			case !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t"):
+				stack = stack[:0] // a heading or a paragraph ends the nesting
+			default:
+				// Under an item, a plain list item is one of its criteria
+				// (as an export writes them), other text goes on with its
+				// description.
+				indent := len(strings.ReplaceAll(line, "\t", "    ")) - len(strings.TrimLeft(strings.ReplaceAll(line, "\t", "    "), " "))
+				owner := -1
+				for k := len(stack) - 1; k >= 0 && owner < 0; k-- {
+					if stack[k].indent < indent {
+						owner = stack[k].index
+					}
+				}
+				if owner < 0 {
+					break
+				}
+				if m := bulletLine().FindStringSubmatch(line); m != nil {
+					p.Items[owner].Acceptance = append(p.Items[owner].Acceptance, plainText(m[1]))
+				} else {
+					p.Items[owner].Description = strings.TrimSpace(p.Items[owner].Description + "\n" + t)
+				}
+			}
+			continue
+		}
+		title := plainText(c.text)
+		if !c.done && c.mark != " " {
+			marks[c.mark]++
+		}
+		if placeholder(title) {
+			p.Skipped = append(p.Skipped, Skipped{Source: fmt.Sprintf("%s:line %d", Markdown, n+1), Title: title,
+				Why: "a placeholder, not a task"})
+			continue
+		}
+		it := Item{Source: Markdown + ":" + shortHash(c.text), Title: title, Priority: "P1", Done: c.done,
+			DependsOn: []string{}, line: n}
+		for len(stack) > 0 && stack[len(stack)-1].indent >= c.indent {
+			stack = stack[:len(stack)-1]
+		}
+		p.Items = append(p.Items, it)
+		if len(stack) > 0 {
+			parent := stack[len(stack)-1].index
+			p.Items[parent].DependsOn = append(p.Items[parent].DependsOn, "\x00"+strconv.Itoa(len(p.Items)-1))
+		}
+		stack = append(stack, open{c.indent, len(p.Items) - 1})
+	}
+	if len(marks) > 0 {
+		var said []string
+		for _, m := range slices.Sorted(maps.Keys(marks)) {
+			said = append(said, fmt.Sprintf("[%s] (%d)", m, marks[m]))
+		}
+		p.Notes = append(p.Notes, fmt.Sprintf("%s: the items marked %s are imported as not done (such a mark means started, cancelled or deferred, by the file's own convention)",
+			name, strings.Join(said, ", ")))
+	}
+	if len(p.Items) == 0 && len(p.Skipped) == 0 {
+		return nil, bad(name, "", "no checklist items (lines like `- [ ] title`)")
+	}
+	uniqueSources(p.Items)
+	// The parents' links were made by index: the Sources are final now.
+	for i := range p.Items {
+		for j, d := range p.Items[i].DependsOn {
+			if k, ok := strings.CutPrefix(d, "\x00"); ok {
+				idx, _ := strconv.Atoi(k)
+				p.Items[i].DependsOn[j] = p.Items[idx].Source
+				p.Items[i].parts = append(p.Items[i].parts, p.Items[idx].Source)
+			}
+		}
+	}
+	return p, nil
+}
+
+// fenceOf is the fence a line opens or closes a code block with ("```",
+// "~~~~"), "" for any other line.
+func fenceOf(line string) string {
+	t := strings.TrimSpace(line)
+	for _, c := range []string{"`", "~"} {
+		if strings.HasPrefix(t, c+c+c) {
+			return t[:len(t)-len(strings.TrimLeft(t, c))]
+		}
+	}
+	return ""
+}
+
+// plainText takes Markdown's emphasis off a title: "**Auth**: login" is
+// "Auth: login". Code spans keep theirs.
+func plainText(s string) string {
+	for _, m := range []string{"**", "__"} {
+		if strings.Count(s, m) >= 2 && !strings.Contains(s, "`") {
+			s = strings.ReplaceAll(s, m, "")
+		}
+	}
+	return strings.TrimSpace(s)
+}
+
+// placeholder reports whether a checklist item's text holds no work of
+// its own ("TBD", "TODO", "..."): a list of them is not a list of tasks.
+func placeholder(s string) bool {
+	switch strings.ToLower(strings.Trim(s, " .:!?…-*_()[]")) {
+	case "", "tbd", "tba", "todo", "to do", "wip", "n/a", "na", "tk", "xxx", "fixme", "placeholder", "to be determined", "to be defined":
+		return true
+	}
+	return false
+}
