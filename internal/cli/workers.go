@@ -23,7 +23,7 @@ import (
 
 var workersVerb = &command{
 	name: "workers",
-	args: "N [-- CLAUDE-ARGS...] | stop ID",
+	args: "N [--remote NAME [--machine NAME]] [-- CLAUDE-ARGS...] | stop ID",
 	summary: "run N agents on the job, each in its own git worktree with one headless Claude Code session at a time, " +
 		"their validated work integrated by the merge queue; `workers stop ID` stops one (a person's decision: refused inside a Claude Code session)",
 	run: runWorkers,
@@ -38,8 +38,8 @@ var integrateVerb = &command{
 
 func runWorkers(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
-	remoteName := fs.String("remote", "", "share the job through this git remote: publish it there from the machine that holds it, join it from any other clone")
-	machine := fs.String("machine", "", "this machine's name in a job shared with --remote (default: the host name)")
+	remoteName := fs.String("remote", "", "share the job through the git remote `NAME`: publish it there from the machine that holds it, join it from any other clone")
+	machine := fs.String("machine", "", "this machine's `NAME` in a job shared with --remote (default: the host name)")
 	var claudeArgs []string
 	if i := slices.Index(args, "--"); i >= 0 {
 		args, claudeArgs = args[:i], args[i+1:]

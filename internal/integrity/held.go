@@ -163,6 +163,8 @@ func markWhy(dir string, held *record.Held) string {
 		return "the harness was recorded as switched " + map[bool]string{true: "on", false: "off"}[now.Active]
 	case was.Paused != "" && now.Paused != was.Paused:
 		return "a person's pause was removed"
+	case was.Cancelled != "" && now.Cancelled != was.Cancelled:
+		return "a person's cancel was removed"
 	case now.Init != was.Init || now.InitStamp() != was.InitStamp():
 		return "harness-init.sh's record changed"
 	}

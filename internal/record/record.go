@@ -151,6 +151,12 @@ type Mark struct {
 	// is not paused: the hooks decide on this, not on the runtime
 	// directory's pause file, which only mirrors it.
 	Paused string `json:"paused,omitempty"`
+	// Cancelled is when a person cancelled the run (`harness cancel`), ""
+	// when it is not cancelled: the agent's verbs are refused until a
+	// person's `harness init` switches the harness on again. The marker
+	// cannot say it: with the hooks off, nothing stops a script from
+	// putting .harness-active back.
+	Cancelled string `json:"cancelled,omitempty"`
 	// Unverified are tasks a change the record adopted completed, whose
 	// validation the trusted side has not yet seen pass: the verification
 	// gate runs them at the next turn end, whatever the log says.
@@ -251,6 +257,9 @@ func (m Mark) encode() []byte {
 	if m.Paused != "" {
 		w.Str("paused", m.Paused)
 	}
+	if m.Cancelled != "" {
+		w.Str("cancelled", m.Cancelled)
+	}
 	if len(m.Unverified) > 0 {
 		w.Strs("unverified", m.Unverified)
 	}
@@ -274,7 +283,7 @@ func decodeMark(data []byte) (m Mark, ok bool) {
 		Active: obj.Get("active").Bool(), Init: obj.Get("init").Bool(), InitSize: obj.Get("init_size").Int(),
 		InitModNs: obj.Get("init_mtime_ns").Int(), InitIno: obj.Get("init_ino").Int(),
 		InitCtimeNs: obj.Get("init_ctime_ns").Int(), Sessions: jsonobj.Strs(obj.Get("sessions")),
-		Paused: obj.Get("paused").Str, Unverified: jsonobj.Strs(obj.Get("unverified")),
+		Paused: obj.Get("paused").Str, Cancelled: obj.Get("cancelled").Str, Unverified: jsonobj.Strs(obj.Get("unverified")),
 		LogSize: obj.Get("log_size").Int(), LogModNs: obj.Get("log_mtime_ns").Int(),
 		LogIno: obj.Get("log_ino").Int(), LogCtimeNs: obj.Get("log_ctime_ns").Int()}, true
 }
@@ -440,6 +449,20 @@ func SetPaused(root, at string) bool {
 		return true
 	}
 	m.Paused = at
+	return writeMark(Dir(root), m) == nil
+}
+
+// SetCancelled records a person's cancel (at, a timestamp) or its end
+// (""). It reports whether the record holds it (false without a record).
+func SetCancelled(root, at string) bool {
+	m, ok := ReadMark(root)
+	if !ok {
+		return false
+	}
+	if m.Cancelled == at {
+		return true
+	}
+	m.Cancelled = at
 	return writeMark(Dir(root), m) == nil
 }
 

@@ -41,6 +41,9 @@ func Stop(p hook.Payload) hook.Decision {
 	if !root.Active(c.root) {
 		return reflection(c, rt)
 	}
+	if cancelled(c.root) {
+		return hook.Decision{}
+	}
 	d := stopChecked(c, rt)
 	if fence.Tampered() {
 		d = withNote(d, fence.Message())
