@@ -92,7 +92,7 @@ func RecordWhy(dir string, held *record.Held, moved []string) (why string, compl
 			if why := markWhy(dir, held); why != "" {
 				odd = append(odd, "mark.json: "+why)
 			}
-		case "summary.json", "remote-synced.json", "sandbox-probed.txt", record.WiringSeen, record.WiringVerified:
+		case "summary.json", "remote-synced.json", "sandbox-probed.txt", record.LogStampName, record.WiringSeen, record.WiringVerified:
 			// Caches and notes the hooks rebuild or check again.
 		default:
 			odd = append(odd, name+" was written")

@@ -411,11 +411,11 @@ func WholeLog(dir, by string) Result {
 // whole log is read only when another writer touched it. A log that still
 // begins with the mirror (appends only) has its stamp recorded.
 func LogSince(dir, by string) Result {
-	m, ok := record.ReadMark(dir)
-	if !ok || m.Root != dir || m.LogSize == 0 {
+	stamp, ok := record.LogStamp(dir)
+	if !ok {
 		return Result{}
 	}
-	if fi, err := os.Stat(progress.Path(dir)); err == nil && record.StampOf(fi) == m.Log() {
+	if fi, err := os.Stat(progress.Path(dir)); err == nil && record.StampOf(fi) == stamp {
 		return Result{}
 	}
 	res := WholeLog(dir, by)

@@ -161,23 +161,6 @@ type Mark struct {
 	// validation the trusted side has not yet seen pass: the verification
 	// gate runs them at the next turn end, whatever the log says.
 	Unverified []string `json:"unverified,omitempty"`
-	// The stamp of harness-progress.txt right after the harness's last
-	// append, when the log was then its mirror's length: a log whose stamp
-	// moved since was written by something else (an append, or a rewrite
-	// of an old line the hooks' recent-part check cannot see), and the
-	// Stop hook compares it whole once, at the turn's end (LogSize 0: not
-	// recorded).
-	LogSize    int64 `json:"log_size,omitempty"`
-	LogModNs   int64 `json:"log_mtime_ns,omitempty"`
-	LogIno     int64 `json:"log_ino,omitempty"`
-	LogCtimeNs int64 `json:"log_ctime_ns,omitempty"`
-}
-
-// Log is the stamp the log had after the harness's last append.
-func (m Mark) Log() Stamp { return Stamp{m.LogSize, m.LogModNs, m.LogIno, m.LogCtimeNs} }
-
-func (m *Mark) setLog(s Stamp) {
-	m.LogSize, m.LogModNs, m.LogIno, m.LogCtimeNs = s.Size, s.ModNs, s.Ino, s.CtimeNs
 }
 
 // Stamp is what a stat says of a file, as the mark keeps it.
@@ -263,12 +246,6 @@ func (m Mark) encode() []byte {
 	if len(m.Unverified) > 0 {
 		w.Strs("unverified", m.Unverified)
 	}
-	if m.LogSize != 0 {
-		w.Int("log_size", m.LogSize)
-		w.Int("log_mtime_ns", m.LogModNs)
-		w.Int("log_ino", m.LogIno)
-		w.Int("log_ctime_ns", m.LogCtimeNs)
-	}
 	return w.Bytes()
 }
 
@@ -283,9 +260,7 @@ func decodeMark(data []byte) (m Mark, ok bool) {
 		Active: obj.Get("active").Bool(), Init: obj.Get("init").Bool(), InitSize: obj.Get("init_size").Int(),
 		InitModNs: obj.Get("init_mtime_ns").Int(), InitIno: obj.Get("init_ino").Int(),
 		InitCtimeNs: obj.Get("init_ctime_ns").Int(), Sessions: jsonobj.Strs(obj.Get("sessions")),
-		Paused: obj.Get("paused").Str, Cancelled: obj.Get("cancelled").Str, Unverified: jsonobj.Strs(obj.Get("unverified")),
-		LogSize: obj.Get("log_size").Int(), LogModNs: obj.Get("log_mtime_ns").Int(),
-		LogIno: obj.Get("log_ino").Int(), LogCtimeNs: obj.Get("log_ctime_ns").Int()}, true
+		Paused: obj.Get("paused").Str, Cancelled: obj.Get("cancelled").Str, Unverified: jsonobj.Strs(obj.Get("unverified"))}, true
 }
 
 // SaveTasks records data as the tasks file the harness has just written
@@ -606,13 +581,46 @@ func holds(path string, at int64, want []byte) bool {
 	return err == nil && bytes.Equal(got, want)
 }
 
+// LogStampName is the record's note of the stamp of harness-progress.txt
+// right after the harness's last append: a log whose stamp moved since was
+// written by something else (an append, or a rewrite of an old line the
+// hooks' recent-part check cannot see), and the Stop hook compares it
+// whole once, at the turn's end. Four fixed-width numbers, written over in
+// place: every append of the harness updates it, so it costs one small
+// write, not a file renamed over another.
+const LogStampName = "log-stamp.txt"
+
+const logStampFormat = "%020d %020d %020d %020d\n"
+
+// LogStamp is the stamp the log had after the harness's last append; ok
+// is false when none is recorded.
+func LogStamp(root string) (s Stamp, ok bool) {
+	dir := Dir(root)
+	if dir == "" {
+		return Stamp{}, false
+	}
+	data, err := safefile.ReadFile(filepath.Join(dir, LogStampName), safefile.Small)
+	if err != nil {
+		return Stamp{}, false
+	}
+	n, err := fmt.Sscanf(string(data), logStampFormat, &s.Size, &s.ModNs, &s.Ino, &s.CtimeNs)
+	return s, err == nil && n == 4
+}
+
 // stampLog records fi, the live log's stat, as the harness's own last
 // word in it.
 func stampLog(root string, fi os.FileInfo) {
-	if m, ok := ReadMark(root); ok && m.Log() != StampOf(fi) {
-		m.setLog(StampOf(fi))
-		writeMark(Dir(root), m)
+	dir := Dir(root)
+	if dir == "" {
+		return
 	}
+	f, err := os.OpenFile(filepath.Join(dir, LogStampName), os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	s := StampOf(fi)
+	f.WriteAt([]byte(fmt.Sprintf(logStampFormat, s.Size, s.ModNs, s.Ino, s.CtimeNs)), 0)
+	f.Close()
 }
 
 // TouchLog records the live log's stat fi after the whole log was found
