@@ -17,6 +17,7 @@ import (
 	"github.com/harness-agent/harness/internal/remote"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/safefile"
+	"github.com/harness-agent/harness/internal/settings"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/workers"
 )
@@ -72,6 +73,14 @@ func runWorkers(e *Env, c *command, args []string) int {
 		rc = &remote.Config{Remote: *remoteName, Machine: *machine}
 	} else if *machine != "" {
 		return e.fail(usageErr(c, "--machine names this machine in a job shared with --remote"))
+	}
+	if cwd, werr := os.Getwd(); werr == nil && trustLevelOf(cwd).Level == settings.Sandboxed {
+		// Refused before anything is started or published: each worker's
+		// sessions would fail on its first claim (its verbs write the main
+		// tree's state and its commits the main repository, outside its
+		// sandbox) and be given up after three tries.
+		return e.fail(failure.New(failure.Config, "harness workers cannot run at the sandboxed level yet: a worker's verbs write the main tree's state and its commits the main repository's .git, which its sandbox keeps read-only").
+			WithHint("run the job in one session (`/harness run`), which the sandbox confines; or run workers at the standard level (`harness install --uninstall --sandbox`, then `harness install --sandbox` again after them); see docs/workers.md#limits"))
 	}
 	dir, err := e.stateRoot()
 	if err != nil && rc != nil {
