@@ -25,7 +25,7 @@ func trustLevelOf(dir string) trustLevel {
 // String is the status line: "trust: sandboxed (…)" or "trust: standard (…)".
 func (t trustLevel) String() string {
 	if t.Level == settings.Sandboxed {
-		return "trust: sandboxed (the agent's commands run in Claude Code's sandbox, the record read-only there)"
+		return "trust: sandboxed (the agent's commands run in Claude Code's sandbox, and the project's commands the harness runs in one of its own, the record read-only in both)"
 	}
 	return "trust: standard (" + t.Why + "; changes to the harness files are detected and put back; `harness install --sandbox` makes them impossible)"
 }
