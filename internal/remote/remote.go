@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,6 +62,10 @@ func netTimeout() time.Duration {
 type Config struct {
 	Remote  string `json:"remote"`
 	Machine string `json:"machine"`
+	// Clone is this clone's id (CloneID): the claims its workers make
+	// carry it, so that a supervisor releases only claims it can prove
+	// are its own, whatever the machine's name.
+	Clone string `json:"clone,omitempty"`
 }
 
 const configName = "remote.json"
@@ -106,8 +111,11 @@ func ValidMachine(name string) string {
 	return ""
 }
 
-// DefaultMachine is the host's name made fit for a machine name.
-func DefaultMachine() string {
+// DefaultMachine is the default name of the clone whose id is clone: the
+// host's name made fit for a machine name, a dot, and the clone's id. Host
+// names are shared more often than one would think (two clones on one
+// laptop, containers of one image, CI runners); a clone's id is not.
+func DefaultMachine(clone string) string {
 	h, _ := os.Hostname()
 	h, _, _ = strings.Cut(h, ".")
 	var b strings.Builder
@@ -116,10 +124,80 @@ func DefaultMachine() string {
 			b.WriteRune(r)
 		}
 	}
-	if b.Len() == 0 {
-		return "machine"
+	host := b.String()
+	if host == "" {
+		host = "machine"
 	}
-	return b.String()[:min(b.Len(), 40)]
+	if clone == "" {
+		return host[:min(len(host), 40)]
+	}
+	return host[:min(len(host), 39-len(clone))] + "." + clone
+}
+
+// cloneName holds the clone's id in its record directory.
+const cloneName = "clone-id"
+
+// cloneIDLen is how many characters a clone's id has: 36^6, some two
+// billion, so that the clones of one job do not meet by chance.
+const cloneIDLen = 6
+
+// CloneID returns the id of the clone whose state root is root, made and
+// kept in its record directory the first time: short, stable while the
+// clone stays where it is, and unlike any other clone's. It is not a
+// secret; it tells clones apart, it does not authenticate them.
+func CloneID(root string) (string, error) {
+	d := record.Dir(root)
+	if d == "" {
+		return "", errors.New("no state directory for the record (HOME unset)")
+	}
+	p := filepath.Join(d, cloneName)
+	if id := readCloneID(p); id != "" {
+		return id, nil
+	}
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return "", err
+	}
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+	id := make([]byte, cloneIDLen)
+	for i := range id {
+		id[i] = digits[rand.IntN(len(digits))]
+	}
+	// O_EXCL: two commands starting at once in one clone keep one id.
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		_, err = f.Write(append(id, '\n'))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(p)
+			return "", err
+		}
+		return string(id), nil
+	}
+	if id := readCloneID(p); id != "" {
+		return id, nil
+	}
+	if !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("cannot make the clone's id in %s: %w", p, err)
+	}
+	// A file there that holds no id (cut short, edited): a new one.
+	if err := atomicfile.Replace(p, append(id, '\n'), 0o600); err != nil {
+		return "", fmt.Errorf("cannot make the clone's id in %s: %w", p, err)
+	}
+	return string(id), nil
+}
+
+func readCloneID(p string) string {
+	data, err := safefile.ReadFile(p, 256)
+	if err != nil {
+		return ""
+	}
+	id := strings.TrimSpace(string(data))
+	if len(id) != cloneIDLen || ValidMachine(id) != "" {
+		return ""
+	}
+	return id
 }
 
 // Save records that root's job is shared through c.

@@ -141,7 +141,10 @@ func short(h string) string { return h[:min(len(h), 7)] }
 
 // Machine is one machine of a shared job as the remote shows it.
 type Machine struct {
-	Name       string   `json:"name"`
+	Name string `json:"name"`
+	// Clone is the id of the clone whose supervisor last published the
+	// machine's board: one clone per name while it is live.
+	Clone      string   `json:"clone,omitempty"`
 	LastChange string   `json:"last_change,omitempty"` // when it last changed the state (RFC 3339)
 	Claims     []string `json:"claims"`                // "<worker> <task> (lease until …)" / "(queued)"
 	LastLine   string   `json:"last_log_line,omitempty"`
@@ -155,6 +158,7 @@ type Machine struct {
 // (workers.RemoteBoard).
 type board struct {
 	Ended   string `json:"ended"`
+	Clone   string `json:"clone"`
 	Workers []struct {
 		ID       string `json:"id"`
 		State    string `json:"state"`
@@ -192,7 +196,7 @@ func Machines(dir string, s *state.State) []Machine {
 	for name, m := range byName {
 		var b board
 		if data, ok := remote.Read(dir, last, remote.BoardFile(name)); ok && json.Unmarshal(data, &b) == nil {
-			m.Ended = b.Ended
+			m.Ended, m.Clone = b.Ended, b.Clone
 			for _, w := range b.Workers {
 				m.Workers = append(m.Workers, fmt.Sprintf("%s %s, %d sessions", w.ID, w.State, w.Sessions))
 			}
