@@ -226,7 +226,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			return e.fail(failure.New(failure.Usage, "this job is not shared through a git remote").
 				WithHint("`harness status` without --remote shows it"))
 		}
-		if _, err := state.Sync(dir); err != nil {
+		if _, err := state.Sync(dir, remote.MachineRefs); err != nil {
 			return e.fail(err)
 		}
 	}

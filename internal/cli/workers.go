@@ -184,7 +184,7 @@ func publishRemote(dir string, rc *remote.Config, n int, now time.Time) error {
 			WithHint("add it first (`git remote add %s URL`), or name one `git remote -v` lists", rc.Remote)
 	}
 	branch := git.CurrentBranch(dir)
-	heads, err := rc.Fetch(dir, "refs/heads/"+branch)
+	heads, err := rc.Fetch(dir, "refs/heads/"+branch, remote.MachineRefs)
 	if err != nil {
 		return failure.Wrap(failure.EnvSetup, err, "cannot reach the remote %s: %v", rc.Remote, err)
 	}
@@ -247,7 +247,7 @@ func (e *Env) joinRemote(rc *remote.Config, n int) (string, error) {
 	if err := nameMachine(top, rc); err != nil {
 		return "", err
 	}
-	heads, err := rc.Fetch(top)
+	heads, err := rc.Fetch(top, remote.MachineRefs)
 	if err != nil {
 		return "", failure.Wrap(failure.EnvSetup, err, "cannot reach the remote %s: %v", rc.Remote, err)
 	}

@@ -37,9 +37,22 @@ const trackRef = "refs/harness/remote/state"
 // TasksFile is the tasks file's name in a state commit's tree.
 const TasksFile = "harness-tasks.json"
 
-// LogFile is machine's progress log's name in a state commit's tree: each
-// machine appends to its own, so the logs never conflict.
+// LogFile is machine's progress log's name in its machine ref's tree (in
+// the state commit's, on a job shared before machine refs).
 func LogFile(machine string) string { return "harness-progress." + machine + ".txt" }
+
+// machinesPrefix holds one ref per machine, refs/harness/machines/<name>:
+// a commit whose tree holds the machine's log and its supervisor's board.
+// Only that machine moves it (a forced push), so publishing a log or a
+// board never races, nor makes another machine's change of the state
+// race: the state ref moves for changes of the state alone.
+const machinesPrefix = "refs/harness/machines/"
+
+// MachineRefs is what Fetch takes to bring every machine's ref.
+const MachineRefs = machinesPrefix
+
+// MachineRef is machine's ref on the remote.
+func MachineRef(machine string) string { return machinesPrefix + machine }
 
 // Timeout bounds each network step (a fetch or a push): a remote that does
 // not answer costs the change, never a hang. A hook's steps get
@@ -265,7 +278,7 @@ func (c Config) Fetch(dir string, extra ...string) (map[string]string, error) {
 	return out, nil
 }
 
-// BoardFile is machine's supervisor's board in a state commit's tree: its
+// BoardFile is machine's supervisor's board in its machine ref's tree: its
 // workers and how they stand, for `harness status --remote`.
 func BoardFile(machine string) string { return "harness-workers." + machine + ".json" }
 
@@ -278,6 +291,50 @@ func Track(ref string) string {
 		return trackRef
 	}
 	return "refs/harness/remote/" + strings.TrimPrefix(ref, "refs/")
+}
+
+// Published lists the machines whose refs were last fetched into dir's
+// repository, each with its ref's commit.
+func Published(dir string) map[string]string {
+	out := map[string]string{}
+	prefix := Track(machinesPrefix)
+	lines, _ := git.Run(dir, "for-each-ref", "--format=%(objectname) %(refname)", prefix)
+	for _, l := range strings.Split(lines, "\n") {
+		if commit, ref, ok := strings.Cut(l, " "); ok {
+			out[strings.TrimPrefix(ref, prefix)] = commit
+		}
+	}
+	return out
+}
+
+// MachineFile reads name (LogFile, BoardFile) of machine as last fetched:
+// from its machine ref, else from the state commit's tree, where a job
+// shared before machine refs kept them.
+func MachineFile(dir, machine, name string) ([]byte, bool) {
+	if commit := git.RefHead(dir, Track(MachineRef(machine))); commit != "" {
+		if data, ok := Read(dir, commit, name); ok {
+			return data, true
+		}
+	}
+	return Read(dir, TrackedHead(dir), name)
+}
+
+// MachineTime is when machine last published its ref, as last fetched;
+// zero when never.
+func MachineTime(dir, machine string) time.Time {
+	commit := git.RefHead(dir, Track(MachineRef(machine)))
+	if commit == "" {
+		return time.Time{}
+	}
+	out, err := git.Run(dir, "log", "-1", "--format=%ct", commit)
+	if err != nil {
+		return time.Time{}
+	}
+	var sec int64
+	if _, err := fmt.Sscan(out, &sec); err != nil {
+		return time.Time{}
+	}
+	return time.Unix(sec, 0).UTC()
 }
 
 // Read returns the file name in the tree of commit, byte for byte; ok is

@@ -278,22 +278,26 @@ func (sv *Supervisor) takeName() error {
 	if sv.o.Shared == nil {
 		return nil
 	}
-	if _, err := state.Sync(sv.o.Root); err != nil {
+	if _, err := state.Sync(sv.o.Root, remote.MachineRefs); err != nil {
 		return err
 	}
 	return CheckName(sv.o.Root, *sv.o.Shared, sv.o.N, sv.o.Now())
 }
 
 // CheckName refuses rc's machine name when another live clone holds it
-// (InUse), judged on the state last fetched into dir's repository: two
+// (InUse), judged on the state and the machines' refs last fetched into
+// dir's repository (remote.MachineRefs): two
 // clones under one name would take each other's workers and claims for
 // their own. n is the number of workers, for the hint.
 func CheckName(dir string, rc remote.Config, n int, now time.Time) error {
 	var b RemoteBoard
-	if data, ok := remote.Read(dir, remote.TrackedHead(dir), remote.BoardFile(rc.Machine)); ok {
+	if data, ok := remote.MachineFile(dir, rc.Machine, remote.BoardFile(rc.Machine)); ok {
 		json.Unmarshal(data, &b)
 	}
 	last := lastChange(dir, rc.Machine)
+	if t := remote.MachineTime(dir, rc.Machine); t.After(last) {
+		last = t
+	}
 	until, inUse := InUse(b, last, rc.Clone, now, taskcycle.LeaseFromEnv())
 	if !inUse {
 		return nil
@@ -305,11 +309,12 @@ func CheckName(dir string, rc remote.Config, n int, now time.Time) error {
 }
 
 // InUse reports whether a machine's name is another live clone's, judged
-// by the board its supervisor last published and the time of the last
-// change of the job under that name: a board of another clone whose
-// supervisor has not ended, with a change within the lease (a live
-// machine's workers renew their claims within half of it). until is when
-// the name is free if nothing changes.
+// by the board its supervisor last published and when that machine last
+// changed the state or published its log: a board of another clone whose
+// supervisor has not ended, with a sign of life within the lease (a live
+// machine's workers renew their claims within half of it, its supervisor
+// publishes its log every logEvery while it grows). until is when the
+// name is free if nothing changes.
 func InUse(b RemoteBoard, last time.Time, clone string, now time.Time, lease time.Duration) (until time.Time, inUse bool) {
 	if b.Clone == "" || b.Clone == clone || b.Ended != "" || last.IsZero() {
 		return time.Time{}, false
