@@ -350,12 +350,19 @@ func Sync(dir string, extra ...string) (map[string]string, error) {
 	return heads, materialize(dir, heads[remote.StateRef])
 }
 
+// ErrMachineMoved is returned by PublishLog when the machine's ref was
+// not where this clone left it: another clone publishes under the same
+// machine name.
+var ErrMachineMoved = errors.New("the machine's ref moved on the remote: another clone publishes under this machine's name")
+
 // PublishLog gives the remote this machine's log, when it grew since it
 // was last published, and files of the machine's own (name → content, the
 // supervisor's board) that differ from what the remote has: a commit on
 // the machine's own ref (remote.MachineRef), which no other machine moves.
-// So it never races, and never makes another machine's change race: the
-// state ref is not moved.
+// So it does not race other machines, and never makes another machine's
+// change race: the state ref is not moved. It is pushed with a lease on
+// where this clone last saw it all the same: ErrMachineMoved says another
+// clone took the name.
 func PublishLog(dir string, files map[string][]byte) error {
 	rc, ok := remote.Load(dir)
 	if !ok {
@@ -387,7 +394,10 @@ func PublishLog(dir string, files map[string][]byte) error {
 	if err != nil {
 		return failure.Wrap(failure.EnvSetup, err, "cannot write the machine's commit: %v", err)
 	}
-	if err := rc.Push(dir, remote.Update{Ref: ref, New: commit, Force: true}); err != nil {
+	if err := rc.Push(dir, remote.Update{Ref: ref, Old: tip, New: commit}); err != nil {
+		if errors.Is(err, remote.ErrLost) {
+			return ErrMachineMoved
+		}
 		return unreachable(rc, err)
 	}
 	synced.Log = int64(len(logText))

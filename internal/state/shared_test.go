@@ -150,6 +150,14 @@ func TestSharedRace(t *testing.T) {
 			board, ok := remote.MachineFile(b, "b", remote.BoardFile("b"))
 			require.True(t, ok)
 			assert.Equal(t, "{}\n", string(board))
+
+			// Another clone publishing under b's name moves b's ref: b's
+			// next publication is refused, and says so.
+			other, err := remote.Commit(b, "", map[string][]byte{remote.BoardFile("b"): []byte("{\"clone\":\"zzzzzz\"}\n")}, "b: log")
+			require.NoError(t, err)
+			gitIn(t, b, "push", "-q", "-f", "origin", other+":"+remote.MachineRef("b"))
+			require.NoError(t, progress.Append(b, progress.Entry{Type: progress.Init, Message: "more"}))
+			assert.ErrorIs(t, PublishLog(b, nil), ErrMachineMoved)
 		})
 	}
 }

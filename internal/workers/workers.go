@@ -111,6 +111,9 @@ type Supervisor struct {
 	offline string // why the shared job's remote cannot be reached, "" when it can
 	// logPublished: when the supervisor last published the machine's log.
 	logPublished time.Time
+	// lostName: why another live clone holds this machine's name (it
+	// published under it first); the supervisor ends.
+	lostName string
 }
 
 // followToEnd brings the main tree's branch up to the remote's last tip
@@ -135,8 +138,8 @@ func (sv *Supervisor) followToEnd() {
 // workers and their states (no times, so an unchanged board is not pushed
 // again), and why the supervisor ended, once it has.
 func (sv *Supervisor) publish(ended string) {
-	if sv.o.Shared == nil {
-		return
+	if sv.o.Shared == nil || sv.lostName != "" {
+		return // the name is another live clone's: its ref is left alone
 	}
 	b := RemoteBoard{Ended: ended, Clone: sv.o.Shared.Clone}
 	for _, sl := range sv.slots {
@@ -150,7 +153,29 @@ func (sv *Supervisor) publish(ended string) {
 		b.Workers = append(b.Workers, w)
 	}
 	data, _ := json.Marshal(b)
-	state.PublishLog(sv.o.Root, map[string][]byte{remote.BoardFile(sv.o.Shared.Machine): append(data, '\n')})
+	err := state.PublishLog(sv.o.Root, map[string][]byte{remote.BoardFile(sv.o.Shared.Machine): append(data, '\n')})
+	if errors.Is(err, state.ErrMachineMoved) && ended == "" {
+		sv.nameTaken()
+	}
+}
+
+// nameTaken looks at the machine's ref another clone moved: when that
+// clone is live (CheckName) two clones started under one name at the same
+// instant, and this one, the later to publish, ends before it starts a
+// session; else (the other ended, or was this clone before its record was
+// lost) the next publication goes on from where the ref is now.
+func (sv *Supervisor) nameTaken() {
+	if _, err := state.Sync(sv.o.Root, remote.MachineRefs); err != nil {
+		return
+	}
+	if err := CheckName(sv.o.Root, *sv.o.Shared, sv.o.N, sv.o.Now()); err != nil {
+		var f *failure.Error
+		if errors.As(err, &f) {
+			sv.lostName = f.Message
+		} else {
+			sv.lostName = err.Error()
+		}
+	}
 }
 
 // RemoteBoard is a machine's board as a shared job's remote holds it.
@@ -418,6 +443,11 @@ func (sv *Supervisor) loop(ctx context.Context) (string, error) {
 	defer tick.Stop()
 	for {
 		sv.sync()
+		if sv.lostName != "" {
+			why := sv.lostName + " (it published under the name first; run this clone under a name of its own)"
+			sv.shutdown(why)
+			return why, nil
+		}
 		s, err := state.Load(sv.o.Root)
 		if err != nil {
 			sv.shutdown("the state could not be read: " + err.Error())
