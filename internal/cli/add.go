@@ -12,6 +12,7 @@ import (
 	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
+	"github.com/harness-agent/harness/internal/validation"
 )
 
 var addVerb = &command{
@@ -104,6 +105,7 @@ func runAdd(e *Env, c *command, args []string) int {
 	for _, d := range deadDeps {
 		fmt.Fprintf(e.Stderr, "WARN [%s] %s depends on %s, which failed for good: %s will be marked blocked and never run until a person changes the plan (harness edit %s --depends-on …)\n", failure.Dependency, t.ID, d, t.ID, failure.ShellArg(t.ID))
 	}
+	e.warnMissingProgram(dir, t.ID, t.Command)
 	if t.Command == "" {
 		fmt.Fprintf(e.Stderr, "WARN [%s] %s has no validation command: it cannot be claimed or completed until one is set (harness edit %s --validate \"COMMAND\")\n", failure.Config, t.ID, failure.ShellArg(t.ID))
 	}
@@ -246,4 +248,18 @@ func (c criteria) list() []string {
 		}
 	}
 	return out
+}
+
+// warnMissingProgram warns, when a task is given its validation command,
+// that the program the command runs first is not installed here: the task
+// is kept (harness-init.sh may install it before the work starts), but
+// `harness validate` would refuse it until then.
+func (e *Env) warnMissingProgram(dir, id, command string) {
+	if strings.TrimSpace(command) == "" {
+		return
+	}
+	if prog, ok := validation.Check(dir, command); !ok {
+		fmt.Fprintf(e.Stderr, "WARN [%s] %s's validation runs %s, which is not installed here (not on PATH): `harness validate %s` refuses to run it until it is (install it, or have harness-init.sh do it)\n",
+			failure.EnvSetup, id, prog, failure.ShellArg(id))
+	}
 }

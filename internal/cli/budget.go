@@ -107,7 +107,7 @@ func runBudget(e *Env, c *command, args []string) int {
 			return nil
 		})
 	} else {
-		s, err = state.Load(dir)
+		s, err = e.load(dir)
 	}
 	if err != nil {
 		return e.fail(err)

@@ -41,7 +41,9 @@ type Env struct {
 	who *invoker.Invoker // who runs the command, found once (invoker)
 	// fromRemote: status --remote, the state brought from the job's remote first.
 	fromRemote bool
-	person     string // a person-only verb accepted, logged by stateRoot
+	person     string   // a person-only verb accepted, logged by stateRoot
+	cmd        *command // the verb running (Run)
+	viewing    bool     // the verb only reads (viewRoot): a hold does not refuse it
 }
 
 // command is one verb.
@@ -50,6 +52,9 @@ type command struct {
 	args    string // usage after the verb
 	summary string
 	run     func(e *Env, c *command, args []string) int
+	// view: the verb only shows the state (it may sync or check it), so
+	// a paused or cancelled run does not refuse it (heldBack).
+	view bool
 }
 
 // verbs is every verb of the harness command, in the order of the work (set
@@ -57,7 +62,7 @@ type command struct {
 // them in. Each verb's file declares its command next to its run function.
 var verbs = []*command{initVerb, addVerb, editVerb, removeVerb, importVerb, statusVerb, graphVerb, reportVerb, exportVerb, nextVerb,
 	claimVerb, checkpointVerb, validateVerb, integrateVerb, failVerb, renewVerb, recoverVerb, retryVerb, pauseVerb, resumeVerb, cancelVerb,
-	workersVerb, historyVerb, budgetVerb, snapshotsVerb, statsVerb, sessionVerb, adoptVerb, installVerb, hooksVerb, versionVerb}
+	workersVerb, historyVerb, budgetVerb, configVerb, snapshotsVerb, statsVerb, sessionVerb, adoptVerb, installVerb, hooksVerb, versionVerb}
 
 // versionVerb is `harness version`, the one verb that needs no state (the
 // skill runs it to see whether the harness is installed).
@@ -118,6 +123,7 @@ func (e *Env) Run(args []string) int {
 	if !ok {
 		return e.unknownVerb(args[0])
 	}
+	e.cmd = c
 	return c.run(e, c, args[1:])
 }
 
@@ -251,6 +257,9 @@ func (e *Env) stateRoot() (string, error) {
 		fmt.Fprintln(e.Stderr, res.Message())
 		fmt.Fprintf(e.Stderr, "hint: a deliberate hand edit is kept with `harness adopt`, run by a person in a terminal\n")
 	}
+	if err := e.heldBack(dir); err != nil {
+		return "", err
+	}
 	e.logPerson(dir)
 	return dir, nil
 }
@@ -260,6 +269,7 @@ func (e *Env) stateRoot() (string, error) {
 // person sees the file as they left it (a hand edit they may then adopt).
 // Inside a session the check runs, as at every hook.
 func (e *Env) viewRoot() (string, error) {
+	e.viewing = true
 	dir, err := e.findRoot()
 	if err != nil || !e.invoker().InSession() {
 		return dir, err

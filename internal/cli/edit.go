@@ -256,6 +256,9 @@ func runEdit(e *Env, c *command, args []string) int {
 	}
 	for _, ch := range changes {
 		fmt.Fprintf(e.Stdout, "%s: %s %s\n", ch.id, verb, strings.Join(ch.fields, ", "))
+		if set["validate"] && slices.Contains(ch.fields, "validation.command") {
+			e.warnMissingProgram(dir, ch.id, *validate)
+		}
 	}
 	switch {
 	case sel.many():
@@ -284,6 +287,13 @@ func checkDependsOn(s *state.State, id string) error {
 	if cyc := schedule.CycleThrough(s.Tasks, id); cyc != nil {
 		return failure.New(failure.Config, "%s cannot depend on %s: cycle: %s", id, cyc[1], cyc).
 			WithHint("a task starts only when all its dependencies are completed, so no task on a cycle ever starts: leave out one of its links")
+	}
+	// A cycle through completed tasks holds nothing up today, but the
+	// plan's order is still impossible: a task on it reopened (the
+	// verification gate, a retry) could never start again.
+	if cyc := schedule.PlanCycleThrough(s.Tasks, id); cyc != nil {
+		return failure.New(failure.Config, "%s cannot depend on %s: cycle through completed tasks: %s", id, cyc[1], cyc).
+			WithHint("it holds nothing up while they stay completed, but a task on it that is reopened could never start again: leave out one of its links")
 	}
 	return nil
 }

@@ -40,7 +40,7 @@ func runExport(e *Env, c *command, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	s, err := state.Load(dir)
+	s, err := e.load(dir)
 	if err != nil {
 		return e.fail(err)
 	}

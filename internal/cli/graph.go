@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/harness-agent/harness/internal/graph"
-	"github.com/harness-agent/harness/internal/state"
 )
 
 var graphVerb = &command{
@@ -28,7 +27,7 @@ func runGraph(e *Env, c *command, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	s, err := state.Load(dir)
+	s, err := e.load(dir)
 	if err != nil {
 		return e.fail(err)
 	}

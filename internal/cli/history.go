@@ -16,7 +16,8 @@ var historyVerb = &command{
 	args: "[--quiet]",
 	summary: "replay a job shared through a git remote from its audit trail (the remote's refs/harness/state): every change, " +
 		"who made it and what it did, checking that no task was held by two workers at once nor integrated twice (exit 1 when one was)",
-	run: runHistory,
+	run:  runHistory,
+	view: true,
 }
 
 func runHistory(e *Env, c *command, args []string) int {

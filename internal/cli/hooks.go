@@ -53,7 +53,7 @@ func runHooks(e *Env, c *command, args []string) int {
 		}
 		e.report("install", r, *dryRun)
 		if settings.HooksDisabled(r.After) {
-			fmt.Fprintf(e.Stderr, "WARN %s sets \"disableAllHooks\": true, so Claude Code runs none of these hooks\n", r.Path)
+			fmt.Fprintf(e.Stderr, "WARN %s sets \"disableAllHooks\": true, so Claude Code runs none of these hooks\nhint: remove that key from the file yourself: it is Claude Code's switch for every hook, and the install leaves it as it is\n", r.Path)
 		}
 		return ExitOK
 	case "uninstall":
@@ -165,7 +165,7 @@ func (e *Env) hooksStatus(path, scope, binDir string) int {
 			}
 			detail += strings.Join(f.Problems, "; ")
 		}
-		fmt.Fprintf(w, "  %-7s %-13s %s\n", label, f.Hook.Event, detail)
+		fmt.Fprintf(w, "  %-7s %-*s %s\n", label, settings.EventWidth(), f.Hook.Event, detail)
 	}
 	if settings.HooksDisabled(doc) {
 		fmt.Fprintln(w, "WARN \"disableAllHooks\": true in this file: Claude Code runs no hooks at all")

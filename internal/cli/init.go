@@ -20,7 +20,7 @@ import (
 
 var initVerb = &command{
 	name:    "init",
-	args:    "[DIR] [--no-exclude] [--no-git]",
+	args:    "[DIR] [--no-exclude] [--no-git] [--nested]",
 	summary: "create the state files in DIR (default: current directory) and activate the hooks",
 	run:     runInit,
 }
@@ -54,6 +54,7 @@ func runInit(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	noExclude := fs.Bool("no-exclude", false, "do not add the harness files to .git/info/exclude")
 	noGit := fs.Bool("no-git", false, "do not run git init when DIR is not in a git repository")
+	nested := fs.Bool("nested", false, "start a separate job in DIR although a parent directory holds one")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return e.fail(err)
@@ -68,11 +69,26 @@ func runInit(e *Env, c *command, args []string) int {
 			dir = filepath.Join(e.Cwd, dir)
 		}
 	}
+	if _, err := os.Stat(state.Path(dir)); os.IsNotExist(err) && !*nested {
+		// Every command run under dir would find the new job first and
+		// leave the parent's unseen.
+		if parent := root.Enclosing(dir); parent != "" {
+			return e.fail(failure.New(failure.Usage, "%s holds a harness job already: a job in %s would be nested in it, and every harness command run there would work on the new job, not on that one", parent, dir).
+				WithHint("work on the job in %s (`harness status` there shows it), or start a separate job here with `harness init --nested`", failure.ShellArg(parent)))
+		}
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot create %s: %v", dir, err))
 	}
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
+	}
+	if _, err := os.Stat(state.Path(dir)); err == nil {
+		// Switching the hooks on again is what ends a cancel: the
+		// person's, not the agent's (heldBack).
+		if err := e.heldBack(dir); err != nil {
+			return e.fail(err)
+		}
 	}
 	now := e.Now()
 	var did []string
@@ -127,6 +143,11 @@ func runInit(e *Env, c *command, args []string) int {
 		record.SetActive(dir, true)
 		lock.Prepare(dir)
 		did = append(did, "activated the hooks ("+root.ActiveMarker+")")
+	}
+	if m, _ := record.ReadMark(dir); m.Cancelled != "" {
+		record.SetCancelled(dir, "")
+		progress.Append(dir, progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Init, Message: "Run switched on again by the user (cancelled at " + m.Cancelled + ")"})
+		did = append(did, "ended the cancel of "+m.Cancelled)
 	}
 	if !*noExclude {
 		if added := excludeFromGit(dir); added {

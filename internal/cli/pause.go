@@ -24,7 +24,7 @@ import (
 var pauseVerb = &command{
 	name:    "pause",
 	args:    "",
-	summary: "pause the run: every session may stop at its next turn end and starts no work, claims are kept (a person's decision: refused inside a Claude Code session)",
+	summary: "pause the run: every session may stop at its next turn end and starts no work, the agent's verbs are refused, claims are kept (a person's decision: refused inside a Claude Code session)",
 	run:     runPause,
 }
 
@@ -38,7 +38,7 @@ var resumeVerb = &command{
 var cancelVerb = &command{
 	name:    "cancel",
 	args:    "",
-	summary: "cancel the run for good: claims released, the hooks switched off, STATS logged; no hook turns it back on (a person's decision: refused inside a Claude Code session)",
+	summary: "cancel the run for good: claims released, the hooks switched off, the agent's verbs refused, STATS logged; only a person's `harness init` turns it back on (a person's decision: refused inside a Claude Code session)",
 	run:     runCancel,
 }
 
@@ -98,11 +98,17 @@ func runResume(e *Env, c *command, args []string) int {
 	if err := e.personOnly("resume"); err != nil {
 		return e.fail(err)
 	}
+	// Logged only when there was a pause to end: a resume of a run not
+	// paused decides nothing.
+	verb := e.person
+	e.person = ""
 	dir, err := e.stateRoot()
 	if err != nil {
 		return e.fail(err)
 	}
 	if m, _ := record.ReadMark(dir); root.Paused(dir) || m.Paused != "" {
+		e.person = verb
+		e.logPerson(dir)
 		record.SetPaused(dir, "")
 		if err := os.Remove(filepath.Join(dir, root.PausedFile)); err != nil && !os.IsNotExist(err) {
 			return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot end the pause: %v", err))
@@ -204,6 +210,7 @@ func runCancel(e *Env, c *command, args []string) int {
 	// Off first in the record, then the marker: no check after a tool call
 	// may put the marker back.
 	record.SetActive(dir, false)
+	record.SetCancelled(dir, stamp(e.Now()))
 	os.Remove(filepath.Join(dir, root.ActiveMarker))
 	record.SetPaused(dir, "")
 	os.Remove(filepath.Join(dir, root.PausedFile))

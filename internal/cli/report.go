@@ -15,7 +15,6 @@ import (
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/report"
 	"github.com/harness-agent/harness/internal/safefile"
-	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/workers"
 )
 
@@ -83,7 +82,7 @@ func runReport(e *Env, c *command, args []string) int {
 
 // renderReport reads the state and streams the progress log into the page.
 func (e *Env) renderReport(dir string, o report.Options) ([]byte, error) {
-	s, err := state.Load(dir)
+	s, err := e.load(dir)
 	if err != nil {
 		return nil, err
 	}

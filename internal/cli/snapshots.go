@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/harness-agent/harness/internal/git"
-	"github.com/harness-agent/harness/internal/state"
 )
 
 var snapshotsVerb = &command{
@@ -12,6 +11,7 @@ var snapshotsVerb = &command{
 	args:    "[ID]",
 	summary: "list the work trees saved before rollbacks (refs/harness/snapshots/<id>/<attempt>) and how to restore each",
 	run:     runSnapshots,
+	view:    true,
 }
 
 func runSnapshots(e *Env, c *command, args []string) int {
@@ -19,7 +19,7 @@ func runSnapshots(e *Env, c *command, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	s, err := state.Load(dir)
+	s, err := e.load(dir)
 	if err != nil {
 		return e.fail(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/remote"
-	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/taskcycle"
@@ -92,10 +91,15 @@ type statusJSON struct {
 	LastSession  string         `json:"last_session"`
 	Recent       []string       `json:"recent_log"`
 	FromBackup   bool           `json:"from_backup,omitempty"`
+	Broken       string         `json:"broken,omitempty"` // why the tasks file does not read (from_backup)
 	// Budget lists the job's budget limits with what was used, when
 	// session_config sets any (see `harness budget`).
 	Budget []budgetLineJSON `json:"budget,omitempty"`
 	Paused bool             `json:"paused,omitempty"`
+	// Cancelled: a person cancelled the run (`harness cancel`); Held says
+	// since when, for a pause too.
+	Cancelled bool   `json:"cancelled,omitempty"`
+	HeldSince string `json:"held_since,omitempty"`
 	// Trust holds what status says of the harness's own files (trustNotes).
 	Trust []string `json:"trust"`
 	// Skipped are eligible tasks claim passes over (no validation
@@ -278,16 +282,19 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	}
 	if asJSON {
 		out := statusJSON{Root: dir, Active: isActive(dir), SessionCount: s.SessionCount, LastSession: s.LastSession,
-			Recent: orEmpty(recent), FromBackup: s.FromBackup, Tasks: []statusTask{},
+			Recent: orEmpty(recent), FromBackup: s.FromBackup, Broken: s.Broken, Tasks: []statusTask{},
 			Counts: map[string]int{"total": st.Total, "pending": st.Pending, "in_progress": st.InProgress,
 				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked},
-			Paused: root.Paused(dir), Trust: orEmpty(trustNotes(dir)), Unattended: suspectPerson(dir), Wiring: e.wiringProblems(dir),
+			Trust: orEmpty(trustNotes(dir)), Unattended: suspectPerson(dir), Wiring: e.wiringProblems(dir),
 			Workers: board, Machines: machines}
 		if rc, ok := remote.Load(dir); ok && e.fromRemote {
 			out.Machine, out.Clone = rc.Machine, rc.Clone
 		}
 		lv := trustLevelOf(dir)
 		out.TrustLevel, out.TrustLevelWhy = lv.Level, lv.Why
+		if h, ok := heldOf(dir); ok {
+			out.Paused, out.Cancelled, out.HeldSince = !h.cancelled, h.cancelled, h.since
+		}
 		for _, l := range budgetUse(dir, s) {
 			out.Budget = append(out.Budget, budgetLineJSON{l.Name, l.Limit, l.Used, l.Percent(), l.Over()})
 		}
@@ -318,10 +325,12 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	w := e.Stdout
 	e.printWiring(e.wiringProblems(dir))
 	if s.FromBackup {
-		fmt.Fprintln(w, "WARN harness-tasks.json is corrupt; showing harness-tasks.json.bak (any state-changing harness command restores it)")
+		fmt.Fprintln(w, corruptWarning(s))
 	}
 	active := "active"
-	if !isActive(dir) {
+	if h, ok := heldOf(dir); ok {
+		active = h.headline()
+	} else if !isActive(dir) {
 		active = "inactive (no .harness-active)"
 	}
 	fmt.Fprintf(w, "harness %s — %s\n", dir, active)
@@ -340,6 +349,9 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	printSkipped(w, choice.Skipped, s.Tasks)
 	for _, c := range cycles {
 		fmt.Fprintf(w, "cycle: %s (no task on it can ever start: leave out one link with `harness edit %s --depends-on …`)\n", c, failure.ShellArg(c[0]))
+	}
+	for _, c := range schedule.DormantCycles(s.Tasks) {
+		fmt.Fprintf(w, "cycle: %s, through completed tasks (it holds nothing up while they stay completed; one reopened could never start again: leave out one link with `harness edit %s --depends-on …`)\n", c, failure.ShellArg(c[0]))
 	}
 	if len(s.Tasks) > 0 {
 		fmt.Fprintln(w)
@@ -390,9 +402,6 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	}
 	fmt.Fprintf(w, "\nsessions: %d (last ended %s)\n", s.SessionCount, last)
 	fmt.Fprintln(w, trustLevelOf(dir))
-	if root.Paused(dir) {
-		fmt.Fprintln(w, "paused by the user: `harness resume` continues")
-	}
 	if use := budgetUse(dir, s); len(use) > 0 {
 		fmt.Fprintf(w, "budget: %s\n", budget.Join(use))
 	}
@@ -407,6 +416,23 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	}
 	return ExitOK
 }
+
+// corruptWarning is what every view says of a tasks file that does not
+// read: the state shown instead, and what the next verb that saves does.
+func corruptWarning(s *state.State) string {
+	return fmt.Sprintf("WARN harness-tasks.json does not read (%s); showing %s, the last state the harness wrote: the next harness command that saves puts it back and keeps the broken copy aside (a hand edit you mean to keep: fix it, then `harness adopt`)", s.Broken, s.Source)
+}
+
+// plural is "1 thing" or "n things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// attempts is "1 attempt" or "n attempts".
+func attempts(n int) string { return plural(n, "attempt") }
 
 func orEmpty(s []string) []string {
 	if s == nil {
@@ -427,9 +453,9 @@ func taskDetails(s *state.State, byID map[string]int, t *state.Task) []string {
 	switch t.Status {
 	case state.Pending:
 		if t.Attempts == 0 {
-			out = append(out, fmt.Sprintf("not started (up to %d attempts)", t.MaxAttempts))
+			out = append(out, "not started (up to "+attempts(t.MaxAttempts)+")")
 		} else {
-			out = append(out, fmt.Sprintf("%d of %d attempts used", t.Attempts, t.MaxAttempts))
+			out = append(out, fmt.Sprintf("%d of %s used", t.Attempts, attempts(t.MaxAttempts)))
 		}
 	case state.InProgress:
 		out = append(out, fmt.Sprintf("attempt %d of %d", t.Attempts+1, t.MaxAttempts))
@@ -437,7 +463,7 @@ func taskDetails(s *state.State, byID map[string]int, t *state.Task) []string {
 			out = append(out, fmt.Sprintf("passed in its worker's tree as %s at %s, waits in the merge queue (not integrated yet)", git.Short(t.ValidatedCommit), t.ValidatedAt))
 		}
 	case state.Completed:
-		out = append(out, fmt.Sprintf("done (after %d failed attempts)", t.Attempts))
+		out = append(out, "done (after "+plural(t.Attempts, "failed attempt")+")")
 		switch {
 		case t.StartedAtCommit == "" && t.Source != "":
 			out[len(out)-1] = "done in the plan it was imported from, never verified by the harness"
@@ -446,9 +472,9 @@ func taskDetails(s *state.State, byID map[string]int, t *state.Task) []string {
 		}
 	case state.Failed:
 		if t.PermanentlyFailed() {
-			out = append(out, fmt.Sprintf("failed for good (%d of %d attempts)", t.Attempts, t.MaxAttempts))
+			out = append(out, fmt.Sprintf("failed for good (%d of %s)", t.Attempts, attempts(t.MaxAttempts)))
 		} else {
-			out = append(out, fmt.Sprintf("%d of %d attempts failed, retryable", t.Attempts, t.MaxAttempts))
+			out = append(out, fmt.Sprintf("%d of %s failed, retryable", t.Attempts, attempts(t.MaxAttempts)))
 		}
 	}
 	if t.Status != state.Completed {
@@ -496,4 +522,15 @@ func budgetUse(dir string, s *state.State) []budget.Line {
 		return nil
 	}
 	return budget.Measure(s.Config.Budget, budget.Total(dir, nil), nil)
+}
+
+// load reads the state for a view, and says on stderr, as status does, when
+// the tasks file does not read and the last state the harness wrote is
+// shown instead.
+func (e *Env) load(dir string) (*state.State, error) {
+	s, err := state.Load(dir)
+	if err == nil && s.FromBackup {
+		fmt.Fprintln(e.Stderr, corruptWarning(s))
+	}
+	return s, err
 }

@@ -29,7 +29,18 @@ func (e *Env) printWiring(problems []string) {
 	for _, p := range problems {
 		fmt.Fprintf(e.Stdout, "WARN hooks: %s\n", p)
 	}
-	if len(problems) > 0 {
+	reinstall, disabled := false, false
+	for _, p := range problems {
+		if wiring.Disabled(p) {
+			disabled = true
+		} else {
+			reinstall = true
+		}
+	}
+	if disabled {
+		fmt.Fprintln(e.Stdout, "hint: remove \"disableAllHooks\": true from the file named above (Claude Code's switch for every hook, yours too: `harness install` leaves it as it is)")
+	}
+	if reinstall {
 		fmt.Fprintln(e.Stdout, "hint: `harness install` (or ./install.sh) puts the hooks and executables back; `harness hooks status` shows each hook")
 	}
 }

@@ -22,6 +22,7 @@ import (
 func (e *Env) worker(dir string) *taskcycle.Worker {
 	w := taskcycle.New(dir, e.Cwd)
 	w.Now = e.Now
+	w.Person = !e.invoker().InSession()
 	return w
 }
 
@@ -97,9 +98,9 @@ func (e *Env) printFailure(o *taskcycle.Outcome) {
 	}
 	switch {
 	case f.Permanent && len(f.Dependents) > 0:
-		fmt.Fprintf(w, "hint: %s is now permanently failed (%d/%d attempts); %s, which depend on it, are blocked: a human must decide (raise max_attempts with `harness edit %s --max-attempts N`, split the task, or change the plan)\n", t.ID, t.Attempts, t.MaxAttempts, strings.Join(f.Dependents, ", "), failure.ShellArg(t.ID))
+		fmt.Fprintf(w, "hint: %s is now permanently failed (%d/%d attempts); %s, which depend on it, are blocked: a person decides (`harness retry %s` reopens it with its attempts reset; or raise max_attempts with `harness edit %s --max-attempts N`, split the task, or change the plan)\n", t.ID, t.Attempts, t.MaxAttempts, strings.Join(f.Dependents, ", "), failure.ShellArg(t.ID), failure.ShellArg(t.ID))
 	case f.Permanent:
-		fmt.Fprintf(w, "hint: %s is now permanently failed (%d/%d attempts); no task depends on it: a human must decide (raise max_attempts with `harness edit %s --max-attempts N`, or change the plan)\n", t.ID, t.Attempts, t.MaxAttempts, failure.ShellArg(t.ID))
+		fmt.Fprintf(w, "hint: %s is now permanently failed (%d/%d attempts); no task depends on it: a person decides (`harness retry %s` reopens it with its attempts reset; or raise max_attempts with `harness edit %s --max-attempts N`, or change the plan)\n", t.ID, t.Attempts, t.MaxAttempts, failure.ShellArg(t.ID), failure.ShellArg(t.ID))
 	default:
 		fmt.Fprintf(w, "hint: attempt %d/%d failed; fix the cause, then retry with `harness claim %s` (or take the next task with `harness claim`)\n", t.Attempts, t.MaxAttempts, failure.ShellArg(t.ID))
 	}

@@ -17,13 +17,14 @@ import (
 	"github.com/harness-agent/harness/internal/remote"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/safefile"
+	"github.com/harness-agent/harness/internal/settings"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/workers"
 )
 
 var workersVerb = &command{
 	name: "workers",
-	args: "N [-- CLAUDE-ARGS...] | stop ID",
+	args: "N [--remote NAME [--machine NAME]] [-- CLAUDE-ARGS...] | stop ID",
 	summary: "run N agents on the job, each in its own git worktree with one headless Claude Code session at a time, " +
 		"their validated work integrated by the merge queue; `workers stop ID` stops one (a person's decision: refused inside a Claude Code session)",
 	run: runWorkers,
@@ -38,8 +39,8 @@ var integrateVerb = &command{
 
 func runWorkers(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
-	remoteName := fs.String("remote", "", "share the job through this git remote: publish it there from the machine that holds it, join it from any other clone")
-	machine := fs.String("machine", "", "this machine's name in a job shared with --remote (default: the host name and this clone's id, host.abc123)")
+	remoteName := fs.String("remote", "", "share the job through the git remote `NAME`: publish it there from the machine that holds it, join it from any other clone")
+	machine := fs.String("machine", "", "this machine's `NAME` in a job shared with --remote (default: the host name and this clone's id, host.abc123)")
 	var claudeArgs []string
 	if i := slices.Index(args, "--"); i >= 0 {
 		args, claudeArgs = args[:i], args[i+1:]
@@ -71,6 +72,14 @@ func runWorkers(e *Env, c *command, args []string) int {
 		rc = &remote.Config{Remote: *remoteName, Machine: *machine}
 	} else if *machine != "" {
 		return e.fail(usageErr(c, "--machine names this machine in a job shared with --remote"))
+	}
+	if cwd, werr := os.Getwd(); werr == nil && trustLevelOf(cwd).Level == settings.Sandboxed {
+		// Refused before anything is started or published: each worker's
+		// sessions would fail on its first claim (its verbs write the main
+		// tree's state and its commits the main repository, outside its
+		// sandbox) and be given up after three tries.
+		return e.fail(failure.New(failure.Config, "harness workers cannot run at the sandboxed level yet: a worker's verbs write the main tree's state and its commits the main repository's .git, which its sandbox keeps read-only").
+			WithHint("run the job in one session (`/harness run`), which the sandbox confines; or run workers at the standard level (`harness install --uninstall --sandbox`, then `harness install --sandbox` again after them); see docs/workers.md#limits"))
 	}
 	dir, err := e.stateRoot()
 	if err != nil && rc != nil {

@@ -65,9 +65,6 @@ func hold(dir string) *Fence {
 	return f
 }
 
-// Confined reports whether the fence's commands run under the OS sandbox.
-func (f *Fence) Confined() bool { return f.policy != nil }
-
 // policyFor is the confinement of root's project commands: nil unless the
 // level is sandboxed and this process can write the record (it runs
 // outside Claude Code's sandbox, so what it starts would too).

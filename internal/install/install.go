@@ -322,6 +322,9 @@ func Install(o Options) (err error) {
 		return stepErr(step, err)
 	}
 	res.Print(r.Out, "install", false)
+	if settings.HooksDisabled(res.After) {
+		fmt.Fprintf(r.Err, "WARN %s sets \"disableAllHooks\": true, so Claude Code runs none of these hooks\nhint: remove that key from the file yourself: it is Claude Code's switch for every hook, and the install leaves it as it is\n", r.settings)
+	}
 	if r.Sandbox {
 		if err := r.sandbox(); err != nil {
 			return stepErr("writing the sandbox settings in "+r.settings, err)

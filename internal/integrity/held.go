@@ -92,7 +92,7 @@ func RecordWhy(dir string, held *record.Held, moved []string) (why string, compl
 			if why := markWhy(dir, held); why != "" {
 				odd = append(odd, "mark.json: "+why)
 			}
-		case "summary.json", "remote-synced.json", "sandbox-probed.txt", record.WiringSeen, record.WiringVerified:
+		case "summary.json", "remote-synced.json", "sandbox-probed.txt", record.LogStampName, record.WiringSeen, record.WiringVerified:
 			// Caches and notes the hooks rebuild or check again.
 		default:
 			odd = append(odd, name+" was written")
@@ -163,6 +163,8 @@ func markWhy(dir string, held *record.Held) string {
 		return "the harness was recorded as switched " + map[bool]string{true: "on", false: "off"}[now.Active]
 	case was.Paused != "" && now.Paused != was.Paused:
 		return "a person's pause was removed"
+	case was.Cancelled != "" && now.Cancelled != was.Cancelled:
+		return "a person's cancel was removed"
 	case now.Init != was.Init || now.InitStamp() != was.InitStamp():
 		return "harness-init.sh's record changed"
 	}

@@ -3,6 +3,7 @@ package integrity
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,4 +123,22 @@ func TestFenceHeldPutsTheRecordBack(t *testing.T) {
 	assert.Equal(t, string(before), string(after))
 	copied, _ := record.TasksText(dir)
 	assert.Equal(t, string(before), string(copied))
+}
+
+// A writer racing a save: the tasks file replaced between the harness's
+// write and its record of it. The record keeps the harness's text and not
+// the racer's stamp, so the next check compares, finds the racer's file
+// and puts the harness's back (before, the racer's stamp was recorded and
+// its file taken for the harness's).
+func TestRacedSaveIsNotRecorded(t *testing.T) {
+	dir, _ := heldProject(t)
+	ours, err := os.ReadFile(state.Path(dir))
+	require.NoError(t, err)
+	forged := []byte(strings.Replace(string(ours), `"pending"`, `"completed"`, 1))
+	require.NoError(t, os.WriteFile(state.Path(dir), forged, 0o644)) // the racer, right after our write
+	require.NoError(t, record.SaveTasks(dir, ours, true))            // then our record of our write
+	res := Check(dir, "a test", nil)
+	require.True(t, res.Tampered(), "the racer's file was taken for the harness's")
+	got, _ := os.ReadFile(state.Path(dir))
+	assert.Equal(t, string(ours), string(got))
 }

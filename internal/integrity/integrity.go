@@ -404,6 +404,29 @@ func WholeLog(dir, by string) Result {
 	return res
 }
 
+// LogSince compares the log's whole text with the record's mirror when
+// something other than the harness wrote the log since its last append
+// (the mark's log stamp moved): the Stop hook runs it at every turn end, so
+// a rewritten old line is found within the turn it was made in, and the
+// whole log is read only when another writer touched it. A log that still
+// begins with the mirror (appends only) has its stamp recorded.
+func LogSince(dir, by string) Result {
+	stamp, ok := record.LogStamp(dir)
+	if !ok {
+		return Result{}
+	}
+	if fi, err := os.Stat(progress.Path(dir)); err == nil && record.StampOf(fi) == stamp {
+		return Result{}
+	}
+	res := WholeLog(dir, by)
+	if !res.Tampered() {
+		if fi, err := os.Stat(progress.Path(dir)); err == nil {
+			record.TouchLog(dir, fi)
+		}
+	}
+	return res
+}
+
 func (r *Result) log(dir string) {
 	if logWhole(dir) {
 		return

@@ -67,14 +67,18 @@ func TestDeepJSONNeverCrashes(t *testing.T) {
 	}
 
 	// A tasks file nested that deep is corrupt: shown from the backup with
-	// a warning, then refused with the protocol's error once the backup is
-	// gone. Never a crash.
+	// a warning, then from the record's copy, then refused with the
+	// protocol's error once no copy is left. Never a crash.
 	tasks := filepath.Join(dir, "harness-tasks.json")
 	require.NoError(t, os.WriteFile(tasks, []byte(`{"tasks": [], "x": `+deep), 0o644))
 	stdout, stderr, code := run("harness", "", "status")
 	assert.Equal(t, 0, code, stderr)
-	assert.Contains(t, stdout, "WARN harness-tasks.json is corrupt; showing harness-tasks.json.bak")
+	assert.Contains(t, stdout, "WARN harness-tasks.json does not read (nests deeper than 1000 levels); showing harness-tasks.json.bak")
 	require.NoError(t, os.Remove(tasks+".bak"))
+	stdout, stderr, code = run("harness", "", "status")
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "showing the record's copy")
+	require.NoError(t, os.RemoveAll(records))
 	_, stderr, code = run("harness", "", "status")
 	assert.Equal(t, 2, code)
 	assert.NotContains(t, stderr, "fatal error")

@@ -160,7 +160,7 @@ func (h *Held) Mark() (Mark, bool) {
 // Restore puts names (as Moved lists them) back as held: a changed file
 // gets its held bytes again, a new one is removed. The mark is the held
 // mark with what only makes the harness stricter kept from the current one
-// (a person's pause, tasks still to verify, sessions seen with the
+// (a person's pause or cancel, tasks still to verify, sessions seen with the
 // marker), and the tasks file's stamp of the held copy. It returns the
 // names it could not put back (the log's mirror, held by its tail).
 func (h *Held) Restore(names []string) (lost []string) {
@@ -200,6 +200,9 @@ func (h *Held) mergedMark() (Mark, bool) {
 	}
 	if m.Paused == "" {
 		m.Paused = cur.Paused
+	}
+	if m.Cancelled == "" {
+		m.Cancelled = cur.Cancelled
 	}
 	for _, id := range cur.Unverified {
 		if !slices.Contains(m.Unverified, id) {

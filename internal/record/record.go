@@ -151,6 +151,12 @@ type Mark struct {
 	// is not paused: the hooks decide on this, not on the runtime
 	// directory's pause file, which only mirrors it.
 	Paused string `json:"paused,omitempty"`
+	// Cancelled is when a person cancelled the run (`harness cancel`), ""
+	// when it is not cancelled: the agent's verbs are refused until a
+	// person's `harness init` switches the harness on again. The marker
+	// cannot say it: with the hooks off, nothing stops a script from
+	// putting .harness-active back.
+	Cancelled string `json:"cancelled,omitempty"`
 	// Unverified are tasks a change the record adopted completed, whose
 	// validation the trusted side has not yet seen pass: the verification
 	// gate runs them at the next turn end, whatever the log says.
@@ -234,6 +240,9 @@ func (m Mark) encode() []byte {
 	if m.Paused != "" {
 		w.Str("paused", m.Paused)
 	}
+	if m.Cancelled != "" {
+		w.Str("cancelled", m.Cancelled)
+	}
 	if len(m.Unverified) > 0 {
 		w.Strs("unverified", m.Unverified)
 	}
@@ -251,7 +260,7 @@ func decodeMark(data []byte) (m Mark, ok bool) {
 		Active: obj.Get("active").Bool(), Init: obj.Get("init").Bool(), InitSize: obj.Get("init_size").Int(),
 		InitModNs: obj.Get("init_mtime_ns").Int(), InitIno: obj.Get("init_ino").Int(),
 		InitCtimeNs: obj.Get("init_ctime_ns").Int(), Sessions: jsonobj.Strs(obj.Get("sessions")),
-		Paused: obj.Get("paused").Str, Unverified: jsonobj.Strs(obj.Get("unverified"))}, true
+		Paused: obj.Get("paused").Str, Cancelled: obj.Get("cancelled").Str, Unverified: jsonobj.Strs(obj.Get("unverified"))}, true
 }
 
 // SaveTasks records data as the tasks file the harness has just written
@@ -285,9 +294,26 @@ func SaveTasks(root string, data []byte, active bool) error {
 	if !ok || m.Root != root {
 		m = Mark{Root: root}
 	}
-	m.setTasks(StampOf(fi))
+	m.setTasks(writtenStamp(filepath.Join(root, TasksCopy), fi, data))
 	m.Active = stillActive(m, ok, active)
 	return writeMark(dir, m)
+}
+
+// writtenStamp is the stamp to record for the file at path, just written
+// with data, whose stat is fi: fi's when the file holds data, else one no
+// file has, so that the next check compares the file with the copy. A
+// writer racing the harness (a background job replacing the file between
+// the harness's write and its stat) must not have its file recorded as the
+// harness's.
+func writtenStamp(path string, fi os.FileInfo, data []byte) Stamp {
+	if fi.Size() == int64(len(data)) {
+		if got, err := safefile.ReadFile(path, MaxTasks); err == nil && bytes.Equal(got, data) {
+			if after, err := os.Stat(path); err == nil && StampOf(after) == StampOf(fi) {
+				return StampOf(fi)
+			}
+		}
+	}
+	return Stamp{Size: -1}
 }
 
 // stillActive is what a save records of the hooks being on: the marker's
@@ -316,8 +342,8 @@ func PatchTasks(root string, before os.FileInfo, at int64, old, nv []byte, activ
 		return false
 	}
 	fi, err := os.Stat(filepath.Join(root, TasksCopy))
-	if err != nil {
-		return false
+	if err != nil || fi.Size() != before.Size() || !holds(filepath.Join(root, TasksCopy), at, nv) {
+		return false // another writer raced the patch: the caller records the file whole
 	}
 	m.setTasks(StampOf(fi))
 	m.Active = stillActive(m, true, active)
@@ -398,6 +424,20 @@ func SetPaused(root, at string) bool {
 		return true
 	}
 	m.Paused = at
+	return writeMark(Dir(root), m) == nil
+}
+
+// SetCancelled records a person's cancel (at, a timestamp) or its end
+// (""). It reports whether the record holds it (false without a record).
+func SetCancelled(root, at string) bool {
+	m, ok := ReadMark(root)
+	if !ok {
+		return false
+	}
+	if m.Cancelled == at {
+		return true
+	}
+	m.Cancelled = at
 	return writeMark(Dir(root), m) == nil
 }
 
@@ -510,9 +550,11 @@ func AppendLog(root string, b []byte) {
 		return // no record yet: SaveTasks starts the mirror
 	}
 	live := filepath.Join(root, LogMirror)
-	if li, err := os.Stat(live); err == nil && li.Size() != mi.Size()+int64(len(b)) {
+	li, err := os.Stat(live)
+	if err == nil && li.Size() != mi.Size()+int64(len(b)) {
 		if log, err := safefile.ReadFile(live, MaxLog); err == nil && len(log) >= len(b) {
 			replace(mirror, log)
+			stampLog(root, li)
 			return
 		}
 	}
@@ -520,9 +562,70 @@ func AppendLog(root string, b []byte) {
 	if err != nil {
 		return
 	}
-	f.Write(b)
+	_, werr := f.Write(b)
+	f.Close()
+	if err == nil && werr == nil {
+		stampLog(root, li)
+	}
+}
+
+// holds reports whether the file at path has want at offset at.
+func holds(path string, at int64, want []byte) bool {
+	f, err := safefile.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	got := make([]byte, len(want))
+	_, err = f.ReadAt(got, at)
+	return err == nil && bytes.Equal(got, want)
+}
+
+// LogStampName is the record's note of the stamp of harness-progress.txt
+// right after the harness's last append: a log whose stamp moved since was
+// written by something else (an append, or a rewrite of an old line the
+// hooks' recent-part check cannot see), and the Stop hook compares it
+// whole once, at the turn's end. Four fixed-width numbers, written over in
+// place: every append of the harness updates it, so it costs one small
+// write, not a file renamed over another.
+const LogStampName = "log-stamp.txt"
+
+const logStampFormat = "%020d %020d %020d %020d\n"
+
+// LogStamp is the stamp the log had after the harness's last append; ok
+// is false when none is recorded.
+func LogStamp(root string) (s Stamp, ok bool) {
+	dir := Dir(root)
+	if dir == "" {
+		return Stamp{}, false
+	}
+	data, err := safefile.ReadFile(filepath.Join(dir, LogStampName), safefile.Small)
+	if err != nil {
+		return Stamp{}, false
+	}
+	n, err := fmt.Sscanf(string(data), logStampFormat, &s.Size, &s.ModNs, &s.Ino, &s.CtimeNs)
+	return s, err == nil && n == 4
+}
+
+// stampLog records fi, the live log's stat, as the harness's own last
+// word in it.
+func stampLog(root string, fi os.FileInfo) {
+	dir := Dir(root)
+	if dir == "" {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(dir, LogStampName), os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	s := StampOf(fi)
+	f.WriteAt([]byte(fmt.Sprintf(logStampFormat, s.Size, s.ModNs, s.Ino, s.CtimeNs)), 0)
 	f.Close()
 }
+
+// TouchLog records the live log's stat fi after the whole log was found
+// to begin with the mirror: what moved its stamp was appends.
+func TouchLog(root string, fi os.FileInfo) { stampLog(root, fi) }
 
 func writeMark(dir string, m Mark) error { return replace(filepath.Join(dir, markName), m.encode()) }
 

@@ -45,8 +45,12 @@ func Write(w io.Writer, d *Data, o Options) error {
 	if h.MaxSess > 0 {
 		maxS = fmt.Sprint(h.MaxSess)
 	}
-	fmt.Fprintf(&b, "<div class=\"head\"><span><b>%d/%d</b> done</span><span><b>%.0f%%</b> success per attempt (%d attempts)</span><span><b>%s</b> mean time per task</span><span><b>%d</b> of %s sessions</span><span>%s</span><span>generated %s</span></div>\n",
-		h.Done, h.Total, 100*h.SuccessPerAttempt, h.AttemptsTotal, h.MeanTask.Round(time.Second), h.Sessions, maxS, since, d.Now.UTC().Format(time.RFC3339))
+	mean := "<b>—</b> mean time per task (none completed yet)"
+	if h.MeanTask > 0 {
+		mean = "<b>" + h.MeanTask.Round(time.Second).String() + "</b> mean time per task"
+	}
+	fmt.Fprintf(&b, "<div class=\"head\"><span><b>%d/%d</b> done</span><span><b>%.0f%%</b> success per attempt (%d %s)</span><span>%s</span><span><b>%d</b> of %s sessions</span><span>%s</span><span>generated %s</span></div>\n",
+		h.Done, h.Total, 100*h.SuccessPerAttempt, h.AttemptsTotal, map[bool]string{true: "attempt", false: "attempts"}[h.AttemptsTotal == 1], mean, h.Sessions, maxS, since, d.Now.UTC().Format(time.RFC3339))
 	if len(h.Budget) > 0 {
 		b.WriteString("<div class=\"head\">")
 		for _, l := range h.Budget {
@@ -113,16 +117,31 @@ func writeGraph(b *strings.Builder, d *Data) {
 		fmt.Fprintf(b, "<g class=\"%s\" data-id=\"%s\" data-class=\"%s\" data-error=\"%s\"><title>%s</title><rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" rx=\"4\" fill=\"%s\" stroke=\"%s\"/>",
 			cls, html.EscapeString(n.ID), n.Class, html.EscapeString(n.Error), html.EscapeString(tip), l.X[i]-l.NodeW/2, l.Y[i]-l.NodeH/2, l.NodeW, l.NodeH, c[0], c[1])
 		if !l.Compact {
-			label := n.ID + " " + n.Title
-			if len([]rune(label)) > 26 {
-				label = string([]rune(label)[:25]) + "…"
-			}
-			fmt.Fprintf(b, "<text x=\"%.0f\" y=\"%.0f\">%s</text>", l.X[i], l.Y[i]+4, html.EscapeString(label))
+			// The id on one line, the title on the next, each clipped to
+			// the box (the whole title is the tooltip and the side panel's).
+			fmt.Fprintf(b, "<text x=\"%.0f\" y=\"%.0f\"><tspan class=\"nid\">%s</tspan><tspan x=\"%.0f\" dy=\"14\">%s</tspan></text>",
+				l.X[i], l.Y[i]-3, html.EscapeString(clipRunes(n.ID, labelRunes)), l.X[i], html.EscapeString(clipRunes(n.Title, labelRunes)))
 		}
 		b.WriteString("</g>\n")
 	}
 	b.WriteString("</svg></div></div>\n")
 }
+
+// labelRunes is how many characters of a line fit a node's box.
+const labelRunes = 30
+
+// clipRunes shortens s to n characters with an ellipsis.
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// minBar is the narrowest an attempt is drawn: one under a second is still
+// seen (its tooltip has its real length).
+const minBar = 6.0
 
 func writeTimeline(b *strings.Builder, d *Data) {
 	tl := d.Timeline
@@ -141,7 +160,8 @@ func writeTimeline(b *strings.Builder, d *Data) {
 	if span <= 0 {
 		span = 1
 	}
-	const width, left = 1000.0, 10.0
+	// left is the gutter where each row is named by its task.
+	const width, left = 1000.0, 80.0
 	xOf := func(t time.Time) float64 { return left + width*t.Sub(t0).Seconds()/span }
 	// One row per task that has attempts, capped so a huge job stays readable.
 	rows := map[string]int{}
@@ -156,9 +176,9 @@ func writeTimeline(b *strings.Builder, d *Data) {
 	if len(order) > 100 {
 		rowH = 3
 	}
-	burnH := 80.0
-	height := 20 + float64(len(order))*rowH + burnH + 20
-	fmt.Fprintf(b, "<div class=\"scroll\"><svg id=\"timeline\" width=\"%.0f\" height=\"%.0f\">\n", width+2*left, height)
+	burnH, axisH := 80.0, 18.0
+	height := 20 + float64(len(order))*rowH + burnH + 20 + axisH
+	fmt.Fprintf(b, "<div class=\"scroll\"><svg id=\"timeline\" width=\"%.0f\" height=\"%.0f\">\n", width+left+20, height)
 	for i, s := range tl.Sessions {
 		shade := "#f4f6fa"
 		if i%2 == 1 {
@@ -182,12 +202,17 @@ func writeTimeline(b *strings.Builder, d *Data) {
 			end = t1
 		}
 		w := xOf(end) - xOf(a.Start)
-		if w < 1.5 {
-			w = 1.5
+		if w < minBar {
+			w = minBar
 		}
 		y := 20 + float64(rows[a.TaskID])*rowH
 		fmt.Fprintf(b, "<rect class=\"attempt\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%s: %s (%s)</title></rect>\n",
 			xOf(a.Start), y, w, rowH*0.8, color, html.EscapeString(a.TaskID), a.Start.Format(time.RFC3339), outcome(a))
+	}
+	if rowH >= 12 {
+		for i, id := range order {
+			fmt.Fprintf(b, "<text class=\"rowlabel\" x=\"4\" y=\"%.1f\">%s<title>%s</title></text>\n", 20+float64(i)*rowH+rowH*0.7, html.EscapeString(clipRunes(id, 12)), html.EscapeString(id))
+		}
 	}
 	// A log of hours holds many warnings: the latest maxMarkers are drawn.
 	markers := tl.Markers
@@ -203,7 +228,7 @@ func writeTimeline(b *strings.Builder, d *Data) {
 			strings.ToLower(m.Type), xOf(m.Time)-4, y, html.EscapeString(m.Title()))
 	}
 	// Burn-up of completed tasks.
-	base := height - 15
+	base := height - 15 - axisH
 	total := float64(d.Headline.Total)
 	if total == 0 {
 		total = 1
@@ -215,7 +240,32 @@ func writeTimeline(b *strings.Builder, d *Data) {
 	}
 	fmt.Fprintf(&pts, " %.1f,%.1f", left+width, base-burnH*float64(len(tl.Done))/total)
 	fmt.Fprintf(b, "<polyline class=\"burnup\" points=\"%s\"><title>completed tasks over time (%d)</title></polyline>\n", pts.String(), len(tl.Done))
-	b.WriteString("</svg></div>\n<p class=\"small\">Bands: sessions. Bars: attempts (green completed, red failed, blue open). Diamonds: rollbacks, recoveries, tamper reverts, valve openings, reflection rounds and warnings (hover for the line). Line: completed tasks (burn-up).</p>\n")
+	writeAxis(b, t0, t1, left, width, height-axisH)
+	b.WriteString("</svg></div>\n<p class=\"small\">Rows: tasks. Bands: sessions. Bars: attempts (green completed, red failed, blue open; at least 6 px wide, hover for the real length). Diamonds: rollbacks, recoveries, tamper reverts, valve openings, reflection rounds and warnings (hover for the line). Line: completed tasks (burn-up). Axis: UTC.</p>\n")
+}
+
+// writeAxis draws the time axis under the timeline at y: a line and six
+// ticks labelled in UTC, with the date when the span passes a day.
+func writeAxis(b *strings.Builder, t0, t1 time.Time, left, width, y float64) {
+	fmt.Fprintf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", left, y, left+width, y)
+	layout := "15:04:05"
+	if t1.Sub(t0) > 24*time.Hour {
+		layout = "01-02 15:04"
+	}
+	const ticks = 6
+	for k := 0; k <= ticks; k++ {
+		x := left + width*float64(k)/ticks
+		t := t0.Add(time.Duration(float64(t1.Sub(t0)) * float64(k) / ticks)).UTC()
+		anchor := "middle"
+		switch k {
+		case 0:
+			anchor = "start"
+		case ticks:
+			anchor = "end"
+		}
+		fmt.Fprintf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n",
+			x, y, x, y+4, x, y+15, anchor, t.Format(layout))
+	}
 }
 
 // maxMarkers bounds the diamonds the timeline draws.
@@ -230,6 +280,7 @@ func outcome(a Attempt) string {
 
 func writeTable(b *strings.Builder, d *Data) {
 	esc := html.EscapeString
+	logMade, _ := d.Timeline.attemptsOf()
 	spent := map[string]time.Duration{}
 	for _, a := range d.Timeline.Attempts {
 		if !a.End.IsZero() {
@@ -244,6 +295,13 @@ func writeTable(b *strings.Builder, d *Data) {
 	for _, t := range d.State.Tasks {
 		sp := spent[t.ID]
 		made := attemptsMade(&t)
+		// Since the last retry, of its max_attempts; and all of them, as
+		// the timeline draws them, when a retry reset the count.
+		attempts := fmt.Sprintf("%d/%d", made, t.MaxAttempts)
+		all := max(made, logMade[t.ID])
+		if all > made {
+			attempts += fmt.Sprintf(" (%d in all)", all)
+		}
 		label := class[t.ID]
 		switch {
 		case t.Validated():
@@ -251,8 +309,8 @@ func writeTable(b *strings.Builder, d *Data) {
 		case t.Status == "completed" && t.IntegratedCommit != "":
 			label = "integrated"
 		}
-		fmt.Fprintf(b, "<tr class=\"row\" data-id=\"%s\"><td>%s</td><td>%s</td><td data-v=\"%s\"><i style=\"background:%s\"></i>%s</td><td>%s</td><td data-v=\"%d\">%d/%d</td><td data-v=\"%d\">%s</td></tr>\n",
-			esc(t.ID), esc(t.ID), esc(t.Title), class[t.ID], fill[class[t.ID]][0], esc(label), esc(t.Priority), made, made, t.MaxAttempts, int64(sp.Seconds()), sp.Round(time.Second))
+		fmt.Fprintf(b, "<tr class=\"row\" data-id=\"%s\"><td>%s</td><td>%s</td><td data-v=\"%s\"><i style=\"background:%s\"></i>%s</td><td>%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td></tr>\n",
+			esc(t.ID), esc(t.ID), esc(t.Title), class[t.ID], fill[class[t.ID]][0], esc(label), esc(t.Priority), all, attempts, int64(sp.Seconds()), sp.Round(time.Second))
 		b.WriteString("<tr class=\"detail\" hidden><td colspan=\"6\">")
 		fmt.Fprintf(b, "<div><b>validation</b> <code>%s</code> (timeout %ds)</div>", esc(t.Command), t.TimeoutSeconds)
 		if t.StartedAtCommit != "" {
@@ -305,6 +363,7 @@ body{font:14px system-ui,sans-serif;margin:16px;color:#222}
 .node.sel rect{stroke:#000;stroke-width:3}
 .marker{fill:#333}.m-rollback{fill:#c0392b}.m-recovery{fill:#1f5fbf}.m-tamper{fill:#7d4fb3}.m-warn{fill:#d9730d}
 .burnup{fill:none;stroke:#2e8b57;stroke-width:2}.small{font-size:11px;color:#666}
+.node .nid{font-weight:600}.rowlabel,.tick{font-size:10px;fill:#444}.axis{stroke:#888;stroke-width:1}
 table{border-collapse:collapse}th,td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:left}th{cursor:pointer;background:#f4f4f4}
 tr.row{cursor:pointer}.desc{white-space:pre-wrap}ul.accept{margin:2px 0}pre.err{color:#c0392b;white-space:pre-wrap;margin:2px 0}
 </style>

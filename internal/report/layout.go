@@ -109,8 +109,8 @@ func Lay(g graph.Graph) Layout {
 		}
 	}
 	lay := Layout{X: make([]float64, n), Y: make([]float64, n), Compact: n > compactAbove}
-	colGap, rowGap := 200.0, 44.0
-	lay.NodeW, lay.NodeH = 170, 30
+	colGap, rowGap := 220.0, 50.0
+	lay.NodeW, lay.NodeH = 190, 36
 	if lay.Compact {
 		colGap, rowGap = 26, 14
 		lay.NodeW, lay.NodeH = 18, 10

@@ -219,12 +219,26 @@ func attemptsFinished(t *state.Task) int {
 	return t.Attempts
 }
 
+// attemptsOf counts each task's attempts the log shows: made (the open one
+// included) and ended (passed or failed). A `harness retry` resets the
+// tasks file's count, not the log's.
+func (tl *Timeline) attemptsOf() (made, ended map[string]int) {
+	made, ended = map[string]int{}, map[string]int{}
+	for _, a := range tl.Attempts {
+		made[a.TaskID]++
+		if a.Outcome != "" {
+			ended[a.TaskID]++
+		}
+	}
+	return made, ended
+}
+
 // Headline is the numbers at the top of the page.
 type Headline struct {
 	Done, Total       int
-	AttemptsTotal     int     // attempts that ended, passed or failed
-	SuccessPerAttempt float64 // completed tasks per attempt that ended, 0..1
-	MeanTask          time.Duration
+	AttemptsTotal     int           // attempts that ended, passed or failed
+	SuccessPerAttempt float64       // completed tasks per attempt that ended, 0..1
+	MeanTask          time.Duration // 0 when no attempt in the log completed a task
 	Sessions, MaxSess int
 	SinceProgress     time.Duration // since the last log line; -1 when there is none
 	// Budget is the job's budget limits with what was used (set by the
@@ -251,12 +265,15 @@ func Build(s *state.State, tl *Timeline, now time.Time) *Data {
 	d := &Data{State: s, Graph: g, Layout: Lay(g), Timeline: tl, Now: now}
 	h := &d.Headline
 	h.Total = len(s.Tasks)
+	_, ended := tl.attemptsOf()
 	for i := range s.Tasks {
 		t := &s.Tasks[i]
 		if t.Status == state.Completed {
 			h.Done++
 		}
-		h.AttemptsTotal += attemptsFinished(t)
+		// The tasks file counts the attempts since the last retry; the
+		// log, every one the timeline draws: the larger is the truth.
+		h.AttemptsTotal += max(attemptsFinished(t), ended[t.ID])
 	}
 	if h.AttemptsTotal > 0 {
 		h.SuccessPerAttempt = float64(h.Done) / float64(h.AttemptsTotal)

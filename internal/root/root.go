@@ -63,6 +63,26 @@ func Active(dir string) bool {
 	return err == nil
 }
 
+// Enclosing returns the nearest state root above dir (its parents, not
+// dir itself), "" when there is none: the job a new one in dir would be
+// nested in.
+func Enclosing(dir string) string {
+	d := resolve(dir)
+	if d == "" {
+		// Not made yet: its nearest existing parent.
+		d = resolve(filepath.Dir(dir))
+		if d == "" {
+			return ""
+		}
+		return search(d)
+	}
+	parent := filepath.Dir(d)
+	if parent == d {
+		return ""
+	}
+	return search(parent)
+}
+
 func search(start string) string {
 	dir := resolve(start)
 	for i := 0; dir != "" && i < maxParents; i++ {

@@ -23,7 +23,45 @@ func (c Cycle) String() string { return strings.Join(shorten(c), " → ") }
 // dependencies take no part, as in Validate. Linear in tasks and
 // dependencies.
 func Cycles(tasks []state.Task) []Cycle {
-	g := newGraph(tasks, Index(tasks))
+	return cyclesOf(tasks, newGraph(tasks, Index(tasks)))
+}
+
+// DormantCycles returns the cycles of the plan as written that pass through
+// a completed task, which Cycles leaves out: they hold nothing up today, but
+// a task on one that is reopened (the verification gate, a retry) could
+// never start again, and the graph draws the loop.
+func DormantCycles(tasks []state.Task) []Cycle {
+	var out []Cycle
+	byID := Index(tasks)
+	for _, c := range cyclesOf(tasks, newPlanGraph(tasks, byID)) {
+		for _, id := range c {
+			if tasks[byID[id]].Status == state.Completed {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// PlanCycleThrough is CycleThrough over the plan as written, completed
+// tasks' dependencies included: what an edit must not make, although no
+// claim would fail for it today.
+func PlanCycleThrough(tasks []state.Task, id string) Cycle {
+	byID := Index(tasks)
+	i, ok := byID[id]
+	if !ok {
+		return nil
+	}
+	g := newPlanGraph(tasks, byID)
+	comp, _ := g.cycles()
+	if comp[i] < 0 {
+		return nil
+	}
+	return Cycle(g.ids(g.shortestCycle(comp, i)))
+}
+
+func cyclesOf(tasks []state.Task, g *graph) []Cycle {
 	comp, size := g.cycles()
 	first := make([]int, len(size))
 	for c := range first {

@@ -201,3 +201,13 @@ func TestChoose(t *testing.T) {
 		})
 	}
 }
+
+func TestDormantCycles(t *testing.T) {
+	done := []state.Task{tk("a", state.Completed, "P0", "c"), tk("b", state.Completed, "P0", "a"), tk("c", state.Completed, "P0", "b")}
+	assert.Equal(t, []string{"a → c → b → a"}, names(DormantCycles(done)))
+	assert.Empty(t, Cycles(done), "no live cycle")
+	assert.Equal(t, "a → c → b → a", PlanCycleThrough(done, "a").String())
+	mixed := []state.Task{tk("a", state.Completed, "P0", "b"), tk("b", state.Pending, "P0", "a"), tk("x", state.Pending, "P0", "y"), tk("y", state.Pending, "P0", "x")}
+	assert.Equal(t, []string{"a → b → a"}, names(DormantCycles(mixed)), "a live cycle is not dormant")
+	assert.Nil(t, DormantCycles([]state.Task{tk("a", state.Completed, "P0"), tk("b", state.Pending, "P0", "a")}))
+}

@@ -124,6 +124,20 @@ func newGraph(tasks []state.Task, byID map[string]int) *graph {
 	return g
 }
 
+// newPlanGraph is the graph of every known dependency as written, a
+// completed task's included.
+func newPlanGraph(tasks []state.Task, byID map[string]int) *graph {
+	g := &graph{tasks: tasks, adj: make([][]int, len(tasks))}
+	for i := range tasks {
+		for _, dep := range tasks[i].DependsOn {
+			if j, ok := byID[dep]; ok {
+				g.adj[i] = append(g.adj[i], j)
+			}
+		}
+	}
+	return g
+}
+
 // cycles returns, for each task, the strongly connected component it shares
 // with others on a dependency cycle (-1 when it lies on none), and the
 // components' sizes. Tarjan's algorithm, iterative, so a chain of 10,000

@@ -64,6 +64,9 @@ func SessionStart(p hook.Payload) hook.Decision {
 	if self, err := os.Executable(); err == nil {
 		exportPath(os.Getenv("CLAUDE_ENV_FILE"), filepath.Dir(self))
 	}
+	if cancelled(c.root) {
+		return hook.Decision{}
+	}
 	if root.Paused(c.root) {
 		return hook.Decision{Kind: hook.Allow, Context: "HARNESS PAUSED by the user: do no harness work in this session (no claim, checkpoint or validate) and do not try to resume it yourself. Answer what the user asks; the user continues the run with `harness resume`."}
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
@@ -62,6 +63,14 @@ func active(p hook.Payload) (*call, bool) {
 		return nil, false
 	}
 	return c, true
+}
+
+// cancelled reports whether a person cancelled the run in dir (`harness
+// cancel`, kept in the record): it stays off, whatever put the marker back,
+// until a person's `harness init`. Only the hooks that drive the work ask.
+func cancelled(dir string) bool {
+	m, ok := record.ReadMark(dir)
+	return ok && m.Cancelled != ""
 }
 
 // cwd is where the session works: the payload's cwd, else the project

@@ -35,8 +35,14 @@ func Stop(p hook.Payload) hook.Decision {
 	}
 	rt := ReadRuntime(c.root, c.session)
 	fence := integrity.Check(c.root, "a writer outside the harness", integrity.Legal(c.root))
+	if whole := integrity.LogSince(c.root, "a writer outside the harness"); whole.Tampered() {
+		fence.Repairs = append(fence.Repairs, whole.Repairs...)
+	}
 	if !root.Active(c.root) {
 		return reflection(c, rt)
+	}
+	if cancelled(c.root) {
+		return hook.Decision{}
 	}
 	d := stopChecked(c, rt)
 	if fence.Tampered() {

@@ -54,6 +54,12 @@ func wiringText(problems []string) string {
 	for _, p := range problems {
 		b.WriteString("- " + p + "\n")
 	}
-	b.WriteString("Do not change Claude Code's settings, the harness's executables or its record. Tell the user now: they restore it with `harness install` (`harness status` shows what is wrong).")
+	fix := "they restore it with `harness install`"
+	for _, p := range problems {
+		if wiring.Disabled(p) {
+			fix = "they remove \"disableAllHooks\" from the settings file named, and run `harness install` for anything else"
+		}
+	}
+	b.WriteString("Do not change Claude Code's settings, the harness's executables or its record. Tell the user now: " + fix + " (`harness status` shows what is wrong).")
 	return b.String()
 }

@@ -141,7 +141,7 @@ func TestInstallScript(t *testing.T) {
 		require.Equal(t, 0, r.code)
 		assert.Contains(t, r.stdout, "would install "+bin+"/harness-stop\n")
 		assert.Contains(t, r.stdout, "would copy "+repo+"/skill/harness to "+skill+"\n")
-		assert.Contains(t, r.stdout, "+ PreToolUse    "+bin+"/harness-pre-tool-use")
+		assert.Contains(t, r.stdout, "+ PreToolUse         "+bin+"/harness-pre-tool-use")
 		assert.Contains(t, r.stdout, "dry run: nothing was changed")
 		assert.Equal(t, []string{".claude/", ".claude/settings.json"}, tree(t, home))
 		assert.Equal(t, string(user), read(t, settings))
@@ -356,7 +356,7 @@ func TestInstallScriptMovedBinDir(t *testing.T) {
 
 	r := installSH(t, env, "--bin-dir", moved)
 	require.Equal(t, 0, r.code)
-	assert.Contains(t, r.stdout, "~ Stop          "+moved+"/harness-stop (was "+old+"/harness-stop)")
+	assert.Contains(t, r.stdout, "~ Stop               "+moved+"/harness-stop (was "+old+"/harness-stop)")
 	assert.Contains(t, r.stdout, "removing the executables from "+old+"\n")
 	assert.NoDirExists(t, filepath.Join(home, ".claude", "harness"), "the old bin directory went with its executables")
 	for _, p := range Executables(t) {

@@ -33,9 +33,19 @@ const (
 	Remove = "remove"
 )
 
+// EventWidth is the width of the longest hook event's name: the column the
+// tables of hooks align on.
+func EventWidth() int {
+	w := 0
+	for _, h := range Hooks {
+		w = max(w, len(h.Event))
+	}
+	return w
+}
+
 func (c Change) String() string {
 	mark := map[string]string{Add: "+", Update: "~", Remove: "-"}[c.Op]
-	s := fmt.Sprintf("%s %-13s %s", mark, c.Event, c.Command)
+	s := fmt.Sprintf("%s %-*s %s", mark, EventWidth(), c.Event, c.Command)
 	if c.Detail != "" {
 		s += " (" + c.Detail + ")"
 	}

@@ -351,12 +351,12 @@ func TestRegisterRepairs(t *testing.T) {
 		log = append(log, c.String())
 	}
 	text := strings.Join(log, "\n")
-	assert.Contains(t, text, "- Stop          /older/bin/harness-stop (duplicate)")
-	assert.Contains(t, text, "- Stop          /old/bin/harness-session-end (a SessionEnd hook, not Stop)")
-	assert.Contains(t, text, `~ SessionStart  `+bin+`/harness-session-start (matcher "startup" → "startup|resume|clear|compact|fork")`)
-	assert.Contains(t, text, "~ SessionStart  "+bin+"/harness-session-start (timeout 10s → 120s)")
-	assert.Contains(t, text, "+ PreToolUse    "+bin+"/harness-pre-tool-use")
-	assert.Contains(t, text, "+ SessionEnd    "+bin+"/harness-session-end")
+	assert.Contains(t, text, "- Stop               /older/bin/harness-stop (duplicate)")
+	assert.Contains(t, text, "- Stop               /old/bin/harness-session-end (a SessionEnd hook, not Stop)")
+	assert.Contains(t, text, `~ SessionStart       `+bin+`/harness-session-start (matcher "startup" → "startup|resume|clear|compact|fork")`)
+	assert.Contains(t, text, "~ SessionStart       "+bin+"/harness-session-start (timeout 10s → 120s)")
+	assert.Contains(t, text, "+ PreToolUse         "+bin+"/harness-pre-tool-use")
+	assert.Contains(t, text, "+ SessionEnd         "+bin+"/harness-session-end")
 	assert.NotContains(t, text, "audit-bash")
 
 	again, changes, err := Register(out, bin, "settings.json")

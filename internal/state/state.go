@@ -247,9 +247,13 @@ type State struct {
 	Tasks        []Task
 	SessionCount int
 	LastSession  string
-	// FromBackup is set when the file was corrupt and this state was read
-	// from harness-tasks.json.bak instead (read-only loads only).
-	FromBackup bool
+	// FromBackup is set when the file does not read (not JSON, or a field
+	// the harness cannot read) and this state was read from the last one
+	// the harness wrote instead: harness-tasks.json.bak, else the record's
+	// copy (read-only loads only). Broken says why the file does not
+	// read; Source names what was read.
+	FromBackup     bool
+	Broken, Source string
 	// Restored is set by Update when the file was corrupt and has just been
 	// restored from harness-tasks.json.bak (a RECOVERY line is logged).
 	Restored bool
@@ -850,9 +854,13 @@ func (t *Task) HasDependencyError() bool {
 // place (a FIFO, a directory), is reported unreadable instead of being read.
 const MaxFileSize = 128 << 20
 
-// Load reads and parses the tasks file in dir without taking any lock. When
-// the file is corrupt and the backup is valid, it returns the backup's state
-// with FromBackup set (restoring the file is a write, left to Update).
+// Load reads and parses the tasks file in dir without taking any lock. A
+// file that does not read (not JSON, or a field the harness cannot read:
+// the same to every reader, hooks, views and verbs alike) is answered with
+// the last state the harness wrote, its backup or else the record's copy,
+// with FromBackup set; restoring the file is a write, left to Update. With
+// neither, a file that is not JSON is Unrecoverable, and one with a bad
+// field is its CONFIG error.
 func Load(dir string) (*State, error) {
 	raw, err := safefile.ReadFile(Path(dir), MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -862,19 +870,35 @@ func Load(dir string) (*State, error) {
 		return nil, failure.Wrap(failure.EnvSetup, err, "cannot read %s: %v", Path(dir), err)
 	}
 	s, err := Parse(raw, Path(dir))
-	if corrupt := (*Corrupt)(nil); errors.As(err, &corrupt) {
-		b, berr := loadBackup(dir)
-		if berr != nil {
-			return nil, berr
-		}
-		b.FromBackup = true
-		return b, nil
-	}
 	if err != nil {
-		return nil, err
+		b, ok := lastWritten(dir)
+		if !ok {
+			if corrupt := (*Corrupt)(nil); errors.As(err, &corrupt) {
+				return nil, Unrecoverable(dir)
+			}
+			return nil, err
+		}
+		b.FromBackup, b.Broken = true, brokenWhy(err, dir)
+		return b, nil
 	}
 	s.Dir = dir
 	return s, nil
+}
+
+// brokenWhy says why the tasks file does not read, without its path.
+func brokenWhy(err error, dir string) string {
+	msg := err.Error()
+	var fe *failure.Error
+	if errors.As(err, &fe) {
+		msg = fe.Message
+	}
+	msg = strings.TrimPrefix(msg, Path(dir))
+	msg = strings.TrimPrefix(msg, ":")
+	msg = strings.TrimSpace(msg)
+	if msg == "is not valid JSON" {
+		return "not valid JSON"
+	}
+	return msg
 }
 
 // ErrUnrecoverable is the cause of every Unrecoverable error, compared by
@@ -882,47 +906,41 @@ func Load(dir string) (*State, error) {
 // the log.
 var ErrUnrecoverable = errors.New("harness-tasks.json corrupted and unrecoverable")
 
-// Unrecoverable is the error for a corrupt tasks file without a valid backup.
+// Unrecoverable is the error for a corrupt tasks file without a valid
+// backup or record copy.
 func Unrecoverable(dir string) *failure.Error {
 	return failure.Wrap(failure.EnvSetup, ErrUnrecoverable, "%s", ErrUnrecoverable).
-		WithHint("%s is not valid JSON and %s is missing or invalid; %s", Path(dir), BackupName, restoreHint(dir))
+		WithHint("%s is not valid JSON, and neither %s nor the record's copy of the last one the harness wrote reads; %s", Path(dir), BackupName, restoreHint(dir))
 }
 
-// restoreHint says how to get the tasks file back when neither it nor its
-// backup can be read. git rarely has it (harness init keeps it out), but
-// the record keeps a copy of the last one the harness wrote, outside the
-// project: when that copy reads, the hint is the command that puts it
-// back, the corrupt file kept aside.
+// restoreHint says how to get the tasks file back when no copy the
+// harness kept reads: git rarely has it (harness init keeps it out).
 func restoreHint(dir string) string {
 	live := Path(dir)
 	aside := failure.ShellArg(live + ".corrupt")
-	if rec := record.Dir(dir); rec != "" {
-		copied := filepath.Join(rec, record.TasksCopy)
-		if raw, err := os.ReadFile(copied); err == nil {
-			if _, err := Parse(raw, copied); err == nil {
-				return fmt.Sprintf("the harness keeps a copy of the last one it wrote (hand edits since are not in it); put it back with: mv %s %s && cp %s %s",
-					failure.ShellArg(live), aside, failure.ShellArg(copied), failure.ShellArg(live))
-			}
-		}
-	}
-	return fmt.Sprintf("no copy of it is kept (harness init keeps it out of git): if you committed it, restore it from git; otherwise move it aside (mv %s %s), run `harness init` and add the tasks again with `harness add` (their metadata cannot be rebuilt from the log)",
+	return fmt.Sprintf("if you committed it, restore it from git; otherwise move it aside (mv %s %s), run `harness init` and add the tasks again with `harness add` (their metadata cannot be rebuilt from the log)",
 		failure.ShellArg(live), aside)
 }
 
 // IsUnrecoverable reports whether err is Unrecoverable's.
 func IsUnrecoverable(err error) bool { return errors.Is(err, ErrUnrecoverable) }
 
-func loadBackup(dir string) (*State, error) {
-	raw, err := safefile.ReadFile(BackupPath(dir), MaxFileSize)
-	if err != nil {
-		return nil, Unrecoverable(dir)
+// lastWritten reads the last state the harness wrote in dir: its backup,
+// else the record's copy (kept outside the project).
+func lastWritten(dir string) (*State, bool) {
+	if raw, err := safefile.ReadFile(BackupPath(dir), MaxFileSize); err == nil {
+		if s, err := Parse(raw, BackupPath(dir)); err == nil {
+			s.Dir, s.Source = dir, BackupName
+			return s, true
+		}
 	}
-	s, err := Parse(raw, BackupPath(dir))
-	if err != nil {
-		return nil, Unrecoverable(dir)
+	if raw, ok := record.TasksText(dir); ok {
+		if s, err := Parse(raw, record.TasksCopy); err == nil {
+			s.Dir, s.Source = dir, "the record's copy"
+			return s, true
+		}
 	}
-	s.Dir = dir
-	return s, nil
+	return nil, false
 }
 
 // Update runs fn on the current state under the transaction lock and saves
@@ -1036,10 +1054,10 @@ func loadLocked(dir string) (*State, error) {
 	}
 	record.SaveTasks(dir, s.raw, root.Active(dir))
 	s.FromBackup, s.Restored = false, true
-	fmt.Fprintf(os.Stderr, "WARN [%s] %s was not valid JSON: restored from %s, the last state the harness wrote; the corrupt copy is kept as %s\n",
-		failure.EnvSetup, FileName, BackupName, filepath.Base(keep))
+	fmt.Fprintf(os.Stderr, "WARN [%s] %s did not read (%s): restored from %s, the last state the harness wrote; the broken copy is kept as %s\n",
+		failure.EnvSetup, FileName, s.Broken, s.Source, filepath.Base(keep))
 	progress.Append(dir, progress.Entry{Session: s.SessionCount, Type: progress.Recovery,
-		Message: fmt.Sprintf(`action="restored %s from %s" reason="not valid JSON; corrupt copy kept as %s"`, FileName, BackupName, filepath.Base(keep))})
+		Message: fmt.Sprintf(`action="restored %s from %s" reason="%s; broken copy kept as %s"`, FileName, s.Source, strings.ReplaceAll(s.Broken, `"`, `'`), filepath.Base(keep))})
 	return s, nil
 }
 

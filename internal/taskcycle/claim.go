@@ -94,7 +94,7 @@ func (w *Worker) claim(id string) (*Claim, error) {
 		}
 		log = append(log, ValidateDependencies(s, now)...)
 		defer func() { progress.Append(w.Root, log...) }()
-		if busy := w.busy(s); busy != nil {
+		if busy := w.Busy(s); busy != nil {
 			refusal = failure.New(failure.Usage, "%s is already in progress (claimed by %s): one task at a time", busy.ID, orNone(busy.ClaimedBy)).
 				WithHint("finish it with `harness validate %s`, or give it up with `harness fail %s --category TASK_EXEC \"why\"`; if its session was interrupted, run `harness recover`", failure.ShellArg(busy.ID), failure.ShellArg(busy.ID))
 			return nil
@@ -188,9 +188,11 @@ func choose(s *state.State, worker string) schedule.Choice {
 	return schedule.Choose(s.Tasks)
 }
 
-// busy returns the task that stops this worker from claiming another: in
-// exclusive mode any task in progress, in concurrent mode this worker's own.
-func (w *Worker) busy(s *state.State) *state.Task {
+// Busy returns the task that stops this worker from claiming another (one
+// task at a time): in exclusive mode any task in progress, in concurrent
+// mode this worker's own; nil when there is none. `harness next` asks it
+// too, so it never names a task claim would refuse.
+func (w *Worker) Busy(s *state.State) *state.Task {
 	for i := range s.Tasks {
 		t := &s.Tasks[i]
 		if t.Status == state.InProgress && !t.Validated() && (!s.Concurrent() || t.ClaimedBy == w.ID) {

@@ -91,7 +91,7 @@ func (w *Worker) startFromTip(s *state.State, tree Tree) error {
 		return failure.New(failure.Usage, "this job runs with workers (integration branch %s): tasks are claimed in a worker's worktree, not in the main tree", s.Config.IntegrationBranch).
 			WithHint("start them with `harness workers N`; work in the main tree would bypass the merge queue")
 	}
-	if w.busy(s) != nil {
+	if w.Busy(s) != nil {
 		return nil // the claim refuses it, with the task to finish
 	}
 	tip := git.RefHead(tree.Top, "refs/heads/"+s.Config.IntegrationBranch)

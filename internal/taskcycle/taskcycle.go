@@ -48,6 +48,11 @@ type Worker struct {
 	Self  lock.Holder // who this worker is to the session lock (exclusive mode)
 	// CleanupTimeout bounds on_failure.cleanup after a failed attempt.
 	CleanupTimeout time.Duration
+	// Person is set when a person runs the worker's verbs (no Claude Code
+	// session in the process or its ancestors, internal/invoker): a
+	// validation they run passed in a process they trust, so it is not
+	// left to the verification gate.
+	Person bool
 }
 
 // New returns the worker of the calling process for the state root, its

@@ -203,7 +203,11 @@ func (w *Worker) complete(t state.Task, tree Tree) (*Outcome, error) {
 		}
 		return nil, err
 	}
-	if !record.Trusted() && exclusive {
+	switch {
+	case w.Person:
+		// A person's terminal (or script) ran the check: done as they saw it.
+		record.Verified(w.Root, t.ID)
+	case !record.Trusted() && exclusive:
 		// The check ran in a process the agent started: the verification
 		// gate runs it again at the next turn end, because the record says
 		// so, whatever the log or the runtime files then say. (In

@@ -38,6 +38,16 @@ type Where struct {
 	Verified string
 }
 
+// DisablesAll is in the problem Check reports for a settings file that
+// sets "disableAllHooks": Claude Code's own switch for every hook, the
+// user's and other tools' too. The harness never changes it (an install
+// leaves it as it is): it says which file to remove it from.
+const DisablesAll = `sets "disableAllHooks": true`
+
+// Disabled reports whether problem is one of a settings file that sets
+// "disableAllHooks" (which `harness install` does not undo).
+func Disabled(problem string) bool { return strings.Contains(problem, DisablesAll) }
+
 // Check returns what undoes the harness's wiring now, one line each (none
 // when it is wired as installed):
 //
@@ -63,7 +73,7 @@ func Check(w Where) []string {
 			continue
 		}
 		if settings.HooksDisabled(doc) {
-			problems = append(problems, fmt.Sprintf("%s sets \"disableAllHooks\": true: Claude Code runs no hook at all, the harness's included", f))
+			problems = append(problems, fmt.Sprintf("%s %s: Claude Code runs no hook at all, the harness's included", f, DisablesAll))
 		}
 		for _, cmd := range ourCommands(doc) {
 			registered[settings.Program(cmd)] = true
