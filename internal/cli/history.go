@@ -35,7 +35,7 @@ func runHistory(e *Env, c *command, args []string) int {
 		return e.fail(failure.New(failure.Usage, "this job is not shared through a git remote").
 			WithHint("share it with `harness workers N --remote NAME`; `harness status` shows a job on one machine"))
 	}
-	if _, err := state.Sync(dir); err != nil {
+	if _, err := state.Sync(dir, remote.MachineRefs); err != nil {
 		return e.fail(err)
 	}
 	r, err := trail.Replay(dir)

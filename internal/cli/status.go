@@ -123,8 +123,19 @@ type statusJSON struct {
 	TrustLevelWhy string `json:"trust_level_why,omitempty"`
 	// Workers is the board of `harness workers`, once one ran.
 	Workers *workers.Board `json:"workers,omitempty"`
-	// status --remote: every machine of a job shared through a remote.
+	// status --remote: every machine of a job shared through a remote,
+	// and this one's name and clone id.
 	Machines []trail.Machine `json:"machines,omitempty"`
+	Machine  string          `json:"machine,omitempty"`
+	Clone    string          `json:"clone,omitempty"`
+}
+
+// machineLabel names a machine of a shared job with its clone's id.
+func machineLabel(name, clone string) string {
+	if clone == "" {
+		return name
+	}
+	return name + " (clone " + clone + ")"
 }
 
 // skippedJSON is an eligible task `status --json` says claim passes over.
@@ -219,7 +230,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			return e.fail(failure.New(failure.Usage, "this job is not shared through a git remote").
 				WithHint("`harness status` without --remote shows it"))
 		}
-		if _, err := state.Sync(dir); err != nil {
+		if _, err := state.Sync(dir, remote.MachineRefs); err != nil {
 			return e.fail(err)
 		}
 	}
@@ -276,6 +287,9 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked},
 			Trust: orEmpty(trustNotes(dir)), Unattended: suspectPerson(dir), Wiring: e.wiringProblems(dir),
 			Workers: board, Machines: machines}
+		if rc, ok := remote.Load(dir); ok && e.fromRemote {
+			out.Machine, out.Clone = rc.Machine, rc.Clone
+		}
 		lv := trustLevelOf(dir)
 		out.TrustLevel, out.TrustLevelWhy = lv.Level, lv.Why
 		if h, ok := heldOf(dir); ok {
@@ -361,13 +375,13 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	}
 	if e.fromRemote {
 		rc, _ := remote.Load(dir)
-		fmt.Fprintf(w, "\nmachines sharing the job through %s:\n", rc.Remote)
+		fmt.Fprintf(w, "\nmachines sharing the job through %s (this one: %s):\n", rc.Remote, machineLabel(rc.Machine, rc.Clone))
 		for _, m := range machines {
 			last := m.LastChange
 			if last == "" {
 				last = "never"
 			}
-			fmt.Fprintf(w, "  %s: last change %s, %d claims\n", m.Name, last, len(m.Claims))
+			fmt.Fprintf(w, "  %s: last change %s, %d claims\n", machineLabel(m.Name, m.Clone), last, len(m.Claims))
 			if m.Ended != "" {
 				fmt.Fprintf(w, "    supervisor ended: %s\n", m.Ended)
 			}

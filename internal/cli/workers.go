@@ -40,7 +40,7 @@ var integrateVerb = &command{
 func runWorkers(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	remoteName := fs.String("remote", "", "share the job through the git remote `NAME`: publish it there from the machine that holds it, join it from any other clone")
-	machine := fs.String("machine", "", "this machine's `NAME` in a job shared with --remote (default: the host name)")
+	machine := fs.String("machine", "", "this machine's `NAME` in a job shared with --remote (default: the host name and this clone's id, host.abc123)")
 	var claudeArgs []string
 	if i := slices.Index(args, "--"); i >= 0 {
 		args, claudeArgs = args[:i], args[i+1:]
@@ -64,11 +64,10 @@ func runWorkers(e *Env, c *command, args []string) int {
 	}
 	var rc *remote.Config
 	if *remoteName != "" {
-		if *machine == "" {
-			*machine = remote.DefaultMachine()
-		}
-		if why := remote.ValidMachine(*machine); why != "" {
-			return e.fail(usageErr(c, "%s", why))
+		if *machine != "" {
+			if why := remote.ValidMachine(*machine); why != "" {
+				return e.fail(usageErr(c, "%s", why))
+			}
 		}
 		rc = &remote.Config{Remote: *remoteName, Machine: *machine}
 	} else if *machine != "" {
@@ -84,9 +83,9 @@ func runWorkers(e *Env, c *command, args []string) int {
 	}
 	dir, err := e.stateRoot()
 	if err != nil && rc != nil {
-		dir, err = e.joinRemote(*rc)
+		dir, err = e.joinRemote(rc, n)
 	} else if err == nil && rc != nil {
-		err = publishRemote(dir, *rc)
+		err = publishRemote(dir, rc, n, e.Now())
 	}
 	if err != nil {
 		return e.fail(err)
@@ -94,6 +93,15 @@ func runWorkers(e *Env, c *command, args []string) int {
 	if rc == nil {
 		if cur, ok := remote.Load(dir); ok {
 			rc = &cur // a shared job stays shared
+			if rc.Clone == "" {
+				// Shared before clones had ids: this one gets its own now.
+				if err := nameMachine(dir, rc); err != nil {
+					return e.fail(err)
+				}
+				if err := remote.Save(dir, *rc); err != nil {
+					return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot record the remote: %v", err))
+				}
+			}
 		}
 	}
 	e.logPerson(dir)
@@ -176,13 +184,16 @@ func runIntegrate(e *Env, c *command, args []string) int {
 // publishRemote shares the job of dir through rc: the next change of the
 // state publishes it on the remote. A remote that holds another job
 // already is not overwritten.
-func publishRemote(dir string, rc remote.Config) error {
+func publishRemote(dir string, rc *remote.Config, n int, now time.Time) error {
+	if err := nameMachine(dir, rc); err != nil {
+		return err
+	}
 	if _, err := git.Run(dir, "remote", "get-url", rc.Remote); err != nil {
 		return failure.New(failure.Usage, "this repository has no remote %q", rc.Remote).
 			WithHint("add it first (`git remote add %s URL`), or name one `git remote -v` lists", rc.Remote)
 	}
 	branch := git.CurrentBranch(dir)
-	heads, err := rc.Fetch(dir, "refs/heads/"+branch)
+	heads, err := rc.Fetch(dir, "refs/heads/"+branch, remote.MachineRefs)
 	if err != nil {
 		return failure.Wrap(failure.EnvSetup, err, "cannot reach the remote %s: %v", rc.Remote, err)
 	}
@@ -192,7 +203,10 @@ func publishRemote(dir string, rc remote.Config) error {
 		return failure.New(failure.Usage, "the remote %s does not have this main tree's branch %s as it is here", rc.Remote, branch).
 			WithHint("push it first: git push %s %s", rc.Remote, branch)
 	}
-	if cur, ok := remote.Load(dir); ok && cur == rc {
+	if err := workers.CheckName(dir, *rc, n, now); err != nil {
+		return err
+	}
+	if cur, ok := remote.Load(dir); ok && cur == *rc {
 		return nil
 	}
 	if head := heads[remote.StateRef]; head != "" && remote.ReadSynced(dir).Commit == "" {
@@ -203,14 +217,34 @@ func publishRemote(dir string, rc remote.Config) error {
 				WithHint("to join it, move this clone's %s and %s aside and run this again; to replace it, delete it first: git push %s :%s", state.FileName, progress.FileName, rc.Remote, remote.StateRef)
 		}
 	}
-	return remote.Save(dir, rc)
+	return remote.Save(dir, *rc)
+}
+
+// nameMachine gives rc this clone's id and, when the person named none,
+// the machine's name: the one this clone had in the job, else the host's
+// name and the clone's id (remote.DefaultMachine).
+func nameMachine(dir string, rc *remote.Config) error {
+	clone, err := remote.CloneID(dir)
+	if err != nil {
+		return failure.Wrap(failure.EnvSetup, err, "cannot give this clone an id: %v", err).
+			WithHint("the record directory %s must be writable (set HARNESS_RECORD_DIR to move it)", record.Base())
+	}
+	rc.Clone = clone
+	if rc.Machine == "" {
+		if cur, ok := remote.Load(dir); ok && cur.Remote == rc.Remote {
+			rc.Machine = cur.Machine
+		} else {
+			rc.Machine = remote.DefaultMachine(clone)
+		}
+	}
+	return nil
 }
 
 // joinRemote makes the clone the command runs in a machine of the job
 // shared through rc: the tasks file as the remote has it, a progress log
 // of this machine's own, the hooks switched on, the harness files kept out
 // of git. It returns the state root (the clone's top).
-func (e *Env) joinRemote(rc remote.Config) (string, error) {
+func (e *Env) joinRemote(rc *remote.Config, n int) (string, error) {
 	top, err := git.Top(e.Cwd)
 	if err != nil {
 		return "", failure.New(failure.Usage, "no job here to share, and no git clone to join one from: %v", err).
@@ -219,7 +253,10 @@ func (e *Env) joinRemote(rc remote.Config) (string, error) {
 	if real, err := filepath.EvalSymlinks(top); err == nil {
 		top = real
 	}
-	heads, err := rc.Fetch(top)
+	if err := nameMachine(top, rc); err != nil {
+		return "", err
+	}
+	heads, err := rc.Fetch(top, remote.MachineRefs)
 	if err != nil {
 		return "", failure.Wrap(failure.EnvSetup, err, "cannot reach the remote %s: %v", rc.Remote, err)
 	}
@@ -235,7 +272,10 @@ func (e *Env) joinRemote(rc remote.Config) (string, error) {
 	if _, err := state.Parse(data, state.Path(top)); err != nil {
 		return "", err
 	}
-	if err := remote.Save(top, rc); err != nil {
+	if err := workers.CheckName(top, *rc, n, e.Now()); err != nil {
+		return "", err
+	}
+	if err := remote.Save(top, *rc); err != nil {
 		return "", failure.Wrap(failure.EnvSetup, err, "cannot record the remote: %v", err)
 	}
 	if err := state.Restore(top, data); err != nil {

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,9 +37,22 @@ const trackRef = "refs/harness/remote/state"
 // TasksFile is the tasks file's name in a state commit's tree.
 const TasksFile = "harness-tasks.json"
 
-// LogFile is machine's progress log's name in a state commit's tree: each
-// machine appends to its own, so the logs never conflict.
+// LogFile is machine's progress log's name in its machine ref's tree (in
+// the state commit's, on a job shared before machine refs).
 func LogFile(machine string) string { return "harness-progress." + machine + ".txt" }
+
+// machinesPrefix holds one ref per machine, refs/harness/machines/<name>:
+// a commit whose tree holds the machine's log and its supervisor's board.
+// Only that machine moves it (a forced push), so publishing a log or a
+// board never races, nor makes another machine's change of the state
+// race: the state ref moves for changes of the state alone.
+const machinesPrefix = "refs/harness/machines/"
+
+// MachineRefs is what Fetch takes to bring every machine's ref.
+const MachineRefs = machinesPrefix
+
+// MachineRef is machine's ref on the remote.
+func MachineRef(machine string) string { return machinesPrefix + machine }
 
 // Timeout bounds each network step (a fetch or a push): a remote that does
 // not answer costs the change, never a hang. A hook's steps get
@@ -61,6 +75,10 @@ func netTimeout() time.Duration {
 type Config struct {
 	Remote  string `json:"remote"`
 	Machine string `json:"machine"`
+	// Clone is this clone's id (CloneID): the claims its workers make
+	// carry it, so that a supervisor releases only claims it can prove
+	// are its own, whatever the machine's name.
+	Clone string `json:"clone,omitempty"`
 }
 
 const configName = "remote.json"
@@ -106,8 +124,11 @@ func ValidMachine(name string) string {
 	return ""
 }
 
-// DefaultMachine is the host's name made fit for a machine name.
-func DefaultMachine() string {
+// DefaultMachine is the default name of the clone whose id is clone: the
+// host's name made fit for a machine name, a dot, and the clone's id. Host
+// names are shared more often than one would think (two clones on one
+// laptop, containers of one image, CI runners); a clone's id is not.
+func DefaultMachine(clone string) string {
 	h, _ := os.Hostname()
 	h, _, _ = strings.Cut(h, ".")
 	var b strings.Builder
@@ -116,10 +137,80 @@ func DefaultMachine() string {
 			b.WriteRune(r)
 		}
 	}
-	if b.Len() == 0 {
-		return "machine"
+	host := b.String()
+	if host == "" {
+		host = "machine"
 	}
-	return b.String()[:min(b.Len(), 40)]
+	if clone == "" {
+		return host[:min(len(host), 40)]
+	}
+	return host[:min(len(host), 39-len(clone))] + "." + clone
+}
+
+// cloneName holds the clone's id in its record directory.
+const cloneName = "clone-id"
+
+// cloneIDLen is how many characters a clone's id has: 36^6, some two
+// billion, so that the clones of one job do not meet by chance.
+const cloneIDLen = 6
+
+// CloneID returns the id of the clone whose state root is root, made and
+// kept in its record directory the first time: short, stable while the
+// clone stays where it is, and unlike any other clone's. It is not a
+// secret; it tells clones apart, it does not authenticate them.
+func CloneID(root string) (string, error) {
+	d := record.Dir(root)
+	if d == "" {
+		return "", errors.New("no state directory for the record (HOME unset)")
+	}
+	p := filepath.Join(d, cloneName)
+	if id := readCloneID(p); id != "" {
+		return id, nil
+	}
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return "", err
+	}
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+	id := make([]byte, cloneIDLen)
+	for i := range id {
+		id[i] = digits[rand.IntN(len(digits))]
+	}
+	// O_EXCL: two commands starting at once in one clone keep one id.
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		_, err = f.Write(append(id, '\n'))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(p)
+			return "", err
+		}
+		return string(id), nil
+	}
+	if id := readCloneID(p); id != "" {
+		return id, nil
+	}
+	if !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("cannot make the clone's id in %s: %w", p, err)
+	}
+	// A file there that holds no id (cut short, edited): a new one.
+	if err := atomicfile.Replace(p, append(id, '\n'), 0o600); err != nil {
+		return "", fmt.Errorf("cannot make the clone's id in %s: %w", p, err)
+	}
+	return string(id), nil
+}
+
+func readCloneID(p string) string {
+	data, err := safefile.ReadFile(p, 256)
+	if err != nil {
+		return ""
+	}
+	id := strings.TrimSpace(string(data))
+	if len(id) != cloneIDLen || ValidMachine(id) != "" {
+		return ""
+	}
+	return id
 }
 
 // Save records that root's job is shared through c.
@@ -187,7 +278,7 @@ func (c Config) Fetch(dir string, extra ...string) (map[string]string, error) {
 	return out, nil
 }
 
-// BoardFile is machine's supervisor's board in a state commit's tree: its
+// BoardFile is machine's supervisor's board in its machine ref's tree: its
 // workers and how they stand, for `harness status --remote`.
 func BoardFile(machine string) string { return "harness-workers." + machine + ".json" }
 
@@ -200,6 +291,50 @@ func Track(ref string) string {
 		return trackRef
 	}
 	return "refs/harness/remote/" + strings.TrimPrefix(ref, "refs/")
+}
+
+// Published lists the machines whose refs were last fetched into dir's
+// repository, each with its ref's commit.
+func Published(dir string) map[string]string {
+	out := map[string]string{}
+	prefix := Track(machinesPrefix)
+	lines, _ := git.Run(dir, "for-each-ref", "--format=%(objectname) %(refname)", prefix)
+	for _, l := range strings.Split(lines, "\n") {
+		if commit, ref, ok := strings.Cut(l, " "); ok {
+			out[strings.TrimPrefix(ref, prefix)] = commit
+		}
+	}
+	return out
+}
+
+// MachineFile reads name (LogFile, BoardFile) of machine as last fetched:
+// from its machine ref, else from the state commit's tree, where a job
+// shared before machine refs kept them.
+func MachineFile(dir, machine, name string) ([]byte, bool) {
+	if commit := git.RefHead(dir, Track(MachineRef(machine))); commit != "" {
+		if data, ok := Read(dir, commit, name); ok {
+			return data, true
+		}
+	}
+	return Read(dir, TrackedHead(dir), name)
+}
+
+// MachineTime is when machine last published its ref, as last fetched;
+// zero when never.
+func MachineTime(dir, machine string) time.Time {
+	commit := git.RefHead(dir, Track(MachineRef(machine)))
+	if commit == "" {
+		return time.Time{}
+	}
+	out, err := git.Run(dir, "log", "-1", "--format=%ct", commit)
+	if err != nil {
+		return time.Time{}
+	}
+	var sec int64
+	if _, err := fmt.Sscan(out, &sec); err != nil {
+		return time.Time{}
+	}
+	return time.Unix(sec, 0).UTC()
 }
 
 // Read returns the file name in the tree of commit, byte for byte; ok is

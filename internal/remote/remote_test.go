@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harness-agent/harness/internal/git"
+	"github.com/harness-agent/harness/internal/record"
 )
 
 func gitIn(t *testing.T, dir string, args ...string) string {
@@ -129,4 +130,29 @@ func TestPushFailures(t *testing.T) {
 			assert.ErrorIs(t, err, tt.want)
 		})
 	}
+}
+
+// A clone's id is made once and kept: every command of the clone names
+// the machine the same, and another clone gets another.
+func TestCloneIDIsStableAndPerClone(t *testing.T) {
+	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
+	a, err := CloneID("/p/one")
+	require.NoError(t, err)
+	again, err := CloneID("/p/one")
+	require.NoError(t, err)
+	b, err := CloneID("/p/two")
+	require.NoError(t, err)
+	assert.Equal(t, a, again)
+	assert.NotEqual(t, a, b)
+	assert.Len(t, a, cloneIDLen)
+	assert.Empty(t, ValidMachine(DefaultMachine(a)))
+	assert.True(t, strings.HasSuffix(DefaultMachine(a), "."+a), DefaultMachine(a))
+
+	// A file cut short is replaced, not trusted.
+	p := filepath.Join(record.Dir("/p/three"), cloneName)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o700))
+	require.NoError(t, os.WriteFile(p, []byte("ab"), 0o600))
+	c, err := CloneID("/p/three")
+	require.NoError(t, err)
+	assert.Len(t, c, cloneIDLen)
 }

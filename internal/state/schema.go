@@ -107,6 +107,8 @@ var taskSchema = []taskField{
 			return fmt.Sprintf("allowed_paths of %s may not change: it is the task's scope lock (set with `harness add … --allowed-paths`; ask the user to widen it).", id)
 		}},
 	{name: "worktree", kind: kindNullable, text: func(t *Task) *string { return &t.Worktree }, extension: true},
+	{name: "claimed_clone", kind: kindNullable, text: func(t *Task) *string { return &t.ClaimedClone }, extension: true,
+		edit: editFrozen, broken: claimBroken},
 	// What a plan brought in from another tool (harness import) or a person
 	// gave (harness add --accept): where the task came from, what it is
 	// about, and what a person will check besides the validation. They say

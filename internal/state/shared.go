@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
@@ -122,10 +123,10 @@ func updateShared(dir string, rc remote.Config, fn func(*State) error, written f
 		ns.snapshot()
 		s = ns
 	}
-	synced := remote.Synced{Commit: c.pushed}
-	if fi, err := os.Stat(progress.Path(dir)); err == nil {
-		synced.Log = fi.Size()
-	}
+	// The log is published on the machine's own ref (PublishLog), not
+	// with the change: how much of it was stays as it was.
+	synced := remote.ReadSynced(dir)
+	synced.Commit = c.pushed
 	remote.WriteSynced(dir, synced)
 	if written != nil {
 		written(s)
@@ -164,12 +165,9 @@ func (c *change) publish() error {
 		refs = append(refs, u.Ref)
 	}
 	for race := 1; ; race++ {
-		logText, _ := safefile.ReadFile(progress.Path(c.dir), record.MaxLog)
-		logText = append(logText, c.lines...)
-		for _, l := range c.lost {
-			logText = append(logText, l...)
-		}
-		commit, err := remote.Commit(c.dir, c.head, map[string][]byte{remote.TasksFile: c.doc, remote.LogFile(c.rc.Machine): logText}, message)
+		// The tasks file alone: the smaller the push, the shorter the
+		// window in which another machine's change makes it lose.
+		commit, err := remote.Commit(c.dir, c.head, map[string][]byte{remote.TasksFile: c.doc}, message)
 		if err != nil {
 			return failure.Wrap(failure.EnvSetup, err, "cannot write the state commit: %v", err)
 		}
@@ -352,11 +350,19 @@ func Sync(dir string, extra ...string) (map[string]string, error) {
 	return heads, materialize(dir, heads[remote.StateRef])
 }
 
-// PublishLog gives the remote the lines this machine appended to its log
-// since it last published them (a change publishes them too), and files of
-// the machine's own (name → content, the supervisor's board) that differ
-// from the remote's. A lost race publishes nothing now: the next change or
-// PublishLog does.
+// ErrMachineMoved is returned by PublishLog when the machine's ref was
+// not where this clone left it: another clone publishes under the same
+// machine name.
+var ErrMachineMoved = errors.New("the machine's ref moved on the remote: another clone publishes under this machine's name")
+
+// PublishLog gives the remote this machine's log, when it grew since it
+// was last published, and files of the machine's own (name → content, the
+// supervisor's board) that differ from what the remote has: a commit on
+// the machine's own ref (remote.MachineRef), which no other machine moves.
+// So it does not race other machines, and never makes another machine's
+// change race: the state ref is not moved. It is pushed with a lease on
+// where this clone last saw it all the same: ErrMachineMoved says another
+// clone took the name.
 func PublishLog(dir string, files map[string][]byte) error {
 	rc, ok := remote.Load(dir)
 	if !ok {
@@ -368,58 +374,33 @@ func PublishLog(dir string, files map[string][]byte) error {
 	}
 	defer unlock()
 	synced := remote.ReadSynced(dir)
-	fi, err := os.Stat(progress.Path(dir))
-	grew := err == nil && fi.Size() != synced.Log
-	head := remote.TrackedHead(dir)
-	changed := map[string][]byte{}
-	for name, data := range files {
-		if cur, ok := remote.Read(dir, head, name); !ok || string(cur) != string(data) {
-			changed[name] = data
-		}
-	}
-	if !grew && len(changed) == 0 {
-		return nil
-	}
-	for race := 0; race < 3; race++ {
-		if race > 0 {
-			time.Sleep(backoff(race))
-		}
-		if err := publishLog(dir, rc, changed); !errors.Is(err, remote.ErrLost) {
-			return err
-		}
-	}
-	return nil
-}
-
-// publishLog is one try of PublishLog: ErrLost when another machine's
-// change came first.
-func publishLog(dir string, rc remote.Config, changed map[string][]byte) error {
-	heads, err := rc.Fetch(dir)
-	if err != nil {
-		return unreachable(rc, err)
-	}
-	head := heads[remote.StateRef]
-	if head == "" {
-		return nil
-	}
-	if err := materialize(dir, head); err != nil {
-		return err
-	}
 	logText, err := safefile.ReadFile(progress.Path(dir), record.MaxLog)
 	if err != nil {
 		return nil
 	}
-	changed[remote.LogFile(rc.Machine)] = logText
-	commit, err := remote.Commit(dir, head, changed, rc.Machine+": log")
-	if err != nil {
-		return failure.Wrap(failure.EnvSetup, err, "cannot write the state commit: %v", err)
+	ref := remote.MachineRef(rc.Machine)
+	tip := git.RefHead(dir, remote.Track(ref))
+	changed := map[string][]byte{}
+	for name, data := range files {
+		if cur, ok := remote.Read(dir, tip, name); !ok || string(cur) != string(data) {
+			changed[name] = data
+		}
 	}
-	if err := rc.Push(dir, remote.Update{Ref: remote.StateRef, Old: head, New: commit}); err != nil {
+	if int64(len(logText)) == synced.Log && tip != "" && len(changed) == 0 {
+		return nil
+	}
+	changed[remote.LogFile(rc.Machine)] = logText
+	commit, err := remote.Commit(dir, tip, changed, rc.Machine+": log")
+	if err != nil {
+		return failure.Wrap(failure.EnvSetup, err, "cannot write the machine's commit: %v", err)
+	}
+	if err := rc.Push(dir, remote.Update{Ref: ref, Old: tip, New: commit}); err != nil {
 		if errors.Is(err, remote.ErrLost) {
-			return err
+			return ErrMachineMoved
 		}
 		return unreachable(rc, err)
 	}
-	remote.WriteSynced(dir, remote.Synced{Commit: commit, Log: int64(len(logText))})
+	synced.Log = int64(len(logText))
+	remote.WriteSynced(dir, synced)
 	return nil
 }

@@ -135,9 +135,29 @@ func TestSharedRace(t *testing.T) {
 			assert.Equal(t, "P0", r.Task("task-002").Priority, "b's change replayed on it")
 			assert.Contains(t, string(log), "b's change")
 			assert.Contains(t, string(log), "; replayed on the new state")
-			pushed, ok := remote.Read(b, "refs/harness/remote/state", remote.LogFile("b"))
+			_, ok := remote.Read(b, "refs/harness/remote/state", remote.LogFile("b"))
+			assert.False(t, ok, "a change pushes the tasks file alone")
+
+			// The log goes to b's own ref, and the state ref stays where it is.
+			state := remote.TrackedHead(b)
+			require.NoError(t, PublishLog(b, map[string][]byte{remote.BoardFile("b"): []byte("{}\n")}))
+			_, err = remote.Config{Remote: "origin"}.Fetch(b, remote.MachineRefs)
+			require.NoError(t, err)
+			assert.Equal(t, state, remote.TrackedHead(b), "publishing a log does not move the state")
+			pushed, ok := remote.MachineFile(b, "b", remote.LogFile("b"))
 			require.True(t, ok)
-			assert.Contains(t, string(pushed), "b's change", "b's log goes with its change")
+			assert.Contains(t, string(pushed), "b's change")
+			board, ok := remote.MachineFile(b, "b", remote.BoardFile("b"))
+			require.True(t, ok)
+			assert.Equal(t, "{}\n", string(board))
+
+			// Another clone publishing under b's name moves b's ref: b's
+			// next publication is refused, and says so.
+			other, err := remote.Commit(b, "", map[string][]byte{remote.BoardFile("b"): []byte("{\"clone\":\"zzzzzz\"}\n")}, "b: log")
+			require.NoError(t, err)
+			gitIn(t, b, "push", "-q", "-f", "origin", other+":"+remote.MachineRef("b"))
+			require.NoError(t, progress.Append(b, progress.Entry{Type: progress.Init, Message: "more"}))
+			assert.ErrorIs(t, PublishLog(b, nil), ErrMachineMoved)
 		})
 	}
 }

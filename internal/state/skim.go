@@ -125,15 +125,15 @@ func (s *State) Whole(i int) (Task, error) {
 // where it ends (-1: not an object).
 func skimTask(p *parser, doc string, at int) (Task, int) {
 	t := Task{MaxAttempts: DefaultMaxAttempts}
-	var seen uint32
+	var seen uint64
 	end := members(doc, at, func(key string, at int) int {
-		var bit uint32
+		var bit uint64
 		i, plain := plainField(key)
 		switch {
 		case key == "status":
-			bit = 1 << 31
+			bit = 1 << 63
 		case key == "checkpoints":
-			bit = 1 << 30
+			bit = 1 << 62
 		case plain:
 			bit = 1 << i
 		}

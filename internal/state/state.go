@@ -91,9 +91,13 @@ type Task struct {
 	LeaseExpiresAt  string
 	AllowedPaths    []string // scope lock globs, relative to the root
 	Worktree        string   // the git work tree the claim works in
-	Source          string   // the plan item it was imported from ("beads:bd-a1b2")
-	Description     string   // what the task is about, beyond its title
-	Acceptance      []string // what a person checks besides the validation
+	// ClaimedClone is, on a job shared through a remote, the id of the
+	// clone whose worker holds the claim (remote.CloneID): a supervisor
+	// releases a claim only when it is its clone's, whatever the names.
+	ClaimedClone string
+	Source       string   // the plan item it was imported from ("beads:bd-a1b2")
+	Description  string   // what the task is about, beyond its title
+	Acceptance   []string // what a person checks besides the validation
 	// Generation counts the claims of the task: each claim takes the next
 	// one, so a write by a worker whose claim was taken over (its lease
 	// expired and another worker claimed the task) is told apart and
@@ -133,7 +137,7 @@ func (t *Task) Reviewed(c Config) bool {
 // nothing waiting in the merge queue. The generation stays: the next claim
 // takes the one after it.
 func (t *Task) ClearClaim() {
-	t.ClaimedBy, t.ClaimedAt, t.LeaseExpiresAt, t.Worktree = "", "", "", ""
+	t.ClaimedBy, t.ClaimedAt, t.LeaseExpiresAt, t.Worktree, t.ClaimedClone = "", "", "", "", ""
 	t.ValidatedCommit, t.ValidatedAt = "", ""
 }
 
@@ -617,18 +621,18 @@ func (p *parser) task(v gjson.Result, i int) Task {
 	p.field, p.task0 = "", false
 	// Only the members the harness reads are checked for duplicates, with a
 	// bit each: a user's own member is neither read nor edited.
-	var seen uint32
+	var seen uint64
 	v.ForEach(func(k, val gjson.Result) bool {
-		var bit uint32
+		var bit uint64
 		switch key := k.Str; key {
 		case "status":
-			status, bit = val, 1<<31
+			status, bit = val, 1<<63
 		case "validation":
-			validation, bit = val, 1<<30
+			validation, bit = val, 1<<62
 		case "on_failure":
-			onFailure, bit = val, 1<<29
+			onFailure, bit = val, 1<<61
 		case "checkpoints":
-			checkpoints, bit = val, 1<<28
+			checkpoints, bit = val, 1<<60
 		default:
 			i, ok := plainField(key)
 			if !ok {

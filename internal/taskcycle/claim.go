@@ -148,6 +148,10 @@ func (w *Worker) claim(id string) (*Claim, error) {
 			// The guard keeps other workers' destructive git out of this tree.
 			pick.Worktree = tree.Top
 		}
+		if rc, shared := state.Shared(s.Dir); shared {
+			// Whose the claim is, beyond the worker's name: the clone's.
+			pick.ClaimedClone = rc.Clone
+		}
 		log = append(log, progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Starting, TaskID: pick.ID,
 			Message: fmt.Sprintf("%s (base=%s)", pick.Title, git.Short(head))})
 		if s.Concurrent() {

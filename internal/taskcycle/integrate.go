@@ -249,13 +249,14 @@ func queuedTasks(s *state.State, tried map[string]bool) []state.Task {
 	// workers' tasks: their commits are in its repository alone.
 	// Another machine's task is taken over when it has waited a lease:
 	// that machine is gone (its commit is on the remote's queue ref).
-	own, stale := "", time.Time{}
+	own, clone, stale := "", "", time.Time{}
 	if rc, ok := state.Shared(s.Dir); ok {
-		own, stale = rc.Machine+"-", time.Now().Add(-LeaseFromEnv())
+		own, clone, stale = rc.Machine+"-", rc.Clone, time.Now().Add(-LeaseFromEnv())
 	}
 	for i := range s.Tasks {
 		t := &s.Tasks[i]
-		if own != "" && !strings.HasPrefix(t.ClaimedBy, own) {
+		theirs := !strings.HasPrefix(t.ClaimedBy, own) || t.ClaimedClone != "" && t.ClaimedClone != clone
+		if own != "" && theirs {
 			if at, err := time.Parse(time.RFC3339, t.ValidatedAt); err == nil && at.After(stale) {
 				continue
 			}

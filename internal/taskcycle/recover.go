@@ -229,6 +229,9 @@ func (w *Worker) resume(t state.Task) error {
 			return changed(cur, t.ID)
 		}
 		cur.ClaimedBy = w.ID
+		if rc, shared := state.Shared(s.Dir); shared {
+			cur.ClaimedClone = rc.Clone
+		}
 		cur.ClaimedAt = stamp(now)
 		cur.LeaseExpiresAt = stamp(now.Add(w.Lease))
 		return nil

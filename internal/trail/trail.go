@@ -10,6 +10,7 @@ package trail
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -74,19 +75,32 @@ func Replay(dir string) (*Report, error) {
 		r.Steps = append(r.Steps, step)
 		r.Final, prev = data, cur
 	}
-	if n := len(changes); n > 0 {
-		last := changes[n-1].Commit
-		for _, name := range remote.Files(dir, last) {
-			m, ok := strings.CutPrefix(name, "harness-progress.")
-			if !ok {
-				continue
-			}
-			m = strings.TrimSuffix(m, ".txt")
-			log, _ := remote.Read(dir, last, name)
+	if len(changes) > 0 {
+		for _, m := range machineNames(dir) {
+			log, _ := remote.MachineFile(dir, m, remote.LogFile(m))
 			r.Rejected[m] = strings.Count(string(log), "LOCK remote push of `")
 		}
 	}
 	return r, nil
+}
+
+// machineNames lists the machines that published a log: on their own refs
+// (remote.MachineRef), or in the state commit's tree on a job shared
+// before those.
+func machineNames(dir string) []string {
+	var names []string
+	for m := range remote.Published(dir) {
+		names = append(names, m)
+	}
+	for _, f := range remote.Files(dir, remote.TrackedHead(dir)) {
+		if m, ok := strings.CutPrefix(f, "harness-progress."); ok {
+			if m = strings.TrimSuffix(m, ".txt"); !slices.Contains(names, m) {
+				names = append(names, m)
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // compare tells what became of task p (nil when new) in t, changed at
@@ -141,7 +155,10 @@ func short(h string) string { return h[:min(len(h), 7)] }
 
 // Machine is one machine of a shared job as the remote shows it.
 type Machine struct {
-	Name       string   `json:"name"`
+	Name string `json:"name"`
+	// Clone is the id of the clone whose supervisor last published the
+	// machine's board: one clone per name while it is live.
+	Clone      string   `json:"clone,omitempty"`
 	LastChange string   `json:"last_change,omitempty"` // when it last changed the state (RFC 3339)
 	Claims     []string `json:"claims"`                // "<worker> <task> (lease until …)" / "(queued)"
 	LastLine   string   `json:"last_log_line,omitempty"`
@@ -155,6 +172,7 @@ type Machine struct {
 // (workers.RemoteBoard).
 type board struct {
 	Ended   string `json:"ended"`
+	Clone   string `json:"clone"`
 	Workers []struct {
 		ID       string `json:"id"`
 		State    string `json:"state"`
@@ -180,19 +198,17 @@ func Machines(dir string, s *state.State) []Machine {
 		names = append(names, name)
 		return byName[name]
 	}
-	last := changes[len(changes)-1].Commit
-	for _, f := range remote.Files(dir, last) {
-		if name, ok := strings.CutPrefix(f, "harness-progress."); ok {
-			m := get(strings.TrimSuffix(name, ".txt"))
-			log, _ := remote.Read(dir, last, f)
+	for _, name := range machineNames(dir) {
+		m := get(name)
+		if log, ok := remote.MachineFile(dir, name, remote.LogFile(name)); ok {
 			lines := strings.Split(strings.TrimRight(string(log), "\n"), "\n")
 			m.LastLine = lines[len(lines)-1]
 		}
 	}
 	for name, m := range byName {
 		var b board
-		if data, ok := remote.Read(dir, last, remote.BoardFile(name)); ok && json.Unmarshal(data, &b) == nil {
-			m.Ended = b.Ended
+		if data, ok := remote.MachineFile(dir, name, remote.BoardFile(name)); ok && json.Unmarshal(data, &b) == nil {
+			m.Ended, m.Clone = b.Ended, b.Clone
 			for _, w := range b.Workers {
 				m.Workers = append(m.Workers, fmt.Sprintf("%s %s, %d sessions", w.ID, w.State, w.Sessions))
 			}

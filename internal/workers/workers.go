@@ -111,6 +111,9 @@ type Supervisor struct {
 	offline string // why the shared job's remote cannot be reached, "" when it can
 	// logPublished: when the supervisor last published the machine's log.
 	logPublished time.Time
+	// lostName: why another live clone holds this machine's name (it
+	// published under it first); the supervisor ends.
+	lostName string
 }
 
 // followToEnd brings the main tree's branch up to the remote's last tip
@@ -135,10 +138,10 @@ func (sv *Supervisor) followToEnd() {
 // workers and their states (no times, so an unchanged board is not pushed
 // again), and why the supervisor ended, once it has.
 func (sv *Supervisor) publish(ended string) {
-	if sv.o.Shared == nil {
-		return
+	if sv.o.Shared == nil || sv.lostName != "" {
+		return // the name is another live clone's: its ref is left alone
 	}
-	b := RemoteBoard{Ended: ended}
+	b := RemoteBoard{Ended: ended, Clone: sv.o.Shared.Clone}
 	for _, sl := range sv.slots {
 		w := RemoteWorker{ID: sl.id, State: "idle", Sessions: sl.sessions}
 		switch {
@@ -150,12 +153,37 @@ func (sv *Supervisor) publish(ended string) {
 		b.Workers = append(b.Workers, w)
 	}
 	data, _ := json.Marshal(b)
-	state.PublishLog(sv.o.Root, map[string][]byte{remote.BoardFile(sv.o.Shared.Machine): append(data, '\n')})
+	err := state.PublishLog(sv.o.Root, map[string][]byte{remote.BoardFile(sv.o.Shared.Machine): append(data, '\n')})
+	if errors.Is(err, state.ErrMachineMoved) && ended == "" {
+		sv.nameTaken()
+	}
+}
+
+// nameTaken looks at the machine's ref another clone moved: when that
+// clone is live (CheckName) two clones started under one name at the same
+// instant, and this one, the later to publish, ends before it starts a
+// session; else (the other ended, or was this clone before its record was
+// lost) the next publication goes on from where the ref is now.
+func (sv *Supervisor) nameTaken() {
+	if _, err := state.Sync(sv.o.Root, remote.MachineRefs); err != nil {
+		return
+	}
+	if err := CheckName(sv.o.Root, *sv.o.Shared, sv.o.N, sv.o.Now()); err != nil {
+		var f *failure.Error
+		if errors.As(err, &f) {
+			sv.lostName = f.Message
+		} else {
+			sv.lostName = err.Error()
+		}
+	}
 }
 
 // RemoteBoard is a machine's board as a shared job's remote holds it.
 type RemoteBoard struct {
-	Ended   string         `json:"ended,omitempty"`
+	Ended string `json:"ended,omitempty"`
+	// Clone is the id of the clone whose supervisor published it: the
+	// machine's name is that clone's while it is live (takeName).
+	Clone   string         `json:"clone,omitempty"`
 	Workers []RemoteWorker `json:"workers"`
 }
 
@@ -180,14 +208,17 @@ func (sv *Supervisor) workerID(k int) string {
 	return ID(k)
 }
 
-// own reports whether worker id is one this supervisor gives: on a shared
-// job, of this machine alone.
-func (sv *Supervisor) own(id string) bool {
+// own reports whether the claim of t is one this supervisor's workers
+// made: held by a worker id it gives, and on a shared job made from this
+// very clone (the claim carries the clone's id). A claim it cannot prove
+// its own is never released by it: if its holder is gone, its lease runs
+// out and any machine reaps it.
+func (sv *Supervisor) own(t *state.Task) bool {
 	if sv.o.Shared != nil {
-		rest, ok := strings.CutPrefix(id, sv.o.Shared.Machine+"-")
-		return ok && isWorkerID(rest)
+		rest, ok := strings.CutPrefix(t.ClaimedBy, sv.o.Shared.Machine+"-")
+		return ok && isWorkerID(rest) && t.ClaimedClone != "" && t.ClaimedClone == sv.o.Shared.Clone
 	}
-	return isWorkerID(id)
+	return isWorkerID(t.ClaimedBy)
 }
 
 // sync brings a shared job's state and integration branch from the remote
@@ -246,12 +277,15 @@ func Run(ctx context.Context, o Options) (string, error) {
 	}
 	defer unlock()
 	sv := &Supervisor{o: o, mainTop: mainTop, branch: branch, exits: make(chan exited, o.N), integ: make(chan struct{}, 1), started: o.Now()}
-	if err := sv.setUp(); err != nil {
-		return "", err
-	}
 	for k := 1; k <= o.N; k++ {
 		id := sv.workerID(k)
 		sv.slots = append(sv.slots, &slot{id: id, tree: Tree(o.Root, id)})
+	}
+	if err := sv.takeName(); err != nil {
+		return "", err
+	}
+	if err := sv.setUp(); err != nil {
+		return "", err
 	}
 	for _, sl := range sv.slots {
 		if err := prepareTree(mainTop, sl.tree, sl.id, branch); err != nil {
@@ -260,6 +294,71 @@ func Run(ctx context.Context, o Options) (string, error) {
 	}
 	sv.say("harness workers: %d workers on branch %s (worktrees in %s)", o.N, branch, taskcycle.WorkersDir(o.Root))
 	return sv.loop(ctx)
+}
+
+// takeName makes the machine's name this clone's on a shared job: refused
+// while another clone under the same name is live (CheckName). The name
+// is taken with the board the supervisor's first sync publishes.
+func (sv *Supervisor) takeName() error {
+	if sv.o.Shared == nil {
+		return nil
+	}
+	if _, err := state.Sync(sv.o.Root, remote.MachineRefs); err != nil {
+		return err
+	}
+	return CheckName(sv.o.Root, *sv.o.Shared, sv.o.N, sv.o.Now())
+}
+
+// CheckName refuses rc's machine name when another live clone holds it
+// (InUse), judged on the state and the machines' refs last fetched into
+// dir's repository (remote.MachineRefs): two
+// clones under one name would take each other's workers and claims for
+// their own. n is the number of workers, for the hint.
+func CheckName(dir string, rc remote.Config, n int, now time.Time) error {
+	var b RemoteBoard
+	if data, ok := remote.MachineFile(dir, rc.Machine, remote.BoardFile(rc.Machine)); ok {
+		json.Unmarshal(data, &b)
+	}
+	last := lastChange(dir, rc.Machine)
+	if t := remote.MachineTime(dir, rc.Machine); t.After(last) {
+		last = t
+	}
+	until, inUse := InUse(b, last, rc.Clone, now, taskcycle.LeaseFromEnv())
+	if !inUse {
+		return nil
+	}
+	return failure.New(failure.Usage, "the machine name %s is in use by another clone (id %s), whose last change of the job was at %s: two clones under one name would take each other's workers and claims for their own",
+		rc.Machine, b.Clone, last.UTC().Format(time.RFC3339)).
+		WithHint("give this clone a name of its own: harness workers %d --remote %s --machine NAME (or leave --machine out: this clone's own is %s); if that clone is gone for good, the name is free at %s",
+			n, rc.Remote, remote.DefaultMachine(rc.Clone), until.UTC().Format(time.RFC3339))
+}
+
+// InUse reports whether a machine's name is another live clone's, judged
+// by the board its supervisor last published and when that machine last
+// changed the state or published its log: a board of another clone whose
+// supervisor has not ended, with a sign of life within the lease (a live
+// machine's workers renew their claims within half of it, its supervisor
+// publishes its log every logEvery while it grows). until is when the
+// name is free if nothing changes.
+func InUse(b RemoteBoard, last time.Time, clone string, now time.Time, lease time.Duration) (until time.Time, inUse bool) {
+	if b.Clone == "" || b.Clone == clone || b.Ended != "" || last.IsZero() {
+		return time.Time{}, false
+	}
+	until = last.Add(lease)
+	return until, now.Before(until)
+}
+
+// lastChange is when the machine (or one of its workers) last changed the
+// state fetched into dir's repository; zero when never.
+func lastChange(dir, machine string) time.Time {
+	changes, _ := remote.History(dir)
+	for i := len(changes) - 1; i >= 0; i-- {
+		who, _, _ := strings.Cut(changes[i].Subject, ":")
+		if name, _, _ := strings.Cut(who, "-"); name == machine {
+			return changes[i].Time
+		}
+	}
+	return time.Time{}
 }
 
 // setUp records the job's integration branch and concurrent mode, and
@@ -300,11 +399,11 @@ func (sv *Supervisor) setUp() error {
 // message per task. No attempt is counted: the worker was stopped, the
 // task did not fail; its work is in the worker's tree, saved as a snapshot
 // when that worker next claims.
-func release(s *state.State, held func(string) bool) []string {
+func release(s *state.State, held func(*state.Task) bool) []string {
 	var out []string
 	for i := range s.Tasks {
 		t := &s.Tasks[i]
-		if t.Status != state.InProgress || t.Validated() || !held(t.ClaimedBy) {
+		if t.Status != state.InProgress || t.Validated() || !held(t) {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s released: its worker %s was stopped (its tree keeps the work: the worker's next claim saves it as a snapshot)", t.ID, t.ClaimedBy))
@@ -344,6 +443,11 @@ func (sv *Supervisor) loop(ctx context.Context) (string, error) {
 	defer tick.Stop()
 	for {
 		sv.sync()
+		if sv.lostName != "" {
+			why := sv.lostName + " (it published under the name first; run this clone under a name of its own)"
+			sv.shutdown(why)
+			return why, nil
+		}
 		s, err := state.Load(sv.o.Root)
 		if err != nil {
 			sv.shutdown("the state could not be read: " + err.Error())
@@ -823,7 +927,7 @@ func (sv *Supervisor) stopSessions(slots []*slot) {
 func (sv *Supervisor) releaseClaims(why string, ids ...string) {
 	var released []string
 	_, err := statecache.Update(sv.o.Root, func(s *state.State) error {
-		released = release(s, func(id string) bool { return slices.Contains(ids, id) })
+		released = release(s, func(t *state.Task) bool { return slices.Contains(ids, t.ClaimedBy) && sv.own(t) })
 		log := []progress.Entry{{Time: sv.o.Now(), Session: s.SessionCount, Type: progress.Worker,
 			Message: fmt.Sprintf("%s %s", strings.Join(ids, ", "), why)}}
 		for _, r := range released {

@@ -2,9 +2,11 @@ package workers
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/harness-agent/harness/internal/remote"
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -27,7 +29,7 @@ func TestReleaseLeavesTheQueueAndOthersAlone(t *testing.T) {
 		{ID: "c", Status: state.InProgress, ClaimedBy: "session:s"},
 		{ID: "d", Status: state.Pending},
 	}}
-	msgs := release(s, isWorkerID)
+	msgs := release(s, (&Supervisor{}).own)
 	assert.Len(t, msgs, 1)
 	assert.Contains(t, msgs[0], "a released: its worker w1 was stopped")
 	assert.Equal(t, state.Pending, s.Tasks[0].Status)
@@ -35,6 +37,53 @@ func TestReleaseLeavesTheQueueAndOthersAlone(t *testing.T) {
 	assert.Equal(t, 2, s.Tasks[0].Generation, "the generation survives a release")
 	assert.Equal(t, state.InProgress, s.Tasks[1].Status, "a task in the merge queue stays there")
 	assert.Equal(t, "session:s", s.Tasks[2].ClaimedBy, "not a supervisor's worker")
+}
+
+// Three clones on one host once all took the host's name: each
+// supervisor released the others' claims as its own, and the job ended
+// with nothing done. A claim carries its clone's id, and a supervisor
+// releases only the claims made from its own clone.
+func TestSharedReleaseTakesOnlyThisClonesClaims(t *testing.T) {
+	s := &state.State{Tasks: []state.Task{
+		{ID: "mine", Status: state.InProgress, ClaimedBy: "vm-w1", ClaimedClone: "aaaaaa"},
+		{ID: "twin", Status: state.InProgress, ClaimedBy: "vm-w1", ClaimedClone: "bbbbbb"},
+		{ID: "unproven", Status: state.InProgress, ClaimedBy: "vm-w2"},
+		{ID: "other", Status: state.InProgress, ClaimedBy: "m2-w1", ClaimedClone: "aaaaaa"},
+	}}
+	sv := &Supervisor{o: Options{Shared: &remote.Config{Remote: "origin", Machine: "vm", Clone: "aaaaaa"}}}
+	msgs := release(s, sv.own)
+	assert.Len(t, msgs, 1)
+	assert.Contains(t, msgs[0], "mine released")
+	for _, id := range []string{"twin", "unproven", "other"} {
+		assert.Equal(t, state.InProgress, s.Task(id).Status, id)
+	}
+}
+
+func TestInUse(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	lease := 30 * time.Minute
+	tests := []struct {
+		name string
+		b    RemoteBoard
+		last time.Time
+		want bool
+	}{
+		{"no board: a new name", RemoteBoard{}, time.Time{}, false},
+		{"this clone's own board", RemoteBoard{Clone: "aaaaaa"}, now, false},
+		{"another live clone", RemoteBoard{Clone: "bbbbbb"}, now.Add(-time.Minute), true},
+		{"another clone whose supervisor ended", RemoteBoard{Clone: "bbbbbb", Ended: "job done"}, now, false},
+		{"another clone silent past the lease", RemoteBoard{Clone: "bbbbbb"}, now.Add(-lease - time.Second), false},
+		{"a board from before clone ids", RemoteBoard{Workers: []RemoteWorker{{ID: "vm-w1"}}}, now, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			until, got := InUse(tt.b, tt.last, "aaaaaa", now, lease)
+			assert.Equal(t, tt.want, got)
+			if got {
+				assert.Equal(t, tt.last.Add(lease), until)
+			}
+		})
+	}
 }
 
 func TestLastLineOf(t *testing.T) {
