@@ -92,8 +92,9 @@ func RecordWhy(dir string, held *record.Held, moved []string) (why string, compl
 			if why := markWhy(dir, held); why != "" {
 				odd = append(odd, "mark.json: "+why)
 			}
-		case "summary.json", "remote-synced.json", "sandbox-probed.txt", record.LogStampName, record.WiringSeen, record.WiringVerified:
-			// Caches and notes the hooks rebuild or check again.
+		case "summary.json", "remote-synced.json", "sandbox-probed.txt", "clone-id", record.LogStampName, record.WiringSeen, record.WiringVerified:
+			// Caches and notes the hooks rebuild or check again; the
+			// clone's id, made once by whichever process needs it first.
 		default:
 			odd = append(odd, name+" was written")
 		}
