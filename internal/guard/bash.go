@@ -58,6 +58,7 @@ func (c *call) bash(cmd string) hook.Decision {
 		return hook.Decision{}
 	}
 	rep := shellscan.Analyze(cmd, c.cwd)
+	c.rep = &rep
 	if rep.ParseError != nil && mentionsHarness(rep, cmd) {
 		return deny(ruleBash, fmt.Sprintf("the command does not parse (%v) and it mentions harness files, so it cannot be checked.", rep.ParseError),
 			"write it as plain shell, or use the harness command for state changes.")

@@ -1,0 +1,5 @@
+package shadow
+
+import "os/exec"
+
+func detach(*exec.Cmd) {}

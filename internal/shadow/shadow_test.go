@@ -1,0 +1,219 @@
+package shadow
+
+import (
+	"bytes"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// project makes a state root with a record directory of its own.
+func project(t testing.TB) string {
+	t.Helper()
+	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
+	dir := t.TempDir()
+	dir, err := filepath.EvalSymlinks(dir)
+	require.NoError(t, err)
+	write(t, dir, "harness-tasks.json", `{"tasks":[]}`)
+	write(t, dir, "harness-progress.txt", "log\n")
+	write(t, dir, ".gitignore", "*.log\nbuild/\n")
+	write(t, dir, "src/a.go", "package a\n")
+	write(t, dir, "src/b.go", "package b\n")
+	return dir
+}
+
+func write(t testing.TB, dir, name, content string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+}
+
+func read(t testing.TB, dir, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	require.NoError(t, err)
+	return string(data)
+}
+
+func TestSaveOnlyWhenChanged(t *testing.T) {
+	dir := project(t)
+	saved, err := Save(dir, "Bash: rm -rf src")
+	require.NoError(t, err)
+	require.True(t, saved)
+	saved, err = Save(dir, "Bash: again")
+	require.NoError(t, err)
+	require.False(t, saved, "nothing changed: no checkpoint")
+	write(t, dir, "src/a.go", "package a // changed\n")
+	saved, err = Save(dir, "Write: src/a.go\nwith a second line")
+	require.NoError(t, err)
+	require.True(t, saved)
+	ps, err := List(dir)
+	require.NoError(t, err)
+	require.Len(t, ps, 2)
+	require.Equal(t, "Write: src/a.go with a second line", ps[0].Message)
+	require.Equal(t, 1, ps[0].N)
+	require.Equal(t, "Bash: rm -rf src", ps[1].Message)
+	// The project's own git is not involved: there is none here.
+	_, err = os.Stat(filepath.Join(dir, ".git"))
+	require.True(t, os.IsNotExist(err))
+}
+
+func TestRestoreBringsBackAndCanBeUndone(t *testing.T) {
+	dir := project(t)
+	bin := make([]byte, 5000)
+	rand.Read(bin)
+	write(t, dir, "data.bin", string(bin))
+	_, err := Save(dir, "Bash: rm -rf src")
+	require.NoError(t, err)
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, "src")))
+	_, err = Save(dir, "Write: data.bin")
+	require.NoError(t, err)
+	write(t, dir, "data.bin", "overwritten")
+	write(t, dir, "new.txt", "made after")
+	write(t, dir, "harness-progress.txt", "log\nmore\n")
+
+	u, err := Restore(dir, 2, "", "harness undo 2")
+	require.NoError(t, err)
+	require.True(t, u.Before)
+	require.Equal(t, "Bash: rm -rf src", u.To.Message)
+	require.Equal(t, "package a\n", read(t, dir, "src/a.go"))
+	require.Equal(t, string(bin), read(t, dir, "data.bin"))
+	require.NoFileExists(t, filepath.Join(dir, "new.txt"))
+	require.Equal(t, "log\nmore\n", read(t, dir, "harness-progress.txt"), "the harness's files are never reverted")
+
+	// The state after the deletion is the second newest now.
+	_, err = Restore(dir, 2, "", "harness undo 2")
+	require.NoError(t, err)
+	require.NoDirExists(t, filepath.Join(dir, "src"))
+	require.Equal(t, string(bin), read(t, dir, "data.bin"))
+
+	// And the state before the first undo is still there.
+	ps, err := List(dir)
+	require.NoError(t, err)
+	require.Equal(t, "harness undo 2", ps[1].Message)
+	_, err = Restore(dir, 2, "", "harness undo 2")
+	require.NoError(t, err)
+	require.Equal(t, "overwritten", read(t, dir, "data.bin"))
+	require.Equal(t, "made after", read(t, dir, "new.txt"))
+}
+
+func TestRestoreOnePath(t *testing.T) {
+	dir := project(t)
+	_, err := Save(dir, "Bash: sed")
+	require.NoError(t, err)
+	write(t, dir, "src/a.go", "broken")
+	write(t, dir, "src/b.go", "also broken")
+	write(t, dir, "src/c.go", "new")
+	_, err = Restore(dir, 1, "src/a.go", "harness undo 1 src/a.go")
+	require.NoError(t, err)
+	require.Equal(t, "package a\n", read(t, dir, "src/a.go"))
+	require.Equal(t, "also broken", read(t, dir, "src/b.go"))
+	_, err = Restore(dir, 2, "src", "harness undo 2 src")
+	require.NoError(t, err)
+	require.Equal(t, "package b\n", read(t, dir, "src/b.go"))
+	require.NoFileExists(t, filepath.Join(dir, "src/c.go"), "a directory is made what it was")
+	_, err = Restore(dir, 1, "harness-tasks.json", "x")
+	require.ErrorContains(t, err, "harness's own file")
+	_, err = Restore(dir, 9, "", "x")
+	require.ErrorContains(t, err, "no checkpoint 9")
+}
+
+func TestIgnoredFilesUpToTheBound(t *testing.T) {
+	dir := project(t)
+	write(t, dir, "build/out.o", "small object")
+	write(t, dir, "big.log", strings.Repeat("x", MaxIgnored+1))
+	write(t, dir, "small.log", "small log")
+	_, err := Save(dir, "Bash: make clean")
+	require.NoError(t, err)
+	files := lsTree(t, dir)
+	require.Contains(t, files, "build/out.o")
+	require.Contains(t, files, "small.log")
+	require.NotContains(t, files, "big.log")
+	require.NotContains(t, files, "harness-tasks.json")
+	require.NotContains(t, files, "harness-progress.txt")
+
+	// A small ignored file that grows past the bound leaves the checkpoints.
+	write(t, dir, "small.log", strings.Repeat("y", MaxIgnored+1))
+	_, err = Save(dir, "Bash: make")
+	require.NoError(t, err)
+	require.NotContains(t, lsTree(t, dir), "small.log")
+
+	// Restoring leaves the big files alone.
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, "build")))
+	_, err = Restore(dir, 2, "", "harness undo 2")
+	require.NoError(t, err)
+	require.Equal(t, "small object", read(t, dir, "build/out.o"))
+	require.Equal(t, MaxIgnored+1, len(read(t, dir, "big.log")))
+}
+
+func lsTree(t testing.TB, dir string) string {
+	r, err := open(dir)
+	require.NoError(t, err)
+	out, err := r.git(nil, "ls-tree", "-r", "--name-only", RefPrefix+fmt.Sprintf("%010d", r.readHead().seq))
+	require.NoError(t, err)
+	return "\n" + out + "\n"
+}
+
+func TestKeepsTheLastOnes(t *testing.T) {
+	defer func(k int) { Keep = k }(Keep)
+	Keep = 3
+	dir := project(t)
+	for i := range 5 {
+		write(t, dir, "n.txt", fmt.Sprint(i))
+		saved, err := Save(dir, fmt.Sprintf("step %d", i))
+		require.NoError(t, err)
+		require.True(t, saved)
+	}
+	ps, err := List(dir)
+	require.NoError(t, err)
+	var msgs []string
+	for _, p := range ps {
+		msgs = append(msgs, p.Message)
+	}
+	require.Equal(t, []string{"step 4", "step 3", "step 2"}, msgs)
+}
+
+func TestHeadLostIsRebuilt(t *testing.T) {
+	dir := project(t)
+	_, err := Save(dir, "one")
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(filepath.Join(Dir(dir), headName)))
+	write(t, dir, "x", "x")
+	saved, err := Save(dir, "two")
+	require.NoError(t, err)
+	require.True(t, saved)
+	ps, err := List(dir)
+	require.NoError(t, err)
+	require.Len(t, ps, 2)
+	require.Equal(t, "two", ps[0].Message)
+}
+
+// BenchmarkSaveUnchanged is the cost of a checkpoint before a tool call
+// when nothing changed since the last one.
+func BenchmarkSaveUnchanged(b *testing.B) {
+	for _, n := range []int{100, 10_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			dir := project(b)
+			var buf bytes.Buffer
+			for i := range n {
+				buf.Reset()
+				fmt.Fprintf(&buf, "package p\n\n// file %d\n", i)
+				write(b, dir, fmt.Sprintf("d%02d/f%05d.go", i%100, i), buf.String())
+			}
+			_, err := Save(dir, "first")
+			require.NoError(b, err)
+			b.ResetTimer()
+			for range b.N {
+				if saved, err := Save(dir, "again"); err != nil || saved {
+					b.Fatal(saved, err)
+				}
+			}
+		})
+	}
+}
