@@ -36,7 +36,7 @@ var mutatingVerbs = map[string]bool{
 // agent itself; the guard says so before the command runs, however it is
 // wrapped in the command line).
 var personVerbs = map[string]bool{
-	"pause": true, "resume": true, "cancel": true, "remove": true, "retry": true, "workers": true,
+	"pause": true, "resume": true, "cancel": true, "remove": true, "retry": true, "workers": true, "undo": true,
 }
 
 // hookPrograms are the harness's hook executables: trusted because Claude

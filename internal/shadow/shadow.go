@@ -213,7 +213,7 @@ func Save(stateRoot, message string) (bool, error) {
 		return false, r.failed(err)
 	}
 	defer unlock()
-	saved, _, err := r.save(message)
+	saved, _, err := r.save(message, AddBudget)
 	return saved, r.failed(err)
 }
 
@@ -221,21 +221,28 @@ func Save(stateRoot, message string) (bool, error) {
 const errName = "harness-error"
 
 func (r repo) failed(err error) error {
-	if err != nil {
-		os.WriteFile(filepath.Join(r.dir, errName), []byte(time.Now().UTC().Format(time.RFC3339)+" "+err.Error()+"\n"), 0o600)
+	path := filepath.Join(r.dir, errName)
+	if err == nil {
+		os.Remove(path)
+		return nil
 	}
+	os.WriteFile(path, []byte(time.Now().UTC().Format(time.RFC3339)+" "+err.Error()+"\n"), 0o600)
 	return err
 }
 
 // save takes a checkpoint with the lock held; it returns the head after it.
-func (r repo) save(message string) (bool, head, error) {
+func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 	h := r.readHead()
 	if h.tree == "" {
 		if last, ok := r.newest(); ok {
 			h.seq = last.Seq
 		}
 	}
-	// A git killed at its timeout leaves its lock behind; ours is held.
+	if pid, busy := r.adding(); busy {
+		return false, h, fmt.Errorf("shadow: the work tree is still being recorded in the background (git pid %d); no checkpoint before this call", pid)
+	}
+	// A git killed at its timeout leaves its lock behind; ours is held,
+	// and no add of ours runs on.
 	os.Remove(filepath.Join(r.dir, "index.lock"))
 	var (
 		wg      sync.WaitGroup
@@ -248,7 +255,7 @@ func (r repo) save(message string) (bool, head, error) {
 		defer wg.Done()
 		ignored, lsErr = r.git(nil, "ls-files", "-z", "-t", "-c", "-o", "-i", "--exclude-standard")
 	}()
-	_, addErr = r.git(nil, "add", "-A", "--ignore-errors")
+	addErr = r.addAll(budget)
 	wg.Wait()
 	if addErr != nil && !strings.Contains(addErr.Error(), "adding files failed") {
 		return false, h, addErr
@@ -290,6 +297,61 @@ func (r repo) save(message string) (bool, head, error) {
 		r.collect()
 	}
 	return true, next, nil
+}
+
+// AddBudget is how long a checkpoint waits for `git add -A`. Hashing a
+// big work tree the first time (or after a generator wrote thousands of
+// files) can take longer: the add then goes on in the background, where
+// nothing kills it half-way, and the checkpoints wait for it.
+var AddBudget = 8 * time.Second
+
+// addingName holds the pid of an add that went on in the background.
+const addingName = "harness-adding"
+
+// addAll runs `git add -A` into the shadow index, within budget.
+func (r repo) addAll(budget time.Duration) error {
+	cmd := exec.Command("git", "add", "-A", "--ignore-errors")
+	cmd.Dir = r.root
+	cmd.Env = append(os.Environ(), r.env()...)
+	errPath := filepath.Join(r.dir, "harness-add.err")
+	errFile, err := os.Create(errPath)
+	if err != nil {
+		return err
+	}
+	defer errFile.Close()
+	cmd.Stderr = errFile // a file, not a pipe: the add may outlive the hook
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			msg, _ := os.ReadFile(errPath)
+			return fmt.Errorf("git add -A: %v: %s", err, bytes.TrimSpace(msg))
+		}
+		return nil
+	case <-time.After(budget):
+		os.WriteFile(filepath.Join(r.dir, addingName), fmt.Appendf(nil, "%d\n", cmd.Process.Pid), 0o600)
+		return fmt.Errorf("shadow: recording the work tree takes longer than %v; it goes on in the background (git pid %d)", budget, cmd.Process.Pid)
+	}
+}
+
+// adding reports whether an add left in the background still runs.
+func (r repo) adding() (int, bool) {
+	path := filepath.Join(r.dir, addingName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err == nil && pid > 0 && alive(pid) {
+		return pid, true
+	}
+	os.Remove(path)
+	return 0, false
 }
 
 // ignored brings the ignored files into the index up to MaxIgnored, and
