@@ -91,14 +91,14 @@ func Restore(stateRoot string, n int, path, message string) (Undo, error) {
 	if err != nil {
 		return Undo{}, err
 	}
-	if err := r.ensure(); err != nil {
-		return Undo{}, err
-	}
 	unlock, err := r.lock()
 	if err != nil {
 		return Undo{}, err
 	}
 	defer unlock()
+	if err := r.ensure(); err != nil {
+		return Undo{}, err
+	}
 	ps, err := r.list()
 	if err != nil {
 		return Undo{}, err

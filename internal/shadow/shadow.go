@@ -119,9 +119,6 @@ func (r repo) ensure() error {
 	if _, err := os.Stat(filepath.Join(r.dir, "HEAD")); err == nil {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(r.dir), 0o700); err != nil {
-		return err
-	}
 	init := exec.Command("git", "init", "-q", "--bare", r.dir)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "GIT_") {
@@ -205,14 +202,14 @@ func Save(stateRoot, message string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	unlock, err := r.lock()
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
 	if err := r.ensure(); err != nil {
 		return false, r.failed(err)
 	}
-	unlock, err := r.lock()
-	if err != nil {
-		return false, r.failed(err)
-	}
-	defer unlock()
 	saved, _, err := r.save(message, AddBudget)
 	return saved, r.failed(err)
 }
@@ -420,6 +417,9 @@ func oneLine(s string) string {
 // parallel, and git's own index lock would fail the second instead of
 // making it wait. A lock older than a minute is a dead holder's.
 func (r repo) lock() (func(), error) {
+	if err := os.MkdirAll(r.dir, 0o700); err != nil {
+		return nil, err
+	}
 	path := filepath.Join(r.dir, "harness-lock")
 	deadline := time.Now().Add(Timeout)
 	for {

@@ -131,6 +131,7 @@ func TestIgnoredFilesUpToTheBound(t *testing.T) {
 	write(t, dir, "build/out.o", "small object")
 	write(t, dir, "big.log", strings.Repeat("x", MaxIgnored+1))
 	write(t, dir, "small.log", "small log")
+	write(t, dir, ".git", "gitdir: /elsewhere/.git/worktrees/w1\n") // a worker's worktree
 	_, err := Save(dir, "Bash: make clean")
 	require.NoError(t, err)
 	files := lsTree(t, dir)
@@ -138,6 +139,7 @@ func TestIgnoredFilesUpToTheBound(t *testing.T) {
 	require.Contains(t, files, "small.log")
 	require.NotContains(t, files, "big.log")
 	require.NotContains(t, files, "harness-tasks.json")
+	require.NotContains(t, files, "\n.git\n")
 	require.NotContains(t, files, "harness-progress.txt")
 
 	// A small ignored file that grows past the bound leaves the checkpoints.
@@ -269,4 +271,76 @@ func TestSlowAddGoesOnInTheBackground(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ps, 1)
 	require.Equal(t, "second", ps[0].Message)
+}
+
+// BenchmarkHistoryGrowth is a long job in miniature: a project of 2,000
+// files of 4 KB, then 300 checkpoints, each after 3 files were rewritten.
+// It reports the project's size and the history's, as the hooks leave it
+// (with the background collections) and once its dropped checkpoints are
+// pruned (the bound: what an hour later looks like). Run with -benchtime 1x.
+func BenchmarkHistoryGrowth(b *testing.B) {
+	for range b.N {
+		dir := project(b)
+		line := strings.Repeat("x", 63) + "\n"
+		body := func(i, v int) string {
+			return fmt.Sprintf("// file %d version %d\n", i, v) + strings.Repeat(line, 64)
+		}
+		for i := range 2000 {
+			write(b, dir, fmt.Sprintf("d%02d/f%04d.txt", i%20, i), body(i, 0))
+		}
+		_, err := Save(dir, "first")
+		require.NoError(b, err)
+		for step := 1; step <= 300; step++ {
+			for k := range 3 {
+				i := (step*7 + k*611) % 2000
+				write(b, dir, fmt.Sprintf("d%02d/f%04d.txt", i%20, i), body(i, step))
+			}
+			saved, err := Save(dir, fmt.Sprint("step ", step))
+			require.NoError(b, err)
+			require.True(b, saved)
+		}
+		ps, err := List(dir)
+		require.NoError(b, err)
+		require.Len(b, ps, Keep)
+		waitGC(b, Dir(dir))
+		b.ReportMetric(duMB(b, dir, ".harness"), "project-MB")
+		b.ReportMetric(duMB(b, Dir(dir), ""), "history-MB")
+		r, _ := open(dir)
+		_, err = r.git(nil, "gc", "--quiet", "--prune=now")
+		require.NoError(b, err)
+		b.ReportMetric(duMB(b, Dir(dir), ""), "pruned-MB")
+		b.ReportMetric(0, "ns/op")
+	}
+}
+
+// waitGC waits for a background collection to end.
+func waitGC(b *testing.B, dir string) {
+	for range 600 {
+		if _, err := os.Stat(filepath.Join(dir, "gc.pid")); os.IsNotExist(err) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// duMB is the size of the files under dir, in MB, leaving out names that
+// start with skip ("" skips nothing).
+func duMB(b *testing.B, dir, skip string) float64 {
+	var n int64
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if skip != "" && strings.HasPrefix(d.Name(), skip) && d.Name() != filepath.Base(dir) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return float64(n) / (1 << 20)
 }
