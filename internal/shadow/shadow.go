@@ -271,6 +271,9 @@ func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 	if err != nil {
 		return false, h, err
 	}
+	// write-tree keeps the trees it made in the index (its cache-tree),
+	// rewriting it: the stamp to compare next is this one.
+	stamp = r.indexStamp()
 	if tree == h.tree {
 		h.index = stamp
 		return false, h, r.writeHead(h)

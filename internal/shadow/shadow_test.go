@@ -48,6 +48,11 @@ func TestSaveOnlyWhenChanged(t *testing.T) {
 	saved, err := Save(dir, "Bash: rm -rf src")
 	require.NoError(t, err)
 	require.True(t, saved)
+	// The next call sees from the index's stamp alone that nothing changed
+	// (write-tree rewrote the index after the stamp was first taken).
+	r, err := open(dir)
+	require.NoError(t, err)
+	require.Equal(t, r.indexStamp(), r.readHead().index)
 	saved, err = Save(dir, "Bash: again")
 	require.NoError(t, err)
 	require.False(t, saved, "nothing changed: no checkpoint")
