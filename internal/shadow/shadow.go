@@ -119,7 +119,7 @@ func (r repo) ensure() error {
 	if _, err := os.Stat(filepath.Join(r.dir, "HEAD")); err == nil {
 		return nil
 	}
-	init := exec.Command("git", "init", "-q", "--bare", r.dir)
+	init := exec.Command("git", "init", "-q", "--bare", "--template=", r.dir) // no sample hooks
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "GIT_") {
 			init.Env = append(init.Env, kv)
