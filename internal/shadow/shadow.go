@@ -347,7 +347,13 @@ func (r repo) adding() (int, bool) {
 		return 0, false
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err == nil && pid > 0 && alive(pid) {
+	// A marker older than an hour names a pid that may since be another
+	// process's.
+	fresh := false
+	if fi, err := os.Stat(path); err == nil {
+		fresh = time.Since(fi.ModTime()) < time.Hour
+	}
+	if err == nil && pid > 0 && fresh && alive(pid) {
 		return pid, true
 	}
 	os.Remove(path)

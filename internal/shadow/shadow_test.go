@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"fmt"
+	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -279,16 +280,22 @@ func TestSlowAddGoesOnInTheBackground(t *testing.T) {
 }
 
 // BenchmarkHistoryGrowth is a long job in miniature: a project of 2,000
-// files of 4 KB, then 300 checkpoints, each after 3 files were rewritten.
+// files of 4 KB of source-like text, then 300 checkpoints, each after 3 files were rewritten.
 // It reports the project's size and the history's, as the hooks leave it
 // (with the background collections) and once its dropped checkpoints are
 // pruned (the bound: what an hour later looks like). Run with -benchtime 1x.
 func BenchmarkHistoryGrowth(b *testing.B) {
 	for range b.N {
 		dir := project(b)
-		line := strings.Repeat("x", 63) + "\n"
+		// Source-like text: 4 KB of hex words, which compress about 2:1.
 		body := func(i, v int) string {
-			return fmt.Sprintf("// file %d version %d\n", i, v) + strings.Repeat(line, 64)
+			rng := mrand.New(mrand.NewPCG(uint64(i), uint64(v)))
+			var sb strings.Builder
+			fmt.Fprintf(&sb, "// file %d version %d\n", i, v)
+			for sb.Len() < 4096 {
+				fmt.Fprintf(&sb, "%08x %08x %08x %08x\n", rng.Uint32(), rng.Uint32(), rng.Uint32(), rng.Uint32())
+			}
+			return sb.String()
 		}
 		for i := range 2000 {
 			write(b, dir, fmt.Sprintf("d%02d/f%04d.txt", i%20, i), body(i, 0))
