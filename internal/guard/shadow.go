@@ -14,10 +14,15 @@ import (
 func (c *call) shadowSave() {
 	msg := ""
 	switch c.tool {
-	case "Write", "Edit", "MultiEdit":
-		msg = c.tool + ": " + c.p.Str("tool_input.file_path")
-	case "NotebookEdit":
-		msg = c.tool + ": " + c.p.Str("tool_input.notebook_path")
+	case "Write", "Edit", "MultiEdit", "NotebookEdit":
+		path := c.p.Str("tool_input.file_path")
+		if c.tool == "NotebookEdit" {
+			path = c.p.Str("tool_input.notebook_path")
+		}
+		if t := c.abs(path); t != c.dir && !strings.HasPrefix(t, c.dir+"/") {
+			return // a file outside the project
+		}
+		msg = c.tool + ": " + path
 	case "Bash":
 		cmd := c.p.Str("tool_input.command")
 		if strings.TrimSpace(cmd) == "" {

@@ -1,10 +1,15 @@
 package guard
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/shadow"
 	"github.com/harness-agent/harness/internal/shellscan"
 )
 
@@ -45,4 +50,37 @@ func TestReadOnly(t *testing.T) {
 	} {
 		assert.Equal(t, want, readOnly(shellscan.Analyze(cmd, dir), dir), "%s", cmd)
 	}
+}
+
+// TestShadowSaveWhen: a checkpoint before a call that may change the
+// project, none before one that reads or writes elsewhere, none before a
+// call the guard denies.
+func TestShadowSaveWhen(t *testing.T) {
+	dir := activeRoot(t, 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644))
+	count := func() int {
+		ps, err := shadow.List(dir)
+		require.NoError(t, err)
+		return len(ps)
+	}
+	call := func(tool string, input map[string]any) hook.Decision {
+		return Check(hook.Parse(payload(dir, tool, input)))
+	}
+	call("Read", map[string]any{"file_path": "main.go"})
+	call("Bash", map[string]any{"command": "cat main.go | wc -l"})
+	call("Write", map[string]any{"file_path": filepath.Join(t.TempDir(), "elsewhere.txt"), "content": "x"})
+	assert.Equal(t, 0, count(), "reads and writes outside the project are not recorded")
+	d := call("Bash", map[string]any{"command": "sed -i s/a/b/ harness-tasks.json"})
+	require.Equal(t, hook.Deny, d.Kind)
+	assert.Equal(t, 0, count(), "a denied call does not run: nothing to record")
+	call("Write", map[string]any{"file_path": "main.go", "content": "package other\n"})
+	assert.Equal(t, 1, count())
+	call("Bash", map[string]any{"command": "go generate ./..."})
+	assert.Equal(t, 1, count(), "nothing changed since the last checkpoint")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("package other\n"), 0o644))
+	call("Edit", map[string]any{"file_path": filepath.Join(dir, "main.go"), "old_string": "other", "new_string": "main"})
+	ps, err := shadow.List(dir)
+	require.NoError(t, err)
+	require.Len(t, ps, 2)
+	assert.Equal(t, "Edit: "+filepath.Join(dir, "main.go"), ps[0].Message)
 }
