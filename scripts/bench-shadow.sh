@@ -52,9 +52,11 @@ for n in ${sizes[*]}; do
 			# later calls make it a checkpoint once it is done
 			if [ "$r" = 0 ]; then
 				[ "$tool" = Bash ] || continue
+				w=0
 				until git --git-dir="$(ls -d "$HOME"/.local/state/harness/records/*/shadow)" for-each-ref refs/shadow | grep -q .; do
 					sleep 1
-					harness-pre-tool-use <<<"${payload/X0/Xwait}" >/dev/null
+					w=$((w + 1)) # a new command each time: the doom loop denies repeats
+					harness-pre-tool-use <<<"${payload/X0/Xwait$w}" >/dev/null
 				done
 				end=$(date +%s%N)
 				echo "$n files: first checkpoint $(( (end - start) / 1000000 )) ms"
