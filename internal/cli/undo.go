@@ -66,7 +66,9 @@ func runUndo(e *Env, c *command, args []string) int {
 	case errors.Is(err, shadow.ErrNone):
 		fmt.Fprintln(e.Stderr, "harness: no shadow checkpoints yet: one is taken before each tool call that may change the project while the harness is active")
 		return ExitNegative
-	case err != nil && strings.Contains(err.Error(), "there is no checkpoint"):
+	case errors.Is(err, shadow.ErrNoPath):
+		return e.fail(failure.Wrap(failure.Usage, err, "%v", err).WithHint("`harness undo --list` shows the checkpoints; a path is relative to where you are"))
+	case errors.Is(err, shadow.ErrNoCheckpoint):
 		return e.fail(failure.Wrap(failure.Usage, err, "%v", err).WithHint("`harness undo --list` shows them"))
 	case err != nil:
 		return e.fail(failure.Wrap(failure.EnvSetup, err, "undo: %v", err).WithHint("`harness undo --list` shows the checkpoints; nothing was restored if the error came before the restore"))

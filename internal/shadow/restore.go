@@ -1,6 +1,7 @@
 package shadow
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -107,7 +108,7 @@ func Restore(stateRoot string, n int, path, message string) (Undo, error) {
 		return Undo{}, ErrNone
 	}
 	if n < 1 || n > len(ps) {
-		return Undo{}, fmt.Errorf("there is no checkpoint %d (1 to %d are kept)", n, len(ps))
+		return Undo{}, fmt.Errorf("%w %d (1 to %d are kept)", ErrNoCheckpoint, n, len(ps))
 	}
 	to := ps[n-1]
 	if path != "" && root.IsHarnessFile(path) {
@@ -123,5 +124,14 @@ func Restore(stateRoot string, n int, path, message string) (Undo, error) {
 		return u, err
 	}
 	_, err = r.git(nil, "restore", "--source="+to.Commit, "--worktree", "--", ":(literal)"+filepath.ToSlash(path))
+	if err != nil && strings.Contains(err.Error(), "did not match") {
+		return u, fmt.Errorf("%w: %s is in neither checkpoint %d nor the project", ErrNoPath, path, n)
+	}
 	return u, err
 }
+
+// ErrNoCheckpoint is returned for an N past the checkpoints kept.
+var ErrNoCheckpoint = errors.New("there is no checkpoint")
+
+// ErrNoPath is returned when the path to restore is nowhere to be found.
+var ErrNoPath = errors.New("no such path")
