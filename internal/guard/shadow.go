@@ -2,6 +2,7 @@ package guard
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/shadow"
@@ -93,6 +94,10 @@ var gitReaders = map[string]bool{
 	"merge-base": true, "name-rev": true, "for-each-ref": true, "show-ref": true, "version": true, "help": true,
 }
 
+// goReaders are the go subcommands that leave the project's files as they
+// are.
+var goReaders = map[string]bool{"version": true, "env": true, "list": true, "doc": true, "vet": true, "help": true}
+
 // harnessReaders are the harness verbs that change no project file (the
 // state files are not in the shadow history).
 var harnessReaders = map[string]bool{
@@ -111,6 +116,13 @@ func readingProgram(p shellscan.Program) bool {
 		return len(p.Args) > 0 && gitReaders[p.Args[0]]
 	case "harness":
 		return len(p.Args) > 0 && harnessReaders[p.Args[0]]
+	case "go":
+		// go vet and go list write only the build cache, outside the
+		// project; go test may rewrite golden files, go generate anything.
+		if len(p.Args) == 0 || p.Args[0] == "env" && slices.Contains(p.Args, "-w") {
+			return false
+		}
+		return goReaders[p.Args[0]]
 	case "awk", "gawk", "mawk":
 		// awk's own redirections and commands (print > "f", "cmd" |
 		// getline, system()) are not all reported as writes.

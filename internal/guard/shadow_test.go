@@ -34,6 +34,10 @@ func TestReadOnly(t *testing.T) {
 		"git -C sub status":             false, // not known: recorded
 		"git diff --output=p.diff":      false,
 		"go test ./...":                 false,
+		"go vet ./... && go list -m":    true,
+		"go env GOPATH":                 true,
+		"go env -w GOFLAGS=-x":          false,
+		"go generate ./...":             false,
 		"make":                          false,
 		"python3 gen.py":                false,
 		"find . -name x -delete":        false,
