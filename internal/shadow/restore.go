@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // Point is one checkpoint.
@@ -70,7 +71,7 @@ func LastError(stateRoot string) string {
 	if err != nil {
 		return err.Error()
 	}
-	data, _ := os.ReadFile(filepath.Join(r.dir, errName))
+	data, _ := safefile.ReadFile(filepath.Join(r.dir, errName), safefile.Small)
 	return strings.TrimSpace(string(data))
 }
 

@@ -36,6 +36,7 @@ import (
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // Keep is how many checkpoints are kept (a variable for the tests).
@@ -141,10 +142,10 @@ func (r repo) ensure() error {
 	if err := os.MkdirAll(filepath.Join(r.dir, "info"), 0o700); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(r.dir, "info", "exclude"), ex.Bytes(), 0o600); err != nil {
+	if err := writeNew(filepath.Join(r.dir, "info", "exclude"), ex.Bytes()); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(r.dir, "info", "attributes"), []byte(attributes), 0o600)
+	return writeNew(filepath.Join(r.dir, "info", "attributes"), []byte(attributes))
 }
 
 // head is what the hot path knows of the last checkpoint.
@@ -155,7 +156,7 @@ type head struct {
 }
 
 func (r repo) readHead() head {
-	data, err := os.ReadFile(filepath.Join(r.dir, headName))
+	data, err := safefile.ReadFile(filepath.Join(r.dir, headName), safefile.Small)
 	if err != nil {
 		return head{}
 	}
@@ -177,7 +178,7 @@ func (r repo) readHead() head {
 func (r repo) writeHead(h head) error {
 	path := filepath.Join(r.dir, headName)
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, fmt.Appendf(nil, "%d %s %s\n", h.seq, h.tree, h.index), 0o600); err != nil {
+	if err := writeNew(tmp, fmt.Appendf(nil, "%d %s %s\n", h.seq, h.tree, h.index)); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)
@@ -223,7 +224,23 @@ func (r repo) failed(err error) error {
 		os.Remove(path)
 		return nil
 	}
-	os.WriteFile(path, []byte(time.Now().UTC().Format(time.RFC3339)+" "+err.Error()+"\n"), 0o600)
+	writeNew(path, []byte(time.Now().UTC().Format(time.RFC3339)+" "+err.Error()+"\n"))
+	return err
+}
+
+// writeNew writes a file of the repository afresh: whatever had its name
+// (a FIFO planted there, on which an open for writing would wait) is
+// removed first.
+func writeNew(path string, data []byte) error {
+	os.Remove(path)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	return err
 }
 
@@ -321,7 +338,8 @@ func (r repo) addAll(budget time.Duration) error {
 	cmd.Dir = r.root
 	cmd.Env = append(os.Environ(), r.env()...)
 	errPath := filepath.Join(r.dir, "harness-add.err")
-	errFile, err := os.Create(errPath)
+	os.Remove(errPath)
+	errFile, err := os.OpenFile(errPath, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return err
 	}
@@ -336,12 +354,12 @@ func (r repo) addAll(budget time.Duration) error {
 	select {
 	case err := <-done:
 		if err != nil {
-			msg, _ := os.ReadFile(errPath)
+			msg, _ := safefile.ReadFile(errPath, safefile.Small)
 			return fmt.Errorf("git add -A: %v: %s", err, bytes.TrimSpace(msg))
 		}
 		return nil
 	case <-time.After(budget):
-		os.WriteFile(filepath.Join(r.dir, addingName), fmt.Appendf(nil, "%d\n", cmd.Process.Pid), 0o600)
+		writeNew(filepath.Join(r.dir, addingName), fmt.Appendf(nil, "%d\n", cmd.Process.Pid))
 		return fmt.Errorf("shadow: recording the work tree takes longer than %v; it goes on in the background (git pid %d)", budget, cmd.Process.Pid)
 	}
 }
@@ -349,7 +367,7 @@ func (r repo) addAll(budget time.Duration) error {
 // adding reports whether an add left in the background still runs.
 func (r repo) adding() (int, bool) {
 	path := filepath.Join(r.dir, addingName)
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, safefile.Small)
 	if err != nil {
 		return 0, false
 	}
