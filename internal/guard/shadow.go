@@ -20,8 +20,11 @@ func (c *call) shadowSave() {
 		if c.tool == "NotebookEdit" {
 			path = c.p.Str("tool_input.notebook_path")
 		}
-		if t := c.abs(path); t != c.dir && !strings.HasPrefix(t, c.dir+"/") {
-			return // a file outside the project
+		if t := c.abs(path); t != c.dir && !strings.HasPrefix(t, c.dir+"/") || c.harnessName(t) != "" {
+			// A file outside the project, or a harness file, which the
+			// checkpoints never hold (and whose edit may have spent the
+			// hook's time on the completion gate already).
+			return
 		}
 		msg = c.tool + ": " + path
 	case "Bash":
