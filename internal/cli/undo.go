@@ -16,7 +16,7 @@ import (
 var undoVerb = &command{
 	name:    "undo",
 	args:    "[N] [PATH] | --list",
-	summary: "put the project back as it was before the N-th last tool call that may have changed it (1 by default), or only PATH; --list shows the shadow checkpoints; the state before is checkpointed first, so `harness undo 1` takes an undo back (a person's decision: refused inside a Claude Code session)",
+	summary: "put the project (or only PATH) back as at shadow checkpoint N, 1 by default: the newest, taken before the last tool call that changed something; --list shows them with the tool call that followed each; the state before is checkpointed first, so `harness undo 1` takes an undo back (a person's decision: refused inside a Claude Code session)",
 	run:     runUndo,
 }
 
