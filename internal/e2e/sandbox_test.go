@@ -70,8 +70,8 @@ func (p *project) recordDir() string {
 }
 
 // TestScenarioSandboxRecord: with the sandbox on, a command the agent runs
-// cannot write the record, the harness's executables or the user's
-// settings, even from a script the guard cannot read: each write fails
+// cannot write the record (the shadow checkpoints in it included), the
+// harness's executables or the user's settings, even from a script the guard cannot read: each write fails
 // with "Read-only file system" and nothing changes; `harness status` says the level is sandboxed.
 func TestScenarioSandboxRecord(t *testing.T) {
 	t.Parallel()
@@ -86,8 +86,11 @@ func TestScenarioSandboxRecord(t *testing.T) {
 	settingsBefore := readOr(settings, "")
 	// Written by a script, which the guard before the call cannot read:
 	// only the sandbox stands in the way.
+	// The shadow checkpoints live in the record too: the one taken before
+	// the script runs is out of its reach.
+	shadow := filepath.Join(p.recordDir(), "shadow")
 	targets := []string{record, filepath.Join(filepath.Dir(p.recordDir()), "planted"),
-		filepath.Join(p.Bin, "harness-stop"), settings}
+		filepath.Join(p.Bin, "harness-stop"), settings, filepath.Join(shadow, "harness-head"), filepath.Join(shadow, "index")}
 	script := "import sys\nfor p in sys.argv[1:]:\n    try:\n        open(p, 'w').write('{}')\n        print('WROTE', p)\n    except OSError as e:\n        print('REFUSED', p, e.strerror)\n"
 	api := fakeapi.New(t,
 		fakeapi.Write(p.path("try.py"), script),
@@ -116,6 +119,9 @@ func TestScenarioSandboxRecord(t *testing.T) {
 	}
 	if got := readOr(record, ""); got != p.readFile("harness-tasks.json") || !strings.Contains(got, `"task-001"`) {
 		t.Errorf("the record is not the harness's own:\n%s", got)
+	}
+	if list := p.harness("undo", "--list"); !strings.Contains(list, "before Write: "+p.path("try.py")) || !strings.Contains(list, "before Bash: python3 try.py") {
+		t.Errorf("the shadow checkpoints are not intact:\n%s", list)
 	}
 	if trs := toolResultsOf(api, "harness status"); len(trs) != 1 || !strings.Contains(trs[0].Text, "trust: sandboxed") {
 		t.Errorf("harness status in the session does not say trust: sandboxed: %+v", trs)

@@ -36,7 +36,7 @@ var mutatingVerbs = map[string]bool{
 // agent itself; the guard says so before the command runs, however it is
 // wrapped in the command line).
 var personVerbs = map[string]bool{
-	"pause": true, "resume": true, "cancel": true, "remove": true, "retry": true, "workers": true,
+	"pause": true, "resume": true, "cancel": true, "remove": true, "retry": true, "workers": true, "undo": true,
 }
 
 // hookPrograms are the harness's hook executables: trusted because Claude
@@ -58,6 +58,7 @@ func (c *call) bash(cmd string) hook.Decision {
 		return hook.Decision{}
 	}
 	rep := shellscan.Analyze(cmd, c.cwd)
+	c.rep = &rep
 	if rep.ParseError != nil && mentionsHarness(rep, cmd) {
 		return deny(ruleBash, fmt.Sprintf("the command does not parse (%v) and it mentions harness files, so it cannot be checked.", rep.ParseError),
 			"write it as plain shell, or use the harness command for state changes.")

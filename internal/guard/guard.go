@@ -21,6 +21,7 @@ import (
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/shellscan"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 )
@@ -44,6 +45,8 @@ type call struct {
 	tracked, unignored map[string]bool // harness files git would touch, asked lazily
 
 	wiring *wired // what keeps the harness running, gathered for a call that writes
+
+	rep *shellscan.Report // a Bash command's analysis, once per call
 }
 
 // Check decides one PreToolUse call.
@@ -74,6 +77,9 @@ func Check(p hook.Payload) hook.Decision {
 		c.notes = append(c.notes, res.Message())
 	}
 	d := c.decide()
+	if d.Kind != hook.Deny {
+		c.shadowSave()
+	}
 	if d.Kind == hook.Silent && len(c.notes) > 0 {
 		d.Kind = hook.Allow
 	}

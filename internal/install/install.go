@@ -451,7 +451,7 @@ func (r *run) leftovers() {
 	var what, rm []string
 	if r.Project == "" {
 		if len(records) > 0 {
-			what = append(what, fmt.Sprintf("the harness's records of %s in %s (its copies of what it last wrote in each, to put back what it did not write)", plural(len(records), "project"), record.Base()))
+			what = append(what, fmt.Sprintf("the harness's records of %s in %s (its copies of what it last wrote in each, to put back what it did not write, and the shadow checkpoints `harness undo` restores)", plural(len(records), "project"), record.Base()))
 			rm = append(rm, "rm -rf "+failure.ShellArg(record.Base()))
 		}
 		if os.Getenv("HARNESS_LOCK_DIR") == "" {

@@ -11,7 +11,7 @@ import (
 // PersonVerbs are the harness verbs a person decides (internal/invoker):
 // refused to a process whose ancestry holds a Claude Code session.
 var PersonVerbs = map[string]bool{"adopt": true, "pause": true, "resume": true, "cancel": true,
-	"remove": true, "install": true, "budget": true, "workers": true}
+	"remove": true, "install": true, "budget": true, "workers": true, "undo": true}
 
 // testInSession reports whether this test process itself runs inside a
 // Claude Code session (an agent running `go test`): then a person's verb

@@ -1,0 +1,478 @@
+// Package shadow keeps a history of the project's work tree, taken before
+// every tool call that may change it, so that a person can undo what an
+// agent's step did: an `rm -rf src`, a `git checkout .`, a `sed -i` over the
+// tree or an overwritten file, none of which Claude Code's own checkpoints
+// cover when it came from Bash.
+//
+// The history is a bare git repository of its own beside the record
+// (record.Dir(root)/shadow, outside the project, read-only to a sandboxed
+// agent like the record), with its own index: the project's .git, index
+// and refs are never touched. Each checkpoint is a parentless commit under
+// refs/shadow/<seq> whose message is the tool call that followed. It holds
+// every file of the state root, tracked, untracked and ignored alike, but
+// the harness's own files (an undo never reverts the state), and ignored
+// files larger than MaxIgnored (build outputs, logs, caches). The last Keep
+// checkpoints are kept; older ones are dropped and their objects collected
+// now and then.
+//
+// A checkpoint when nothing changed costs two git processes run side by
+// side (add -A, and the listing of ignored files), and no object is
+// written. Saving is best effort: a checkpoint that cannot be taken never
+// stops the tool call.
+package shadow
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/harness-agent/harness/internal/git"
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
+)
+
+// Keep is how many checkpoints are kept (a variable for the tests).
+var Keep = 100
+
+const (
+	// MaxIgnored bounds the size of an ignored file a checkpoint holds.
+	MaxIgnored = 1 << 20
+	// gcEvery is how many checkpoints pass between two collections of
+	// the dropped checkpoints' objects.
+	gcEvery = 50
+	// Timeout bounds a git call of a checkpoint, well inside the hook's
+	// 30 s: a hook killed by Claude Code fails open.
+	Timeout = 10 * time.Second
+	// RefPrefix is the ref namespace of the checkpoints.
+	RefPrefix = "refs/shadow/"
+	// dirName is the repository's name inside the record directory.
+	dirName = "shadow"
+	// headName is the file that says which checkpoint is the last and what
+	// the index was right after it: the hot path reads it instead of
+	// asking git.
+	headName = "harness-head"
+	// maxMessage bounds a checkpoint's message.
+	maxMessage = 300
+)
+
+// ErrNone is returned when a project has no checkpoints to restore.
+var ErrNone = errors.New("no shadow checkpoints")
+
+// Dir returns the shadow repository of the state root root, "" when no
+// record directory can be named.
+func Dir(stateRoot string) string {
+	d := record.Dir(stateRoot)
+	if d == "" {
+		return ""
+	}
+	return filepath.Join(d, dirName)
+}
+
+// repo is one project's shadow repository.
+type repo struct {
+	root, dir string
+}
+
+func open(stateRoot string) (repo, error) {
+	d := Dir(stateRoot)
+	if d == "" {
+		return repo{}, errors.New("shadow: no state directory (HOME unset)")
+	}
+	return repo{root: stateRoot, dir: d}, nil
+}
+
+// env is what every git call of the repository runs with: its own git
+// directory and index, the state root as the work tree, no user or system
+// configuration (a filter or an autocrlf there would change bytes), and a
+// fixed identity.
+func (r repo) env() []string {
+	return []string{
+		"GIT_DIR=" + r.dir, "GIT_WORK_TREE=" + r.root, "GIT_INDEX_FILE=" + filepath.Join(r.dir, "index"),
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull, "GIT_OPTIONAL_LOCKS=0",
+		"GIT_AUTHOR_NAME=harness", "GIT_AUTHOR_EMAIL=harness@localhost",
+		"GIT_COMMITTER_NAME=harness", "GIT_COMMITTER_EMAIL=harness@localhost",
+		"GIT_NO_REPLACE_OBJECTS=1", "GIT_TERMINAL_PROMPT=0",
+	}
+}
+
+func (r repo) git(stdin []byte, args ...string) (string, error) {
+	return git.Cmd{Dir: r.root, Env: r.env(), Timeout: Timeout, Stdin: stdin}.Run(args...)
+}
+
+// attributes make every file's bytes go in and come out unchanged, whatever
+// the project's .gitattributes say (info/attributes overrides them).
+const attributes = "* -text -filter -ident -working-tree-encoding -eol\n"
+
+// config keeps git from collecting on its own (gc runs when the harness
+// says) and from converting line ends.
+var config = [][2]string{{"core.autocrlf", "false"}, {"core.safecrlf", "false"}, {"gc.auto", "0"}, {"core.logAllRefUpdates", "false"}, {"core.untrackedCache", "true"}}
+
+// ensure creates the repository the first time.
+func (r repo) ensure() error {
+	if _, err := os.Stat(filepath.Join(r.dir, "HEAD")); err == nil {
+		return nil
+	}
+	init := exec.Command("git", "init", "-q", "--bare", "--template=", r.dir) // no sample hooks
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			init.Env = append(init.Env, kv)
+		}
+	}
+	if out, err := init.CombinedOutput(); err != nil {
+		return fmt.Errorf("git init %s: %v: %s", r.dir, err, bytes.TrimSpace(out))
+	}
+	for _, kv := range config {
+		if _, err := r.git(nil, "config", kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	var ex bytes.Buffer
+	for _, n := range root.OwnedNames {
+		ex.WriteString("/" + n + "\n")
+	}
+	ex.WriteString("/.harness-*\n/" + root.TasksFile + ".corrupt-*\n")
+	if err := os.MkdirAll(filepath.Join(r.dir, "info"), 0o700); err != nil {
+		return err
+	}
+	if err := writeNew(filepath.Join(r.dir, "info", "exclude"), ex.Bytes()); err != nil {
+		return err
+	}
+	return writeNew(filepath.Join(r.dir, "info", "attributes"), []byte(attributes))
+}
+
+// head is what the hot path knows of the last checkpoint.
+type head struct {
+	seq   int
+	tree  string
+	index string // the index file's stamp right after it
+}
+
+func (r repo) readHead() head {
+	data, err := safefile.ReadFile(filepath.Join(r.dir, headName), safefile.Small)
+	if err != nil {
+		return head{}
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 2 {
+		return head{}
+	}
+	seq, err := strconv.Atoi(f[0])
+	if err != nil || seq < 0 {
+		return head{}
+	}
+	h := head{seq: seq, tree: f[1]}
+	if len(f) > 2 {
+		h.index = f[2]
+	}
+	return h
+}
+
+func (r repo) writeHead(h head) error {
+	path := filepath.Join(r.dir, headName)
+	tmp := path + ".tmp"
+	if err := writeNew(tmp, fmt.Appendf(nil, "%d %s %s\n", h.seq, h.tree, h.index)); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// indexStamp says whether the index was rewritten: git add leaves it alone
+// when nothing changed.
+func (r repo) indexStamp() string {
+	fi, err := os.Stat(filepath.Join(r.dir, "index"))
+	if err != nil {
+		return "-"
+	}
+	st := record.StampOf(fi)
+	return fmt.Sprintf("%d.%d.%d.%d", st.Size, st.ModNs, st.Ino, st.CtimeNs)
+}
+
+// Save records the work tree of the state root root as a checkpoint whose
+// message is message (the tool call about to run), unless nothing changed
+// since the last one. It reports whether a checkpoint was made.
+func Save(stateRoot, message string) (bool, error) {
+	r, err := open(stateRoot)
+	if err != nil {
+		return false, err
+	}
+	unlock, err := r.lock()
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	if err := r.ensure(); err != nil {
+		return false, r.failed(err)
+	}
+	saved, _, err := r.save(message, AddBudget)
+	return saved, r.failed(err)
+}
+
+// errName keeps the last failure, shown by `harness undo --list`.
+const errName = "harness-error"
+
+func (r repo) failed(err error) error {
+	path := filepath.Join(r.dir, errName)
+	if err == nil {
+		os.Remove(path)
+		return nil
+	}
+	writeNew(path, []byte(time.Now().UTC().Format(time.RFC3339)+" "+err.Error()+"\n"))
+	return err
+}
+
+// writeNew writes a file of the repository afresh: whatever had its name
+// (a FIFO planted there, on which an open for writing would wait) is
+// removed first.
+func writeNew(path string, data []byte) error {
+	os.Remove(path)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// save takes a checkpoint with the lock held; it returns the head after it.
+func (r repo) save(message string, budget time.Duration) (bool, head, error) {
+	h := r.readHead()
+	if h.tree == "" {
+		if last, ok := r.newest(); ok {
+			h.seq = last.Seq
+		}
+	}
+	if pid, busy := r.adding(); busy {
+		return false, h, fmt.Errorf("shadow: the work tree is still being recorded in the background (git pid %d); no checkpoint before this call", pid)
+	}
+	// A git killed at its timeout leaves its lock behind; ours is held,
+	// and no add of ours runs on.
+	os.Remove(filepath.Join(r.dir, "index.lock"))
+	var (
+		wg      sync.WaitGroup
+		addErr  error
+		ignored string
+		lsErr   error
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ignored, lsErr = r.git(nil, "ls-files", "-z", "-t", "-c", "-o", "-i", "--exclude-standard")
+	}()
+	addErr = r.addAll(budget)
+	wg.Wait()
+	if addErr != nil && !strings.Contains(addErr.Error(), "adding files failed") {
+		return false, h, addErr
+	}
+	if lsErr != nil {
+		return false, h, lsErr
+	}
+	if err := r.ignored(ignored); err != nil {
+		return false, h, err
+	}
+	stamp := r.indexStamp()
+	if h.tree != "" && stamp == h.index {
+		return false, h, nil
+	}
+	tree, err := r.git(nil, "write-tree")
+	if err != nil {
+		return false, h, err
+	}
+	// write-tree keeps the trees it made in the index (its cache-tree),
+	// rewriting it: the stamp to compare next is this one.
+	stamp = r.indexStamp()
+	if tree == h.tree {
+		h.index = stamp
+		return false, h, r.writeHead(h)
+	}
+	commit, err := r.git(nil, "commit-tree", tree, "-m", oneLine(message))
+	if err != nil {
+		return false, h, err
+	}
+	next := head{seq: h.seq + 1, tree: tree, index: stamp}
+	refs := fmt.Sprintf("create %s %s\n", ref(next.seq), commit)
+	if old := next.seq - Keep; old > 0 {
+		refs += fmt.Sprintf("delete %s\n", ref(old))
+	}
+	if _, err := r.git([]byte(refs), "update-ref", "--stdin"); err != nil {
+		return false, h, err
+	}
+	if err := r.writeHead(next); err != nil {
+		return true, next, err
+	}
+	if next.seq%gcEvery == 0 {
+		r.collect()
+	}
+	return true, next, nil
+}
+
+// AddBudget is how long a checkpoint waits for `git add -A`. Hashing a
+// big work tree the first time (or after a generator wrote thousands of
+// files) can take longer: the add then goes on in the background, where
+// nothing kills it half-way, and the checkpoints wait for it.
+var AddBudget = 8 * time.Second
+
+// streamed makes git add write the files it hashes into one pack instead
+// of one loose object each (its bulk check-in of big files, for every
+// file): ten times less disk and far fewer file creations for a first
+// checkpoint. Only for the add: with it in the configuration, gc would
+// not compute deltas between versions.
+var streamed = []string{"-c", "core.bigFileThreshold=1"}
+
+// addingName holds the pid of an add that went on in the background.
+const addingName = "harness-adding"
+
+// addAll runs `git add -A` into the shadow index, within budget.
+func (r repo) addAll(budget time.Duration) error {
+	cmd := exec.Command("git", append(streamed, "add", "-A", "--ignore-errors")...)
+	cmd.Dir = r.root
+	cmd.Env = append(os.Environ(), r.env()...)
+	errPath := filepath.Join(r.dir, "harness-add.err")
+	os.Remove(errPath)
+	errFile, err := os.OpenFile(errPath, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	defer errFile.Close()
+	cmd.Stderr = errFile // a file, not a pipe: the add may outlive the hook
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			msg, _ := safefile.ReadFile(errPath, safefile.Small)
+			return fmt.Errorf("git add -A: %v: %s", err, bytes.TrimSpace(msg))
+		}
+		return nil
+	case <-time.After(budget):
+		writeNew(filepath.Join(r.dir, addingName), fmt.Appendf(nil, "%d\n", cmd.Process.Pid))
+		return fmt.Errorf("shadow: recording the work tree takes longer than %v; it goes on in the background (git pid %d)", budget, cmd.Process.Pid)
+	}
+}
+
+// adding reports whether an add left in the background still runs.
+func (r repo) adding() (int, bool) {
+	path := filepath.Join(r.dir, addingName)
+	data, err := safefile.ReadFile(path, safefile.Small)
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	// A marker older than an hour names a pid that may since be another
+	// process's.
+	fresh := false
+	if fi, err := os.Stat(path); err == nil {
+		fresh = time.Since(fi.ModTime()) < time.Hour
+	}
+	if err == nil && pid > 0 && fresh && alive(pid) {
+		return pid, true
+	}
+	os.Remove(path)
+	return 0, false
+}
+
+// ignored brings the ignored files into the index up to MaxIgnored, and
+// drops those that grew past it. listing is `ls-files -t -c -o -i` output.
+func (r repo) ignored(listing string) error {
+	var add, drop bytes.Buffer
+	for _, e := range strings.Split(listing, "\x00") {
+		if len(e) < 3 {
+			continue
+		}
+		tag, name := e[0], e[2:]
+		if root.IsHarnessFile(name) || strings.HasSuffix(name, "/") {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(r.root, name))
+		small := err == nil && (fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0) && fi.Size() <= MaxIgnored
+		switch {
+		case tag == '?' && small:
+			add.WriteString(name + "\x00")
+		case tag != '?' && err == nil && !small:
+			drop.WriteString(name + "\x00")
+		}
+	}
+	if add.Len() > 0 {
+		if _, err := r.git(add.Bytes(), append(streamed, "add", "-f", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")...); err != nil && !strings.Contains(err.Error(), "adding files failed") {
+			return err
+		}
+	}
+	if drop.Len() > 0 {
+		if _, err := r.git(drop.Bytes(), "rm", "-q", "--cached", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// collect drops the objects of the checkpoints no longer kept, in the
+// background: the hook does not wait for it. Objects younger than an hour
+// stay, so a checkpoint being written meanwhile loses nothing.
+func (r repo) collect() {
+	cmd := exec.Command("git", "gc", "--quiet", "--prune=1.hour.ago")
+	cmd.Dir = r.dir
+	cmd.Env = append(os.Environ(), r.env()...)
+	detach(cmd)
+	if cmd.Start() == nil {
+		go cmd.Wait()
+		cmd.Process.Release()
+	}
+}
+
+func ref(seq int) string { return fmt.Sprintf("%s%010d", RefPrefix, seq) }
+
+// oneLine makes a tool call a checkpoint's subject.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > maxMessage {
+		s = s[:maxMessage] + "…"
+	}
+	if s == "" {
+		s = "(no message)"
+	}
+	return s
+}
+
+// lock serialises the checkpoints of one project: tool calls run in
+// parallel, and git's own index lock would fail the second instead of
+// making it wait. A lock older than a minute is a dead holder's.
+func (r repo) lock() (func(), error) {
+	if err := os.MkdirAll(r.dir, 0o700); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(r.dir, "harness-lock")
+	deadline := time.Now().Add(Timeout)
+	for {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err == nil {
+			fmt.Fprintf(f, "%d\n", os.Getpid())
+			f.Close()
+			return func() { os.Remove(path) }, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, err
+		}
+		if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) > time.Minute {
+			os.Remove(path)
+			continue
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("shadow: %s is held", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
