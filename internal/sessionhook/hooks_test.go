@@ -171,7 +171,10 @@ func TestSessionEndWithinBudget(t *testing.T) {
 	d := SessionEnd(payload(t, hook.SessionEnd, "reason", "prompt_input_exit"))
 	took := time.Since(start)
 	assert.Equal(t, hook.Decision{}, d)
-	assert.Less(t, took, time.Second, "well inside Claude Code's 1.5 s")
+	// Its three waits on the lock come to 0.9 s: the bound is Claude
+	// Code's 1.5 s for all SessionEnd hooks, with a margin, not a speed
+	// target (a loaded machine ran it in 1.0 s).
+	assert.Less(t, took, 1400*time.Millisecond, "inside Claude Code's 1.5 s")
 	log := strings.Join(logLines(t, dir), "\n")
 	assert.Contains(t, log, "[SESSION-1] STATS tasks_total=1", "STATS even when last_session cannot be written")
 	assert.Contains(t, log, "[SESSION-1] LOCK released")
