@@ -62,7 +62,7 @@ type command struct {
 // them in. Each verb's file declares its command next to its run function.
 var verbs = []*command{initVerb, addVerb, editVerb, removeVerb, importVerb, statusVerb, graphVerb, reportVerb, exportVerb, nextVerb,
 	claimVerb, checkpointVerb, validateVerb, integrateVerb, failVerb, renewVerb, recoverVerb, retryVerb, pauseVerb, resumeVerb, cancelVerb,
-	workersVerb, historyVerb, budgetVerb, configVerb, snapshotsVerb, undoVerb, statsVerb, sessionVerb, adoptVerb, installVerb, hooksVerb, versionVerb}
+	workersVerb, historyVerb, budgetVerb, configVerb, snapshotsVerb, undoVerb, statsVerb, sessionVerb, mcpVerb, adoptVerb, installVerb, hooksVerb, versionVerb}
 
 // versionVerb is `harness version`, the one verb that needs no state (the
 // skill runs it to see whether the harness is installed).

@@ -73,13 +73,16 @@ func runWorkers(e *Env, c *command, args []string) int {
 	} else if *machine != "" {
 		return e.fail(usageErr(c, "--machine names this machine in a job shared with --remote"))
 	}
+	// At the sandboxed level a worker's commands cannot write the job's
+	// state or the main repository: its task cycle goes through the
+	// harness's MCP server, which Claude Code runs outside the sandbox.
+	mcpServer := ""
 	if cwd, werr := os.Getwd(); werr == nil && trustLevelOf(cwd).Level == settings.Sandboxed {
-		// Refused before anything is started or published: each worker's
-		// sessions would fail on its first claim (its verbs write the main
-		// tree's state and its commits the main repository, outside its
-		// sandbox) and be given up after three tries.
-		return e.fail(failure.New(failure.Config, "harness workers cannot run at the sandboxed level yet: a worker's verbs write the main tree's state and its commits the main repository's .git, which its sandbox keeps read-only").
-			WithHint("run the job in one session (`/harness run`), which the sandbox confines; or run workers at the standard level (`harness install --uninstall --sandbox`, then `harness install --sandbox` again after them); see docs/workers.md#limits"))
+		exe, err := os.Executable()
+		if err != nil {
+			return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot find the harness executable for the workers' MCP server: %v", err))
+		}
+		mcpServer = exe
 	}
 	dir, err := e.stateRoot()
 	if err != nil && rc != nil {
@@ -112,7 +115,7 @@ func runWorkers(e *Env, c *command, args []string) int {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	why, err := workers.Run(ctx, workers.Options{Root: dir, N: n, Claude: claude, Args: claudeArgs, Out: e.Stdout, Now: e.Now, Shared: rc})
+	why, err := workers.Run(ctx, workers.Options{Root: dir, N: n, Claude: claude, Args: claudeArgs, Out: e.Stdout, Now: e.Now, Shared: rc, MCP: mcpServer})
 	if err != nil {
 		return e.fail(err)
 	}

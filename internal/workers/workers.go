@@ -40,6 +40,11 @@ import (
 // Prompt is what each worker session is started with: the skill's run.
 const Prompt = "/harness run"
 
+// SandboxedPrompt is the prompt of a worker whose commands run in Claude
+// Code's sandbox (Options.MCP): its harness commands cannot write the job's
+// state, so the task cycle goes through the harness's MCP tools.
+const SandboxedPrompt = "/harness run. Your commands run sandboxed, where the harness command cannot write the job: for the task cycle use the harness MCP tools instead (mcp__harness__claim, mcp__harness__checkpoint, mcp__harness__validate, mcp__harness__fail, mcp__harness__status); work on the files with your other tools as usual."
+
 // Options configures a supervisor.
 type Options struct {
 	Root   string   // the state root (the main tree)
@@ -52,6 +57,11 @@ type Options struct {
 	// Shared: the job is shared through a git remote with other
 	// machines (harness workers N --remote NAME); nil on one machine.
 	Shared *remote.Config
+	// MCP, when set, is the harness executable each worker's session runs
+	// as its MCP server (`harness mcp`): at the sandboxed level the
+	// worker's own commands cannot write the job's state or the main
+	// repository, and Claude Code runs MCP servers outside its sandbox.
+	MCP string
 }
 
 // ID is the worker id of worker k (1-based): what HARNESS_WORKER_ID says
@@ -647,6 +657,10 @@ func expired(s *state.State) bool {
 // start runs a new headless session in the worker's tree.
 func (sv *Supervisor) start(sl *slot) error {
 	args := append(slices.Clone(sv.o.Args), "-p", Prompt)
+	if sv.o.MCP != "" {
+		args = append([]string{"--mcp-config", mcpConfig(sv.o.MCP, sv.o.Root, sl.id)}, sv.o.Args...)
+		args = append(args, "-p", SandboxedPrompt)
+	}
 	cmd := exec.Command(sv.o.Claude, args...)
 	cmd.Dir = sl.tree
 	cmd.Env = workerEnv(os.Environ(), sv.o.Root, sl.id)
@@ -674,6 +688,16 @@ func (sv *Supervisor) start(sl *slot) error {
 		sv.exits <- exited{sl, err}
 	}()
 	return nil
+}
+
+// mcpConfig is the --mcp-config of worker id's session: the harness's MCP
+// server, pinned to the job's state root and the worker's id.
+func mcpConfig(harness, stateRoot, id string) string {
+	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"harness": map[string]any{
+		"type": "stdio", "command": harness, "args": []string{"mcp"},
+		"env": map[string]string{"HARNESS_STATE_ROOT": stateRoot, "HARNESS_WORKER_ID": id},
+	}}})
+	return string(data)
 }
 
 // workerEnv is the environment of a worker's session: the supervisor's,
