@@ -37,6 +37,7 @@ func sandboxedBrain(main string) func(r *fakeapi.Request) (fakeapi.Turn, bool) {
 			var out struct {
 				Claimed *struct {
 					ID string `json:"id"`
+					By string `json:"claimed_by"`
 				} `json:"claimed"`
 			}
 			if json.Unmarshal([]byte(firstJSONLine(result)), &out) != nil || out.Claimed == nil {
@@ -48,8 +49,16 @@ func sandboxedBrain(main string) func(r *fakeapi.Request) (fakeapi.Turn, bool) {
 				return fakeapi.Text("Unknown task."), false
 			}
 			j := sandboxedJob[n-1]
-			return fakeapi.Bash(fmt.Sprintf("echo %s > %s; touch %s/escaped-%s 2>/dev/null; true # work %s",
-				j.file, j.file, main, j.file, out.Claimed.ID)), false
+			// Beside the work, writes into the main tree and into the
+			// other workers' trees: outside this worker's sandbox.
+			others := ""
+			for _, w := range []string{"w1", "w2", "w3"} {
+				if w != out.Claimed.By {
+					others += fmt.Sprintf(" ../%s/escaped-%s", w, j.file)
+				}
+			}
+			return fakeapi.Bash(fmt.Sprintf("echo %s > %s; touch %s/escaped-%s%s 2>/dev/null; true # work %s",
+				j.file, j.file, main, j.file, others, out.Claimed.ID)), false
 		case name == "Bash" && strings.Contains(string(input), " # work task-"):
 			var in struct {
 				Command string `json:"command"`
@@ -91,8 +100,8 @@ func lastTool(r *fakeapi.Request) (name string, input json.RawMessage, result st
 // sandbox; its claim and validate go through the harness's MCP server,
 // which Claude Code runs outside it (the supervisor gives each session
 // `--mcp-config`), and its validations run confined by the harness. A
-// worker's own write into the main tree fails. Every task is integrated
-// exactly once.
+// worker's own writes into the main tree and into the other workers'
+// trees fail. Every task is integrated exactly once.
 func TestScenarioWorkersSandboxed(t *testing.T) {
 	t.Parallel()
 	p := newSandboxedProject(t)
@@ -151,6 +160,9 @@ func TestScenarioWorkersSandboxed(t *testing.T) {
 		if p.exists("escaped-" + j.file) {
 			t.Errorf("a worker's sandboxed command wrote into the main tree (escaped-%s)", j.file)
 		}
+	}
+	if found, _ := filepath.Glob(filepath.Join(trees, "*", "w*", "escaped-*")); len(found) > 0 {
+		t.Errorf("a worker's sandboxed command wrote into another worker's tree: %v", found)
 	}
 	if strings.Contains(log, "TAMPER") {
 		t.Errorf("TAMPER in the log:\n%s", log)
