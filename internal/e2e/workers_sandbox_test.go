@@ -15,13 +15,23 @@ import (
 	"github.com/harness-agent/harness/internal/testbin"
 )
 
-// sandboxedJob is the plan of TestScenarioWorkersSandboxed.
-var sandboxedJob = []struct{ title, file, check string }{
-	{"Alpha", "alpha.txt", "test -f alpha.txt"},
-	{"Beta", "beta.txt", "test -f beta.txt"},
-	{"Gamma", "gamma.txt", "test -f gamma.txt"},
-	{"Delta", "delta.txt", "test -f delta.txt"},
+// sandboxedJob is the plan of TestScenarioWorkersSandboxed. Delta's
+// check and cleanup run plant.sh, a project script that plants a file in
+// the record directory wherever it can (the worker's validate through the
+// MCP server, the cleanup after its first attempt fails, the merge queue's
+// check on the merged tree: all run by the harness outside Claude Code's
+// sandbox, all confined by it).
+var sandboxedJob = []struct{ title, file, check, cleanup string }{
+	{"Alpha", "alpha.txt", "test -f alpha.txt", ""},
+	{"Beta", "beta.txt", "test -f beta.txt", ""},
+	{"Gamma", "gamma.txt", "test -f gamma.txt", ""},
+	{"Delta", "delta.txt", "sh plant.sh check && test -f delta.txt", "sh plant.sh cleanup"},
 }
+
+// plantScript plants a file in the record directory (its name saying who
+// ran it) and exits 0 whatever happened.
+const plantScript = `for d in "$HOME"/.local/state/harness/records/*/; do touch "$d/planted-$1" 2>/dev/null; done; true
+`
 
 // sandboxedBrain is workerBrain for a worker whose commands run in Claude
 // Code's sandbox: the task cycle goes through the harness's MCP tools, the
@@ -36,8 +46,9 @@ func sandboxedBrain(main string) func(r *fakeapi.Request) (fakeapi.Turn, bool) {
 		case name == "mcp__harness__claim":
 			var out struct {
 				Claimed *struct {
-					ID string `json:"id"`
-					By string `json:"claimed_by"`
+					ID      string `json:"id"`
+					By      string `json:"claimed_by"`
+					Attempt int    `json:"attempt"`
 				} `json:"claimed"`
 			}
 			if json.Unmarshal([]byte(firstJSONLine(result)), &out) != nil || out.Claimed == nil {
@@ -57,8 +68,12 @@ func sandboxedBrain(main string) func(r *fakeapi.Request) (fakeapi.Turn, bool) {
 					others += fmt.Sprintf(" ../%s/escaped-%s", w, j.file)
 				}
 			}
-			return fakeapi.Bash(fmt.Sprintf("echo %s > %s; touch %s/escaped-%s%s 2>/dev/null; true # work %s",
-				j.file, j.file, main, j.file, others, out.Claimed.ID)), false
+			work := fmt.Sprintf("echo %s > %s", j.file, j.file)
+			if j.cleanup != "" && out.Claimed.Attempt == 1 {
+				work = "true" // a first attempt that fails: its cleanup runs
+			}
+			return fakeapi.Bash(fmt.Sprintf("%s; touch %s/escaped-%s%s 2>/dev/null; true # work %s",
+				work, main, j.file, others, out.Claimed.ID)), false
 		case name == "Bash" && strings.Contains(string(input), " # work task-"):
 			var in struct {
 				Command string `json:"command"`
@@ -106,8 +121,15 @@ func TestScenarioWorkersSandboxed(t *testing.T) {
 	t.Parallel()
 	p := newSandboxedProject(t)
 	p.initState()
+	p.writeFile("plant.sh", plantScript)
+	p.git("add", "plant.sh")
+	p.git("commit", "-q", "-m", "plant")
 	for _, j := range sandboxedJob {
-		p.add(j.title, "--validate", j.check)
+		args := []string{"--validate", j.check}
+		if j.cleanup != "" {
+			args = append(args, "--cleanup", j.cleanup)
+		}
+		p.add(j.title, args...)
 	}
 	api := fakeapi.New(t, fakeapi.Loop(sandboxedBrain(p.Dir)))
 	claude := RequireClaude(t)
@@ -163,6 +185,13 @@ func TestScenarioWorkersSandboxed(t *testing.T) {
 	}
 	if found, _ := filepath.Glob(filepath.Join(trees, "*", "w*", "escaped-*")); len(found) > 0 {
 		t.Errorf("a worker's sandboxed command wrote into another worker's tree: %v", found)
+	}
+	// plant.sh ran as a check and as a cleanup, and never reached the record.
+	if !strings.Contains(log, "ERROR [task-004]") {
+		t.Errorf("task-004's first attempt did not fail (its cleanup never ran):\n%s", log)
+	}
+	if found, _ := filepath.Glob(filepath.Join(p.recordDir(), "planted-*")); len(found) > 0 {
+		t.Errorf("a project command the harness ran wrote the record: %v", found)
 	}
 	if strings.Contains(log, "TAMPER") {
 		t.Errorf("TAMPER in the log:\n%s", log)
