@@ -53,10 +53,14 @@ type Fence struct {
 // the record.
 func Open(dir string) *Fence {
 	integrity.Settle(dir)
-	return hold(dir)
+	return Hold(dir)
 }
 
-func hold(dir string) *Fence {
+// Hold is Open for a caller that already holds the transaction lock and
+// checks the harness files itself (the guard's completion judge, which runs
+// inside integrity's check): nothing is settled, and Record judges only
+// the record.
+func Hold(dir string) *Fence {
 	f := &Fence{Root: dir, on: root.Active(dir)}
 	if f.policy = policyFor(dir); f.policy != nil {
 		f.unavailable = probe(dir, *f.policy)
@@ -169,25 +173,15 @@ func Hint() string {
 	return confine.Hint + "; or leave the sandboxed level (`harness install --sandbox --uninstall`)"
 }
 
-// Hold is Open for a caller that already holds the transaction lock and
-// checks the harness files itself (the guard's completion judge, which runs
-// inside integrity's check): nothing is settled, and Record judges only
-// the record.
-func Hold(dir string) *Fence { return hold(dir) }
-
-// Record judges what the commands did to the record: "" when nothing, or
-// only what a harness write of another process could have made meanwhile
-// (its completions left to the verification gate); otherwise the record is put back as held, a TAMPER line names by, and
-// the answer says what was changed. The commands' verdicts then do not
-// count.
+// Record judges what the commands did to the record
+// (integrity.HeldRecord): "" when nothing, or only what a harness write of
+// another process could have made meanwhile (its completions left to the
+// verification gate); otherwise the record is put back as held, a TAMPER
+// line names by, and the answer says what was changed. The commands'
+// verdicts then do not count.
 func (f *Fence) Record(by string) string {
-	moved := f.held.Moved()
-	why, completed := integrity.RecordWhy(f.Root, f.held, moved)
-	if why == "" {
-		record.AddUnverified(f.Root, completed...)
-		return ""
+	if rp, put := integrity.HeldRecord(f.Root, by, f.held); put {
+		return rp.File + " " + rp.What
 	}
-	f.held.Restore(moved)
-	integrity.LogRecordRepair(f.Root, by, why)
-	return integrity.RecordFile + " was changed (" + why + ")"
+	return ""
 }

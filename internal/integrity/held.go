@@ -26,28 +26,34 @@ const RecordFile = "the harness's record"
 // verdict does not count. Then the harness files are checked against the
 // record.
 func FenceHeld(dir, by string, markerBefore bool, held *record.Held) Result {
+	rp, put := HeldRecord(dir, by, held)
+	if !put {
+		return Fence(dir, by, markerBefore)
+	}
+	res := check(dir, by, laterVerified(dir), markerBefore)
+	res.Repairs = append([]Repair{rp}, res.Repairs...)
+	return res
+}
+
+// HeldRecord judges what happened to the record since held was taken
+// (RecordWhy): a legal change is kept, every completion in it left
+// unverified; anything else is put back as held and logged as a TAMPER
+// naming by, and put is true with the repair. It does not check the
+// harness files: FenceHeld does, and the guard's completion judge, which
+// runs inside a check already, does not need it.
+func HeldRecord(dir, by string, held *record.Held) (rp Repair, put bool) {
 	moved := held.Moved()
 	why, completed := RecordWhy(dir, held, moved)
 	if why == "" {
 		record.AddUnverified(dir, completed...)
-		return Fence(dir, by, markerBefore)
+		return Repair{}, false
 	}
-	lost := held.Restore(moved)
-	what := "was changed (" + why + ")"
-	if len(lost) > 0 {
-		what += "; could not put back " + strings.Join(lost, ", ")
+	rp = Repair{File: RecordFile, What: "was changed (" + why + ")"}
+	if lost := held.Restore(moved); len(lost) > 0 {
+		rp.What += "; could not put back " + strings.Join(lost, ", ")
 	}
-	rec := Result{Repairs: []Repair{{File: RecordFile, What: what}}}
-	rec.logRepairs(dir, by)
-	res := check(dir, by, laterVerified(dir), markerBefore)
-	res.Repairs = append(rec.Repairs, res.Repairs...)
-	return res
-}
-
-// LogRecordRepair logs the TAMPER line of a record put back (see
-// fence.Fence.Record).
-func LogRecordRepair(dir, by, why string) {
-	Result{Repairs: []Repair{{File: RecordFile, What: "was changed (" + why + ")"}}}.logRepairs(dir, by)
+	Result{Repairs: []Repair{rp}}.logRepairs(dir, by)
+	return rp, true
 }
 
 // laterVerified adopts a change the protocol's verbs could have made, a
