@@ -105,10 +105,7 @@ func AddReview(dir, sessionID string, n int, took time.Duration, tokens int64, c
 	if s == nil {
 		s = &Session{SessionID: sessionID, Session: n, StartedAt: now.UTC(), LastSeen: now.UTC()}
 	}
-	s.Reviews++
-	s.ReviewMillis += took.Milliseconds()
-	s.ReviewTokens += max(tokens, 0)
-	s.ReviewCostMicroUSD += int64(max(costUSD, 0) * 1e6)
+	s.addReview(took, tokens, costUSD)
 	if s.save(dir) == nil {
 		return nil
 	}
@@ -120,11 +117,16 @@ func AddReview(dir, sessionID string, n int, took time.Duration, tokens int64, c
 	if r == nil {
 		r = &Session{SessionID: reviewsPrefix + sessionID, Session: n, StartedAt: now.UTC(), LastSeen: now.UTC()}
 	}
-	r.Reviews++
-	r.ReviewMillis += took.Milliseconds()
-	r.ReviewTokens += max(tokens, 0)
-	r.ReviewCostMicroUSD += int64(max(costUSD, 0) * 1e6)
+	r.addReview(took, tokens, costUSD)
 	return atomicfile.ReplaceSmall(path, r.encode())
+}
+
+// addReview counts one review in s.
+func (s *Session) addReview(took time.Duration, tokens int64, costUSD float64) {
+	s.Reviews++
+	s.ReviewMillis += took.Milliseconds()
+	s.ReviewTokens += max(tokens, 0)
+	s.ReviewCostMicroUSD += int64(max(costUSD, 0) * 1e6)
 }
 
 // reviewsPrefix starts the id of an account of reviews alone (see
