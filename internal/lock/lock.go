@@ -33,10 +33,11 @@ import (
 // Dir is where lock files live: $HARNESS_LOCK_DIR when set, else a
 // directory of the user's own, never a shared one: $XDG_RUNTIME_DIR/harness
 // (per user, emptied at logout) when the system gives one, else
-// $XDG_STATE_HOME/harness/locks (~/.local/state/harness/locks). In /tmp,
-// the seed's place, every user's and every sandboxed command's writes
-// reach them (Claude Code's sandbox leaves /tmp writable), and they pile up
-// for every project ever touched. "" only without a home.
+// $XDG_STATE_HOME/harness/locks (~/.local/state/harness/locks), and
+// without a home a directory named after the user's id in the system's
+// temporary directory. In /tmp, the seed's place, every user's and every
+// sandboxed command's writes reach them (Claude Code's sandbox leaves /tmp
+// writable), and they pile up for every project ever touched.
 func Dir() string {
 	if d := os.Getenv("HARNESS_LOCK_DIR"); d != "" {
 		return d
@@ -67,10 +68,20 @@ func Prepare(root string) {
 	if _, err := os.Stat(path); err == nil {
 		return
 	}
-	os.MkdirAll(Dir(), 0o700)
-	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666); err == nil {
+	if f, err := create(path); err == nil {
 		f.Close()
 	}
+}
+
+// create opens the lock file at path for writing, made with the lock
+// directory when either is missing (a HARNESS_LOCK_DIR inside a tree that
+// was cleaned, a runtime directory emptied at logout, its first use).
+func create(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	if os.IsNotExist(err) && os.MkdirAll(Dir(), 0o700) == nil {
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	}
+	return f, err
 }
 
 // Hash is the first 16 hex digits of sha256(root): the PWD_HASH of the shell
@@ -369,15 +380,7 @@ func WorkersRunning(root string) bool {
 
 // flockFile takes an exclusive flock on path, waiting up to timeout.
 func flockFile(path string, timeout time.Duration) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
-	if os.IsNotExist(err) {
-		// The lock directory itself is gone (a HARNESS_LOCK_DIR inside a
-		// tree that was cleaned, a runtime directory emptied at logout):
-		// make it again.
-		if os.MkdirAll(Dir(), 0o700) == nil {
-			f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
-		}
-	}
+	f, err := create(path)
 	if err != nil {
 		// A directory this process may not write (the sandbox keeps it
 		// read-only to the agent's commands): an existing lock file,
