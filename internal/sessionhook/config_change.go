@@ -6,9 +6,7 @@ import (
 	"strings"
 
 	"github.com/harness-agent/harness/internal/hook"
-	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
-	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/settings"
 	"github.com/harness-agent/harness/internal/wiring"
@@ -24,14 +22,11 @@ import (
 // what is miswired. A person changes the harness's wiring between sessions,
 // with `harness install`.
 func ConfigChange(p hook.Payload) hook.Decision {
-	cwd := p.Cwd()
-	if cwd == "" {
-		cwd = os.Getenv("CLAUDE_PROJECT_DIR")
-	}
-	dir := integrity.Root(cwd)
-	if dir == "" || !root.Active(dir) {
+	c, ok := active(p)
+	if !ok {
 		return hook.Decision{}
 	}
+	dir := c.root
 	file := p.Str("file_path")
 	var why []string
 	if file != "" {
@@ -43,7 +38,7 @@ func ConfigChange(p hook.Payload) hook.Decision {
 	}
 	// Only what settings decide counts here; the executables are the other
 	// hooks' to check.
-	w := wiringWhere(dir, cwd)
+	w := wiringWhere(dir, c.cwd())
 	w.Registered = !fromPlugin()
 	for _, problem := range wiring.Check(w) {
 		if strings.Contains(problem, "disableAllHooks") || strings.Contains(problem, "are registered in none") {
