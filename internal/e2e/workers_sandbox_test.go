@@ -44,18 +44,12 @@ func sandboxedBrain(main string) func(r *fakeapi.Request) (fakeapi.Turn, bool) {
 		case name == "", name == "mcp__harness__validate":
 			return fakeapi.ToolUse("mcp__harness__claim", map[string]any{}), false
 		case name == "mcp__harness__claim":
-			var out struct {
-				Claimed *struct {
-					ID      string `json:"id"`
-					By      string `json:"claimed_by"`
-					Attempt int    `json:"attempt"`
-				} `json:"claimed"`
-			}
-			if json.Unmarshal([]byte(firstJSONLine(result)), &out) != nil || out.Claimed == nil {
+			claimed, ok := claimedTask(result)
+			if !ok {
 				return fakeapi.Text("Nothing left for me to claim."), false
 			}
 			var n int
-			fmt.Sscanf(out.Claimed.ID, "task-%d", &n)
+			fmt.Sscanf(claimed.ID, "task-%d", &n)
 			if n < 1 || n > len(sandboxedJob) {
 				return fakeapi.Text("Unknown task."), false
 			}
@@ -64,16 +58,16 @@ func sandboxedBrain(main string) func(r *fakeapi.Request) (fakeapi.Turn, bool) {
 			// other workers' trees: outside this worker's sandbox.
 			others := ""
 			for _, w := range []string{"w1", "w2", "w3"} {
-				if w != out.Claimed.By {
+				if w != claimed.By {
 					others += fmt.Sprintf(" ../%s/escaped-%s", w, j.file)
 				}
 			}
 			work := fmt.Sprintf("echo %s > %s", j.file, j.file)
-			if j.cleanup != "" && out.Claimed.Attempt == 1 {
+			if j.cleanup != "" && claimed.Attempt == 1 {
 				work = "true" // a first attempt that fails: its cleanup runs
 			}
 			return fakeapi.Bash(fmt.Sprintf("%s; touch %s/escaped-%s%s 2>/dev/null; true # work %s",
-				work, main, j.file, others, out.Claimed.ID)), false
+				work, main, j.file, others, claimed.ID)), false
 		case name == "Bash" && strings.Contains(string(input), " # work task-"):
 			var in struct {
 				Command string `json:"command"`
@@ -84,29 +78,6 @@ func sandboxedBrain(main string) func(r *fakeapi.Request) (fakeapi.Turn, bool) {
 		}
 		return fakeapi.Text("Done."), false
 	}
-}
-
-// lastTool is the name and input of the last tool call of the
-// conversation and the text of its result; "" when the last thing the
-// session got was not a tool's result.
-func lastTool(r *fakeapi.Request) (name string, input json.RawMessage, result string) {
-	msgs := r.Messages()
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role != "assistant" {
-			continue
-		}
-		for _, b := range msgs[i].Content {
-			if b.Type == "tool_use" {
-				name, input = b.Name, b.Input
-			}
-		}
-		break
-	}
-	res := r.LastToolResults()
-	if len(res) == 0 {
-		return "", nil, ""
-	}
-	return name, input, res[len(res)-1].Text
 }
 
 // TestScenarioWorkersSandboxed: `harness workers 3` at the sandboxed level

@@ -50,23 +50,18 @@ func workerBrain(r *fakeapi.Request) (fakeapi.Turn, bool) {
 	case cmd == "", strings.HasPrefix(cmd, "harness validate "):
 		return fakeapi.Bash("harness claim --json"), false
 	case cmd == "harness claim --json":
-		var out struct {
-			Claimed *struct {
-				ID      string `json:"id"`
-				Attempt int    `json:"attempt"`
-			} `json:"claimed"`
-		}
-		if json.Unmarshal([]byte(firstJSONLine(result)), &out) != nil || out.Claimed == nil {
+		claimed, ok := claimedTask(result)
+		if !ok {
 			return fakeapi.Text("Nothing left for me to claim."), false
 		}
 		var n int
-		fmt.Sscanf(out.Claimed.ID, "task-%d", &n)
+		fmt.Sscanf(claimed.ID, "task-%d", &n)
 		if n < 1 || n > len(workerJob) {
 			return fakeapi.Text("Unknown task."), false
 		}
 		job := workerJob[n-1]
-		work := fmt.Sprintf("echo %s >> %s # work %s", job.line, job.file, out.Claimed.ID)
-		if n == 6 && out.Claimed.Attempt == 1 {
+		work := fmt.Sprintf("echo %s >> %s # work %s", job.line, job.file, claimed.ID)
+		if n == 6 && claimed.Attempt == 1 {
 			work = slowMarker + " && " + work
 		}
 		return fakeapi.Bash(work), false
@@ -82,28 +77,57 @@ func workerBrain(r *fakeapi.Request) (fakeapi.Turn, bool) {
 // the last thing it got was not that result (a hook's feedback after a
 // text turn).
 func lastBash(r *fakeapi.Request) (cmd, result string) {
+	name, input, result := lastTool(r)
+	if name == "Bash" {
+		var in struct {
+			Command string `json:"command"`
+		}
+		json.Unmarshal(input, &in)
+		cmd = in.Command
+	}
+	return cmd, result
+}
+
+// lastTool is the name and input of the last tool call of the
+// conversation and the text of its result; "" when the last thing the
+// session got was not a tool's result.
+func lastTool(r *fakeapi.Request) (name string, input json.RawMessage, result string) {
 	msgs := r.Messages()
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role != "assistant" {
 			continue
 		}
 		for _, b := range msgs[i].Content {
-			if b.Type == "tool_use" && b.Name == "Bash" {
-				var in struct {
-					Command string `json:"command"`
-				}
-				json.Unmarshal(b.Input, &in)
-				cmd = in.Command
+			if b.Type == "tool_use" {
+				name, input = b.Name, b.Input
 			}
 		}
 		break
 	}
-	if res := r.LastToolResults(); len(res) > 0 {
-		result = res[len(res)-1].Text
-	} else {
-		cmd = ""
+	res := r.LastToolResults()
+	if len(res) == 0 {
+		return "", nil, ""
 	}
-	return cmd, result
+	return name, input, res[len(res)-1].Text
+}
+
+// claimed is the task a `harness claim --json` printed.
+type claimed struct {
+	ID      string `json:"id"`
+	By      string `json:"claimed_by"`
+	Attempt int    `json:"attempt"`
+}
+
+// claimedTask reads what `harness claim --json` printed in result; ok is
+// false when it claimed nothing.
+func claimedTask(result string) (claimed, bool) {
+	var out struct {
+		Claimed *claimed `json:"claimed"`
+	}
+	if json.Unmarshal([]byte(firstJSONLine(result)), &out) != nil || out.Claimed == nil {
+		return claimed{}, false
+	}
+	return *out.Claimed, true
 }
 
 func firstJSONLine(text string) string {
