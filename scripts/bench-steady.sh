@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Times the hooks as a session pays for them between tasks, in its steady
+# state: each row runs the same hook again and again on one project, with
+# nothing put back between runs (scripts/bench.sh resets the record, the
+# runtime files or the doom-loop ring before each run, which makes the hooks
+# rebuild what a session keeps; docs/perf.md has both). Every figure is the
+# hook's whole process against a static Go binary that reads the same
+# payload and does nothing else (the floor), timed in turn, pair by pair
+# (scripts/pairtime).
+#
+#   scripts/bench-steady.sh                 # 1,000 and 10,000 tasks, 40 pairs a row
+#   RUNS=20 SIZES=1000 scripts/bench-steady.sh
+#
+# The project: a git repository, a state of N tasks (60 % completed, the
+# rest pending in one dependency chain) adopted by `harness adopt`, a
+# progress log of LOG_MB megabytes, one session started. The PreToolUse rows
+# cycle through 25 different calls (a session's calls differ; 20 identical
+# ones would be a doom loop). KEEP=1 keeps the scratch directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-40}
+SIZES=${SIZES:-1000 10000}
+LOG_MB=${LOG_MB:-52}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/harness-bench-steady.XXXXXX")
+trap '[ -n "${KEEP:-}" ] || { kill "$claude" 2>/dev/null; rm -rf "$work"; }' EXIT
+bin=$work/bin
+scripts/build.sh "$bin" >/dev/null
+go build -o "$bin/pairtime" ./scripts/pairtime
+mkdir -p "$work/floor"
+printf 'package main\n\nimport (\n\t"io"\n\t"os"\n)\n\nfunc main() { io.Copy(io.Discard, os.Stdin) }\n' >"$work/floor/main.go"
+(cd "$work/floor" && printf 'module floor\n\ngo 1.21\n' >go.mod && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin/floor" .)
+
+unset HARNESS_STATE_ROOT HARNESS_WORKER_ID HARNESS_LOCK_DIR CLAUDE_CODE_SESSION_ID CLAUDE_PID CLAUDECODE
+export HOME=$work/home XDG_RUNTIME_DIR=$work/run XDG_STATE_HOME= GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@example.com GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@example.com
+mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
+sleep 100000 &
+claude=$! # stands in for Claude Code: alive, it holds the session lock
+
+# project DIR N MB ACTIVE
+project() {
+	local dir=$1 n=$2 mb=$3 active=$4
+	mkdir -p "$dir/src"
+	(
+		cd "$dir"
+		git init -q
+		for i in $(seq 25); do echo "package src // file $i" >"src/f$i.go"; done
+		echo project >README
+		git add -A && git commit -q -m baseline
+		awk -v n="$n" 'BEGIN {
+			printf "{\n  \"version\": 2,\n  \"session_config\": {\"max_sessions\": 1000000},\n  \"tasks\": [\n"
+			for (i = 1; i <= n; i++) {
+				st = (i <= n * 0.6) ? "completed" : "pending"; dep = (i > 1) ? sprintf("[\"task-%05d\"]", i - 1) : "[]"
+				printf "    {\"id\": \"task-%05d\", \"title\": \"Implement part %d\", \"status\": \"%s\", \"priority\": \"P1\", \"depends_on\": %s, \"attempts\": 1, \"max_attempts\": 3, \"validation\": {\"command\": \"true\", \"timeout_seconds\": 300}, \"error_log\": [], \"checkpoints\": [{\"step\": 1, \"total\": 2, \"description\": \"half\", \"timestamp\": \"2025-07-01T10:05:00Z\"}]}%s\n", i, i, st, dep, (i < n ? "," : "")
+			}
+			printf "  ],\n  \"session_count\": 1,\n  \"last_session\": null\n}\n"
+		}' >harness-tasks.json
+		line='[2025-07-01T10:05:00Z] [SESSION-1] CHECKPOINT [task-00001] step=1/2 "first half of the work, with a description of what was done"'
+		{ yes "$line" || true; } | head -c $((mb << 20)) >harness-progress.txt
+		echo >>harness-progress.txt
+		"$bin/harness" adopt --yes >/dev/null
+		if [ "$active" = 1 ]; then touch .harness-active; fi
+	)
+	local p='{"session_id":"bench","cwd":"'$dir'"'
+	echo "$p"',"hook_event_name":"SessionStart","source":"startup"}' >"$dir.start.json"
+	echo "$p"',"hook_event_name":"Stop","stop_hook_active":false}' >"$dir.stop.json"
+	for i in $(seq -w 25); do
+		echo "$p"',"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"'$dir'/src/f'$((10#$i))'.go"}}' >"$dir.read.$i.json"
+		echo "$p"',"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"grep -n func src/f'$((10#$i))'.go"}}' >"$dir.grep.$i.json"
+		echo "$p"',"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go test ./src/... -run T'$i'"}}' >"$dir.test.$i.json"
+		echo "$p"',"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./src/... -run T'$i'"},"tool_response":{"stdout":"ok","stderr":"","interrupted":false}}' >"$dir.post.$i.json"
+	done
+}
+
+# row NAME DIR HOOK INPUT
+row() {
+	(cd "$2" && CLAUDE_CODE_SESSION_ID=bench CLAUDE_PID=$claude CLAUDE_PROJECT_DIR=$2 \
+		"$bin/pairtime" -n "$RUNS" -label "$1" -a "$bin/$3" -ain "$4" -b "$bin/floor")
+}
+
+echo "bench-steady: $RUNS pairs a row; log ${LOG_MB} MB; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+for n in $SIZES; do
+	d=$work/p$n
+	project "$d" "$n" "$LOG_MB" 1
+	(cd "$d" && CLAUDE_CODE_SESSION_ID=bench CLAUDE_PID=$claude CLAUDE_PROJECT_DIR=$d "$bin/harness-session-start" <"$d.start.json" >/dev/null)
+	row "stop, work remains ($n tasks)" "$d" harness-stop "$d.stop.json"
+	row "pre-tool-use, Read ($n tasks)" "$d" harness-pre-tool-use "$d.read.*.json"
+	row "pre-tool-use, Bash grep ($n tasks)" "$d" harness-pre-tool-use "$d.grep.*.json"
+	row "post-tool-use, Bash ($n tasks)" "$d" harness-post-tool-use "$d.post.*.json"
+	row "pre-tool-use, Bash go test: checkpoint, git included ($n tasks)" "$d" harness-pre-tool-use "$d.test.*.json"
+	row "session-start, between tasks, git included ($n tasks)" "$d" harness-session-start "$d.start.json"
+done
+d=$work/inactive
+project "$d" "${SIZES##* }" 0 0
+row "stop, inactive" "$d" harness-stop "$d.stop.json"
+row "pre-tool-use, inactive" "$d" harness-pre-tool-use "$d.grep.*.json"
+row "post-tool-use, inactive" "$d" harness-post-tool-use "$d.post.*.json"
+row "session-start, inactive" "$d" harness-session-start "$d.start.json"

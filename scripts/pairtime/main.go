@@ -1,0 +1,114 @@
+// Command pairtime times two commands as whole processes, in turn (A B A B
+// …), each reading its own file on standard input, and prints the median
+// wall time of each and the median of the ratios A/B pair by pair: a ratio
+// taken pair by pair holds when a shared machine's speed drifts during the
+// run, where two medians taken minutes apart do not.
+//
+//	go run ./scripts/pairtime -n 40 -a 'bin/harness-stop' -ain stop.json -b 'bin/noop' -bin stop.json
+//
+// A command is split on spaces (no shell, so no shell's start is timed).
+// -prep runs a command before each run of A, untimed (a reset). An input
+// naming several files with a glob (-ain 'pre.*.json') gives them in turn,
+// one per run: a session's calls differ from one another, and a hook that
+// counts repeated calls (the doom-loop guard) must see them differ.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+func main() {
+	n := flag.Int("n", 30, "counted pairs")
+	warm := flag.Int("warmup", 3, "pairs run first and not counted")
+	a := flag.String("a", "", "command A")
+	ain := flag.String("ain", "", "file on A's standard input")
+	b := flag.String("b", "", "command B (the baseline)")
+	bin := flag.String("bin", "", "file on B's standard input (default: A's)")
+	dir := flag.String("dir", "", "directory the commands run in")
+	prep := flag.String("prep", "", "command run before each run of A, not timed")
+	label := flag.String("label", "", "the row's name")
+	flag.Parse()
+	if *a == "" || *b == "" {
+		fmt.Fprintln(os.Stderr, "pairtime: -a and -b are required")
+		os.Exit(2)
+	}
+	if *bin == "" {
+		*bin = *ain
+	}
+	ains, bins := inputs(*ain), inputs(*bin)
+	var ta, tb, ratios []float64
+	for i := 0; i < *warm+*n; i++ {
+		if *prep != "" {
+			if _, err := run(*prep, "", *dir); err != nil {
+				fmt.Fprintln(os.Stderr, "pairtime: prep:", err)
+				os.Exit(1)
+			}
+		}
+		da, err := run(*a, ains[i%len(ains)], *dir)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "pairtime: A:", err)
+			os.Exit(1)
+		}
+		db, err := run(*b, bins[i%len(bins)], *dir)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "pairtime: B:", err)
+			os.Exit(1)
+		}
+		if i < *warm {
+			continue
+		}
+		ta, tb = append(ta, ms(da)), append(tb, ms(db))
+		ratios = append(ratios, float64(da)/float64(db))
+	}
+	fmt.Printf("%-52s A %6.2f ms  B %6.2f ms  A/B %5.2f× (p25 %4.2f, p75 %4.2f)\n",
+		*label, median(ta), median(tb), median(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75))
+}
+
+// inputs lists the files pattern names, in order; a pattern that names
+// none is a file name (or "").
+func inputs(pattern string) []string {
+	if m, _ := filepath.Glob(pattern); len(m) > 0 {
+		return m
+	}
+	return []string{pattern}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// run starts cmd in dir with the file in on its standard input and waits
+// for it; its exit status is not judged (a hook that blocks exits 0 or 2).
+func run(cmd, in, dir string) (time.Duration, error) {
+	f := strings.Fields(cmd)
+	c := exec.Command(f[0], f[1:]...)
+	c.Dir = dir
+	if in != "" {
+		r, err := os.Open(in)
+		if err != nil {
+			return 0, err
+		}
+		defer r.Close()
+		c.Stdin = r
+	}
+	start := time.Now()
+	err := c.Run()
+	d := time.Since(start)
+	if _, exit := err.(*exec.ExitError); exit {
+		err = nil
+	}
+	return d, err
+}
+
+func median(v []float64) float64 { return quantile(v, 0.5) }
+
+func quantile(v []float64, q float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[int(q*float64(len(s)-1)+0.5)]
+}
