@@ -498,19 +498,8 @@ func SameLogPrefix(root string) bool {
 		return false
 	}
 	defer fl.Close()
-	const piece = 256 << 10
-	x, y := make([]byte, piece), make([]byte, piece)
-	for left := mi.Size(); left > 0; {
-		n := int(min(left, piece))
-		if _, err := io.ReadFull(fm, x[:n]); err != nil {
-			return true // the mirror cannot be read: nothing to compare
-		}
-		if _, err := io.ReadFull(fl, y[:n]); err != nil || !bytes.Equal(x[:n], y[:n]) {
-			return false
-		}
-		left -= int64(n)
-	}
-	return true
+	same, mirrorRead := samePrefix(fm, fl, mi.Size())
+	return same || !mirrorRead // a mirror that cannot be read: nothing to compare
 }
 
 // SetActive records whether the hooks are on, when root has a record.
@@ -668,9 +657,7 @@ func SameTasks(root string) bool {
 	return dir != "" && sameBytes(filepath.Join(root, TasksCopy), filepath.Join(dir, TasksCopy))
 }
 
-// sameBytes reports whether the files at a and b hold the same bytes,
-// read side by side in pieces: two whole copies of a 7 MB file cost a
-// fresh process more in page faults than the comparison.
+// sameBytes reports whether the files at a and b hold the same bytes.
 func sameBytes(a, b string) bool {
 	fa, err := safefile.Open(a)
 	if err != nil {
@@ -682,23 +669,35 @@ func sameBytes(a, b string) bool {
 		return false
 	}
 	defer fb.Close()
-	const piece = 256 << 10
-	x, y := make([]byte, piece), make([]byte, piece)
-	for {
-		n, errA := io.ReadFull(fa, x)
-		m, errB := io.ReadFull(fb, y)
-		if n != m || !bytes.Equal(x[:n], y[:m]) {
-			return false
-		}
-		if errA != nil || errB != nil {
-			// Both ended here (a short piece or none), or a read failed.
-			return ended(errA) && ended(errB)
-		}
+	ia, errA := fa.Stat()
+	ib, errB := fb.Stat()
+	if errA != nil || errB != nil || ia.Size() != ib.Size() {
+		return false
 	}
+	same, _ := samePrefix(fa, fb, ia.Size())
+	return same
 }
 
-// ended reports whether err is io.ReadFull's word for the end of a file.
-func ended(err error) bool { return err == io.EOF || err == io.ErrUnexpectedEOF }
+// samePrefix reports whether the first n bytes of a and b are the same,
+// read side by side in pieces: two whole copies of a 7 MB file (or a
+// 50 MB log) cost a fresh process more in page faults than the
+// comparison. aRead is false when a could not be read that far (b's
+// failure is a difference).
+func samePrefix(a, b io.Reader, n int64) (same, aRead bool) {
+	const piece = 256 << 10
+	x, y := make([]byte, min(n, piece)), make([]byte, min(n, piece))
+	for left := n; left > 0; {
+		k := int(min(left, piece))
+		if _, err := io.ReadFull(a, x[:k]); err != nil {
+			return false, false
+		}
+		if _, err := io.ReadFull(b, y[:k]); err != nil || !bytes.Equal(x[:k], y[:k]) {
+			return false, true
+		}
+		left -= int64(k)
+	}
+	return true, true
+}
 
 // SessionsDir is where the hooks keep each session's own files for root
 // (its runtime: counters, where its story begins; its turn; its budget

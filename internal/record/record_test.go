@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"os"
 	"strings"
 	"testing"
@@ -35,4 +36,30 @@ func TestSameBytes(t *testing.T) {
 		})
 	}
 	assert.False(t, sameBytes(dir+"/none", dir+"/a"))
+}
+
+func TestSamePrefix(t *testing.T) {
+	piece := 256 << 10
+	long := bytes.Repeat([]byte("x"), piece+10)
+	changed := bytes.Clone(long)
+	changed[piece+5] = 'y'
+	for _, tc := range []struct {
+		name         string
+		a, b         []byte
+		n            int64
+		same, readsA bool
+	}{
+		{"equal over two pieces", long, long, int64(len(long)), true, true},
+		{"a difference in the second piece", long, changed, int64(len(long)), false, true},
+		{"the difference past n", long, changed, int64(piece), true, true},
+		{"b shorter than n", long, long[:10], int64(len(long)), false, true},
+		{"a shorter than n", long[:10], long, int64(len(long)), false, false},
+		{"nothing to compare", nil, nil, 0, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			same, readsA := samePrefix(bytes.NewReader(tc.a), bytes.NewReader(tc.b), tc.n)
+			assert.Equal(t, tc.same, same)
+			assert.Equal(t, tc.readsA, readsA)
+		})
+	}
 }
