@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
@@ -222,11 +221,11 @@ func Retouched(dir string, m record.Mark, fi os.FileInfo) *Summary {
 }
 
 // ofMark returns the cached summary when it was made for the tasks file
-// the record's mark m describes (same size and modification time; the
-// inode may differ), nil otherwise.
+// the record's mark m describes (its stamp is the summary's key), nil
+// otherwise.
 func ofMark(dir string, m record.Mark) *Summary {
-	stat := fmt.Sprintf("%d:%d", m.Size, m.ModNs)
-	return cached(dir, func(key string) bool { return key == stat || strings.HasSuffix(key, ":"+stat) })
+	stamp := m.Tasks().String()
+	return cached(dir, func(key string) bool { return key == stamp })
 }
 
 // skimmed makes and caches the summary of the tasks file without a full
@@ -414,13 +413,7 @@ func statKey(path string) (string, error) {
 	return keyOf(fi), nil
 }
 
-func keyOf(fi os.FileInfo) string {
-	key := fmt.Sprintf("%d:%d", fi.Size(), fi.ModTime().UnixNano())
-	if id := fileID(fi); id != "" {
-		key = id + ":" + key
-	}
-	return key
-}
+func keyOf(fi os.FileInfo) string { return record.StampOf(fi).String() }
 
 // SetLastSession sets last_session without parsing the tasks file
 // (state.SetLastSession) when the cache holds the summary of the file as it

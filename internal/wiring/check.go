@@ -12,6 +12,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/digest"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/settings"
 )
 
@@ -105,7 +106,7 @@ func Check(w Where) []string {
 				problems = append(problems, fmt.Sprintf("%s is missing (the install's manifest %s lists it)", path, filepath.Join(d, Manifest)))
 				continue
 			}
-			key := statKey(fi)
+			key := record.StampOf(fi).String()
 			if v[path] == key+" "+sums[name] {
 				continue
 			}

@@ -1,7 +1,0 @@
-//go:build !linux && !windows
-
-package wiring
-
-import "syscall"
-
-func ctimeNs(st *syscall.Stat_t) int64 { return st.Ctimespec.Nano() }
