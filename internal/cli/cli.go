@@ -20,6 +20,7 @@ import (
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/invoker"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/shortlived"
 	"github.com/harness-agent/harness/internal/state"
@@ -253,7 +254,8 @@ func (e *Env) stateRoot() (string, error) {
 	// a deliberate hand edit with `harness adopt`, in a terminal.
 	// The change a verb of the same command line made where it could not
 	// write the record (the sandbox) is legal and kept (integrity.Legal).
-	if res := integrity.Check(dir, "a writer outside the harness", integrity.Legal(dir)); res.Tampered() {
+	p := project.Open(dir)
+	if res := integrity.Check(p, "a writer outside the harness", integrity.Legal(p)); res.Tampered() {
 		fmt.Fprintln(e.Stderr, res.Message())
 		fmt.Fprintf(e.Stderr, "hint: a deliberate hand edit is kept with `harness adopt`, run by a person in a terminal\n")
 	}

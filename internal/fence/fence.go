@@ -30,8 +30,8 @@ import (
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/confine"
 	"github.com/harness-agent/harness/internal/integrity"
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/record"
-	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/settings"
 	"github.com/harness-agent/harness/internal/validation"
@@ -40,6 +40,7 @@ import (
 // Fence is one stretch of project commands run for the state root Root.
 type Fence struct {
 	Root string
+	p    *project.Project
 	on   bool // the marker was in place when the fence opened
 	held *record.Held
 	// policy is how commands are confined, nil when they are not;
@@ -48,20 +49,21 @@ type Fence struct {
 	unavailable error
 }
 
-// Open settles root's harness files, decides whether the commands run
+// Open settles p's harness files, decides whether the commands run
 // confined (and, when they do, that the sandbox can be set up), and holds
 // the record.
-func Open(dir string) *Fence {
-	integrity.Settle(dir)
-	return Hold(dir)
+func Open(p *project.Project) *Fence {
+	integrity.Settle(p)
+	return Hold(p)
 }
 
 // Hold is Open for a caller that already holds the transaction lock and
 // checks the harness files itself (the guard's completion judge, which runs
 // inside integrity's check): nothing is settled, and Record judges only
 // the record.
-func Hold(dir string) *Fence {
-	f := &Fence{Root: dir, on: root.Active(dir)}
+func Hold(p *project.Project) *Fence {
+	dir := p.Root
+	f := &Fence{Root: dir, p: p, on: p.Active()}
 	if f.policy = policyFor(dir); f.policy != nil {
 		f.unavailable = probe(dir, *f.policy)
 	}
@@ -73,12 +75,12 @@ func Hold(dir string) *Fence {
 // level is sandboxed and this process can write the record (it runs
 // outside Claude Code's sandbox, so what it starts would too).
 func policyFor(dir string) *confine.Policy {
-	project := os.Getenv("CLAUDE_PROJECT_DIR")
-	if project == "" {
-		project = dir
+	projectDir := os.Getenv("CLAUDE_PROJECT_DIR")
+	if projectDir == "" {
+		projectDir = dir
 	}
 	home, _ := os.UserHomeDir()
-	t := settings.TrustOf(home, project, record.Base())
+	t := settings.TrustOf(home, projectDir, record.Base())
 	if t.Level != settings.Sandboxed || !record.Writable(dir) {
 		return nil
 	}
@@ -165,7 +167,7 @@ func (f *Fence) RunAll(ctx context.Context, dir string, jobs []validation.Job) [
 // harness files are checked against it (integrity.FenceHeld). A result
 // that Tampered means the commands' verdicts do not count.
 func (f *Fence) Close(by string) integrity.Result {
-	return integrity.FenceHeld(f.Root, by, f.on, f.held)
+	return integrity.FenceHeld(f.p, by, f.on, f.held)
 }
 
 // Hint is what to do when the sandbox cannot be set up.
@@ -180,7 +182,7 @@ func Hint() string {
 // line names by, and the answer says what was changed. The commands'
 // verdicts then do not count.
 func (f *Fence) Record(by string) string {
-	if rp, put := integrity.HeldRecord(f.Root, by, f.held); put {
+	if rp, put := integrity.HeldRecord(f.p, by, f.held); put {
 		return rp.File + " " + rp.What
 	}
 	return ""

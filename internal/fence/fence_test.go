@@ -12,13 +12,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/validation"
 )
 
 // project is a state root with a record, its home's settings given.
-func project(t *testing.T, settings string) string {
+func testProject(t *testing.T, settings string) string {
 	t.Helper()
 	home, dir := t.TempDir(), t.TempDir()
 	t.Setenv("HOME", home)
@@ -40,8 +41,8 @@ const sandboxed = `{"sandbox": {"enabled": true, "allowUnsandboxedCommands": fal
 // record read-only to it, the project writable, and the sandbox's trial
 // run noted once.
 func TestConfinedOnlyWhereSandboxed(t *testing.T) {
-	dir := project(t, "")
-	f := Open(dir)
+	dir := testProject(t, "")
+	f := Open(project.Open(dir))
 	assert.Nil(t, f.Runner(dir).Wrap, "standard level: not confined")
 	assert.Equal(t, "", f.Close("a test").Files())
 
@@ -51,8 +52,8 @@ func TestConfinedOnlyWhereSandboxed(t *testing.T) {
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Skip("bubblewrap is not installed")
 	}
-	dir = project(t, sandboxed)
-	f = Open(dir)
+	dir = testProject(t, sandboxed)
+	f = Open(project.Open(dir))
 	require.NotNil(t, f.Runner(dir).Wrap, "sandboxed level: confined")
 	if f.unavailable != nil {
 		t.Skipf("bubblewrap cannot set up a sandbox here: %v", f.unavailable)
@@ -74,8 +75,8 @@ func TestUnavailableRunsNothing(t *testing.T) {
 	bin := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "bwrap"), []byte("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"), 0o755))
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	dir := project(t, sandboxed)
-	f := Open(dir)
+	dir := testProject(t, sandboxed)
+	f := Open(project.Open(dir))
 	r := f.Run(context.Background(), dir, "touch ran", 10*time.Second)
 	assert.Equal(t, validation.Missing, r.Outcome)
 	assert.Contains(t, r.Unconfined, "No permissions to create new namespace")

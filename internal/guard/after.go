@@ -4,13 +4,15 @@ import (
 	"time"
 
 	"fmt"
-	"github.com/harness-agent/harness/internal/record"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/harness-agent/harness/internal/record"
+
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/integrity"
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -33,8 +35,8 @@ func After(p hook.Payload) hook.Decision {
 	if real, err := filepath.EvalSymlinks(cwd); err == nil {
 		cwd = real
 	}
-	c := &call{p: p, dir: dir, cwd: cwd, tool: p.ToolName()}
-	res := integrity.Check(dir, c.describe(), c.adopter())
+	c := &call{Project: project.Open(dir), p: p, cwd: cwd, tool: p.ToolName()}
+	res := integrity.Check(c.Project, c.describe(), c.adopter())
 	if !res.Tampered() {
 		return hook.Decision{}
 	}
@@ -63,7 +65,7 @@ func (c *call) adopter() integrity.Adopt {
 		}
 		// Its completions passed their checks just now; they are checked
 		// again at the turn's end like a verb's.
-		record.AddUnverified(c.dir, c.completed...)
+		record.AddUnverified(c.Root, c.completed...)
 		return ""
 	}
 }
@@ -95,14 +97,14 @@ func (c *call) describe() string {
 // (within the guard's budget) or, past the budget, leaves it to the
 // verification gate at the next turn end (record.AddUnverified).
 func (c *call) transition(before, after []byte) string {
-	tr, b, a, why := integrity.Judge(c.dir, before, after)
+	tr, b, a, why := integrity.Judge(c.Project, before, after)
 	if why != "" {
 		return why
 	}
 	for _, id := range tr.Added {
 		t := a.Task(id)
 		for _, cmd := range []string{t.Command, t.Cleanup} {
-			if why := StoredCommand(c.dir, c.dir, cmd); why != "" {
+			if why := StoredCommand(c.Root, c.Root, cmd); why != "" {
 				return fmt.Sprintf("%s was added with a command the policy refuses: %s", id, why)
 			}
 		}
@@ -112,7 +114,7 @@ func (c *call) transition(before, after []byte) string {
 		// A validation set where there was none meets the same policy.
 		t := &a.Tasks[i]
 		if old := was[t.ID]; old != nil && old.Command != t.Command {
-			if why := StoredCommand(c.dir, c.dir, t.Command); why != "" {
+			if why := StoredCommand(c.Root, c.Root, t.Command); why != "" {
 				return fmt.Sprintf("%s's validation is refused: %s", t.ID, why)
 			}
 		}
@@ -122,7 +124,7 @@ func (c *call) transition(before, after []byte) string {
 	deadline := time.Now().Add(budget)
 	for _, id := range tr.Completed {
 		t := a.Task(id)
-		res := runValidation(c.dir, id, t.Command, t.Timeout(), time.Until(deadline), budget)
+		res := runValidation(c.Project, id, t.Command, t.Timeout(), time.Until(deadline), budget)
 		switch {
 		case res.pass:
 		case res.overBudget:
@@ -131,10 +133,10 @@ func (c *call) transition(before, after []byte) string {
 			return fmt.Sprintf("%s cannot be completed: its validation `%s` %s", id, t.Command, res.outcome)
 		}
 	}
-	record.AddUnverified(c.dir, later...)
+	record.AddUnverified(c.Root, later...)
 	// A completion adopted here is checked again at the turn's end like a
 	// verb's: what its check read may be gone by then (a file removed
 	// right after the hook ran it).
-	record.AddUnverified(c.dir, tr.Completed...)
+	record.AddUnverified(c.Root, tr.Completed...)
 	return ""
 }

@@ -161,17 +161,17 @@ func (c *call) bashHit(w shellscan.Write) (name string, exact bool) {
 	// that may reach both the lock and the tasks file is judged for the lock.
 	// A target known by nothing at all (names read by xargs, a command's
 	// output) is no sign of the lock: every honest xargs would be denied.
-	if lk := lock.SessionPath(c.dir); (w.Touches(lk) || w.Touches(lk+"/pid")) && w.Reach == shellscan.ReachAll && (!w.Dynamic || w.Under() != "") {
+	if lk := lock.SessionPath(c.Root); (w.Touches(lk) || w.Touches(lk+"/pid")) && w.Reach == shellscan.ReachAll && (!w.Dynamic || w.Under() != "") {
 		return lockName, false
 	}
-	if w.Kind == shellscan.LinkSource && w.Touches(c.dir) {
+	if w.Kind == shellscan.LinkSource && w.Touches(c.Root) {
 		return ".", false
 	}
-	if touchesRuntime(w, c.dir) && c.gitReaches(w, statecache.RuntimeDir) {
+	if touchesRuntime(w, c.Root) && c.gitReaches(w, statecache.RuntimeDir) {
 		return statecache.RuntimeDir, false
 	}
 	for _, n := range bashWatched {
-		if w.Touches(filepath.Join(c.dir, n)) && c.gitReaches(w, n) {
+		if w.Touches(filepath.Join(c.Root, n)) && c.gitReaches(w, n) {
 			return n, false
 		}
 	}
@@ -222,14 +222,14 @@ func (c *call) physical(w shellscan.Write) []string {
 }
 
 func (c *call) isLock(p string) bool {
-	lk := lock.SessionPath(c.dir)
+	lk := lock.SessionPath(c.Root)
 	return p == lk || strings.HasPrefix(p, lk+"/")
 }
 
 // ancestorOfRoot reports whether p is the state root or a directory above
 // it: a link to it is a second way into the harness files.
 func (c *call) ancestorOfRoot(p string) bool {
-	return p == c.dir || p == "/" || strings.HasPrefix(c.dir, p+"/")
+	return p == c.Root || p == "/" || strings.HasPrefix(c.Root, p+"/")
 }
 
 // bashHarnessWrite decides one Bash write to the harness file name.
@@ -257,7 +257,7 @@ func (c *call) bashHarnessWrite(w shellscan.Write, name string, exact bool) (hoo
 		return deny(ruleBash, fmt.Sprintf("`%s` would make a link to %s: a second name through which harness files could be rewritten unseen.", w.Op, name),
 			"read harness files in place (`harness status`, `cat harness-tasks.json`); copy them with plain `cp` if you need a scratch copy."), true
 	case name == lockName:
-		return deny(ruleLock, fmt.Sprintf("`%s` would change %s (%s), which only the harness takes and releases.", w.Op, lockName, lock.SessionPath(c.dir)),
+		return deny(ruleLock, fmt.Sprintf("`%s` would change %s (%s), which only the harness takes and releases.", w.Op, lockName, lock.SessionPath(c.Root)),
 			"leave it alone: SessionStart takes it, SessionEnd releases it, and a dead owner's lock is reclaimed at the next session start."), true
 	case name == state.FileName || name == state.FileName+".bak" || name == state.FileName+".tmp":
 		return deny(ruleBash, what+"; only the harness command changes the state (harness-tasks.json, its .bak and .tmp).",
@@ -434,7 +434,7 @@ const gitListTimeout = 5 * time.Second
 func (c *call) gitList(flags ...string) map[string]bool {
 	args := append([]string{"ls-files", "-z"}, flags...)
 	args = append(append(append(args, "--"), bashWatched...), statecache.RuntimeDir)
-	out, err := git.Cmd{Dir: c.dir, Env: []string{"GIT_OPTIONAL_LOCKS=0"}, Timeout: gitListTimeout}.Run(args...)
+	out, err := git.Cmd{Dir: c.Root, Env: []string{"GIT_OPTIONAL_LOCKS=0"}, Timeout: gitListTimeout}.Run(args...)
 	m := map[string]bool{}
 	if err != nil {
 		if strings.Contains(err.Error(), "not a git repository") {

@@ -40,7 +40,7 @@ func (c *call) doomLoop() (hook.Decision, bool) {
 	if session == "" || c.tool == "" {
 		return hook.Decision{}, false
 	}
-	path := filepath.Join(c.dir, statecache.RuntimeDir, "calls-"+safeName(session))
+	path := filepath.Join(c.Root, statecache.RuntimeDir, "calls-"+safeName(session))
 	ring := readRing(path)
 	fp := fingerprint(c.tool, c.p.Get("tool_input"))
 	var add []string
@@ -91,7 +91,7 @@ func (c *call) doomLoop() (hook.Decision, bool) {
 // stateMark is the ring's entry for the tasks file as it is now (its size
 // and modification time), "" when it cannot be read.
 func (c *call) stateMark() string {
-	fi, err := os.Stat(filepath.Join(c.dir, state.FileName))
+	fi, err := os.Stat(filepath.Join(c.Root, state.FileName))
 	if err != nil {
 		return ""
 	}

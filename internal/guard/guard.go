@@ -20,6 +20,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/integrity"
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/shellscan"
 	"github.com/harness-agent/harness/internal/state"
@@ -28,17 +29,13 @@ import (
 
 // call is one PreToolUse invocation being decided.
 type call struct {
-	p     hook.Payload
-	dir   string // state root
-	cwd   string // where the tool runs
-	tool  string
-	notes []string // additionalContext lines
+	*project.Project // the state root, opened once for the call
+	p                hook.Payload
+	cwd              string // where the tool runs
+	tool             string
+	notes            []string // additionalContext lines
 	// completed are the tasks a hand edit of the tasks file completes.
 	completed []string
-
-	sum     *statecache.Summary
-	sumErr  error
-	sumDone bool
 
 	gateDeadline time.Time // when the completion gate's budget ends
 
@@ -65,7 +62,7 @@ func Check(p hook.Payload) hook.Decision {
 	if real, err := filepath.EvalSymlinks(cwd); err == nil {
 		cwd = real
 	}
-	c := &call{p: p, dir: dir, cwd: cwd, tool: p.ToolName()}
+	c := &call{Project: project.Open(dir), p: p, cwd: cwd, tool: p.ToolName()}
 	// A change made since the last tool call (a hook that timed out, an
 	// edit from outside Claude Code, another worker's verb inside Claude
 	// Code's sandbox whose own check after the call is still to come) is
@@ -73,7 +70,7 @@ func Check(p hook.Payload) hook.Decision {
 	// a change the verbs could have made is kept, anything else put back
 	// before this call is judged. A completion the record does not hold is
 	// put back (only the check after its own call runs its validation).
-	if res := integrity.Check(dir, "a writer outside the harness", integrity.Legal(dir)); res.Tampered() {
+	if res := integrity.Check(c.Project, "a writer outside the harness", integrity.Legal(c.Project)); res.Tampered() {
 		c.notes = append(c.notes, res.Message())
 	}
 	d := c.decide()
@@ -109,14 +106,8 @@ func (c *call) decide() hook.Decision {
 	return hook.Decision{}
 }
 
-// summary loads the cached state summary once per call.
-func (c *call) summary() (*statecache.Summary, error) {
-	if !c.sumDone {
-		c.sum, c.sumErr = statecache.Load(c.dir)
-		c.sumDone = true
-	}
-	return c.sum, c.sumErr
-}
+// summary is the hooks' summary of the tasks file, read once per call.
+func (c *call) summary() (*statecache.Summary, error) { return c.Summary() }
 
 // deny builds a denial: the rule's name, what was refused, what to do instead.
 func deny(rule, what, instead string) hook.Decision {
@@ -208,7 +199,7 @@ func (c *call) sameFile(p string) string {
 		return ""
 	}
 	for _, n := range []string{state.FileName, state.FileName + ".bak", root.ProgressFile, root.InitScript} {
-		if hf, err := os.Stat(filepath.Join(c.dir, n)); err == nil && os.SameFile(fi, hf) {
+		if hf, err := os.Stat(filepath.Join(c.Root, n)); err == nil && os.SameFile(fi, hf) {
 			return n
 		}
 	}
@@ -218,7 +209,7 @@ func (c *call) sameFile(p string) string {
 // harnessName returns the harness file name of target (an absolute, resolved
 // path) when it lies in the state root, or "".
 func (c *call) harnessName(target string) string {
-	rel, err := filepath.Rel(c.dir, target)
+	rel, err := filepath.Rel(c.Root, target)
 	if err != nil || strings.HasPrefix(rel, "..") || !root.IsHarnessFile(rel) {
 		return ""
 	}

@@ -48,7 +48,7 @@ func (c *call) wiredPaths() *wired {
 	if c.wiring != nil {
 		return c.wiring
 	}
-	projects := []string{c.dir, c.cwd, worktreeTop(c.cwd)}
+	projects := []string{c.Root, c.cwd, worktreeTop(c.cwd)}
 	if d := os.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
 		projects = append(projects, filepath.Clean(d))
 	}

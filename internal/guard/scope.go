@@ -95,7 +95,7 @@ func (c *call) scopeCheckWrites(writes []scoped) hook.Decision {
 	}
 	base := worktreeTop(c.cwd)
 	if base == "" {
-		base = c.dir
+		base = c.Root
 	}
 	for _, w := range writes {
 		target := resolve(w.path)

@@ -19,7 +19,7 @@ const ruleLock = "session-lock"
 // otherOwner returns the live holder of the session lock when it is not this
 // session and the project is in exclusive mode.
 func (c *call) otherOwner() (lock.Holder, bool) {
-	h, alive, held := lock.Owner(c.dir)
+	h, alive, held := lock.Owner(c.Root)
 	if !held || !alive || h.Same(lock.Self()) {
 		return h, false
 	}
@@ -57,7 +57,7 @@ const heartbeatEvery = time.Minute
 // a renewal is due.
 func (c *call) heartbeat() {
 	me := taskcycle.WorkerID()
-	mark := filepath.Join(c.dir, statecache.RuntimeDir, "heartbeat-"+safeName(me))
+	mark := filepath.Join(c.Root, statecache.RuntimeDir, "heartbeat-"+safeName(me))
 	if fi, err := os.Stat(mark); err == nil && time.Since(fi.ModTime()) < heartbeatEvery {
 		return
 	}
@@ -71,7 +71,7 @@ func (c *call) heartbeat() {
 	lease := taskcycle.LeaseFromEnv()
 	for _, cl := range myClaims(sum) {
 		if exp, err := time.Parse(time.RFC3339, cl.LeaseExpiresAt); err != nil || exp.Sub(now) < lease/2 {
-			taskcycle.New(c.dir, c.cwd).Heartbeat()
+			taskcycle.New(c.Root, c.cwd).Heartbeat()
 			return
 		}
 	}
@@ -109,7 +109,7 @@ func (c *call) sharedGit(rep shellscan.Report) (hook.Decision, bool) {
 	if err != nil || !sum.Concurrent {
 		return hook.Decision{}, false
 	}
-	stateTree := worktreeTop(c.dir)
+	stateTree := worktreeTop(c.Root)
 	me := taskcycle.WorkerID()
 	now := time.Now()
 	for _, r := range runs {

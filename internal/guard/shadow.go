@@ -20,7 +20,7 @@ func (c *call) shadowSave() {
 		if c.tool == "NotebookEdit" {
 			path = c.p.Str("tool_input.notebook_path")
 		}
-		if t := c.abs(path); t != c.dir && !strings.HasPrefix(t, c.dir+"/") || c.harnessName(t) != "" {
+		if t := c.abs(path); t != c.Root && !strings.HasPrefix(t, c.Root+"/") || c.harnessName(t) != "" {
 			// A file outside the project, or a harness file, which the
 			// checkpoints never hold (and whose edit may have spent the
 			// hook's time on the completion gate already).
@@ -36,14 +36,14 @@ func (c *call) shadowSave() {
 			rep := shellscan.Analyze(cmd, c.cwd)
 			c.rep = &rep
 		}
-		if readOnly(*c.rep, c.dir) {
+		if readOnly(*c.rep, c.Root) {
 			return
 		}
 		msg = "Bash: " + cmd
 	default:
 		return
 	}
-	shadow.Save(c.dir, msg) // best effort: a failure is kept for `harness undo --list`
+	shadow.Save(c.Root, msg) // best effort: a failure is kept for `harness undo --list`
 }
 
 // readOnly reports whether the guard's analysis shows that a Bash command

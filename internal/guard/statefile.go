@@ -150,7 +150,7 @@ func (c *call) judgeTasks(target string, currentRaw []byte, next string) hook.De
 			if stored.now == stored.was {
 				continue
 			}
-			if why := StoredCommand(c.dir, c.dir, stored.now); why != "" {
+			if why := StoredCommand(c.Root, c.Root, stored.now); why != "" {
 				return deny(ruleState, fmt.Sprintf("%s's %s %q is refused: %s", t.ID, stored.field, stored.now, why),
 					"store a command that only checks the work, with `harness add`.")
 			}
@@ -228,7 +228,7 @@ func (c *call) completionGate(t *state.Task, cfg state.Config) (hook.Decision, b
 	if c.gateDeadline.IsZero() {
 		c.gateDeadline = time.Now().Add(budget)
 	}
-	res := runValidation(c.dir, t.ID, t.Command, t.Timeout(), time.Until(c.gateDeadline), budget)
+	res := runValidation(c.Project, t.ID, t.Command, t.Timeout(), time.Until(c.gateDeadline), budget)
 	if res.pass {
 		return hook.Decision{}, false
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/shellscan"
 )
 
@@ -18,7 +19,7 @@ func StoredCommand(dir, cwd, command string) string {
 	if strings.TrimSpace(command) == "" {
 		return ""
 	}
-	c := &call{dir: dir, cwd: cwd, tool: "Bash"}
+	c := &call{Project: project.Open(dir), cwd: cwd, tool: "Bash"}
 	rep := shellscan.Analyze(command, cwd)
 	if d, denied := c.commandPolicy(rep); denied {
 		return reasonOf(d)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/fence"
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/validation"
 )
 
@@ -37,7 +38,7 @@ type result struct {
 // The command is the project's: at the sandboxed level it runs confined,
 // and whatever it did to the record is put back and fails it (the caller
 // holds the transaction lock and checks the harness files itself).
-func runValidation(dir, id, command string, timeout, left, budget time.Duration) result {
+func runValidation(p *project.Project, id, command string, timeout, left, budget time.Duration) result {
 	cut := false
 	if left < timeout {
 		timeout, cut = left, true
@@ -45,8 +46,8 @@ func runValidation(dir, id, command string, timeout, left, budget time.Duration)
 	if timeout <= 0 {
 		return result{outcome: "was not run: the guard's time budget is spent", overBudget: true}
 	}
-	f := fence.Hold(dir)
-	r := f.Run(context.Background(), dir, command, timeout)
+	f := fence.Hold(p)
+	r := f.Run(context.Background(), p.Root, command, timeout)
 	if why := f.Record(fmt.Sprintf("the validation of %s (`%s`) the guard ran", id, command)); why != "" {
 		return result{outcome: "changed harness files, which were put back: " + why, tail: r.Tail}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
@@ -25,12 +26,12 @@ const RecordFile = "the harness's record"
 // standard level's checks could not see) is undone and the command's
 // verdict does not count. Then the harness files are checked against the
 // record.
-func FenceHeld(dir, by string, markerBefore bool, held *record.Held) Result {
-	rp, put := HeldRecord(dir, by, held)
+func FenceHeld(p *project.Project, by string, markerBefore bool, held *record.Held) Result {
+	rp, put := HeldRecord(p, by, held)
 	if !put {
-		return Fence(dir, by, markerBefore)
+		return Fence(p, by, markerBefore)
 	}
-	res := check(dir, by, laterVerified(dir), markerBefore)
+	res := check(p, by, laterVerified(p), markerBefore)
 	res.Repairs = append([]Repair{rp}, res.Repairs...)
 	return res
 }
@@ -41,30 +42,31 @@ func FenceHeld(dir, by string, markerBefore bool, held *record.Held) Result {
 // naming by, and put is true with the repair. It does not check the
 // harness files: FenceHeld does, and the guard's completion judge, which
 // runs inside a check already, does not need it.
-func HeldRecord(dir, by string, held *record.Held) (rp Repair, put bool) {
+func HeldRecord(p *project.Project, by string, held *record.Held) (rp Repair, put bool) {
+	p.Reread() // a command ran since: the record may be another process's now
 	moved := held.Moved()
-	why, completed := RecordWhy(dir, held, moved)
+	why, completed := RecordWhy(p, held, moved)
 	if why == "" {
-		record.AddUnverified(dir, completed...)
+		record.AddUnverified(p.Root, completed...)
 		return Repair{}, false
 	}
 	rp = Repair{File: RecordFile, What: "was changed (" + why + ")"}
 	if lost := held.Restore(moved); len(lost) > 0 {
 		rp.What += "; could not put back " + strings.Join(lost, ", ")
 	}
-	Result{Repairs: []Repair{rp}}.logRepairs(dir, by)
+	Result{Repairs: []Repair{rp}}.logRepairs(p.Root, by)
 	return rp, true
 }
 
 // laterVerified adopts a change the protocol's verbs could have made, a
 // completion among them only as unverified (see FenceHeld).
-func laterVerified(dir string) Adopt {
+func laterVerified(p *project.Project) Adopt {
 	return func(before, after []byte) string {
-		tr, _, _, why := Judge(dir, before, after)
+		tr, _, _, why := Judge(p, before, after)
 		if why != "" {
 			return why
 		}
-		record.AddUnverified(dir, tr.Completed...)
+		record.AddUnverified(p.Root, tr.Completed...)
 		return ""
 	}
 }
@@ -77,7 +79,7 @@ func laterVerified(dir string) Adopt {
 // tasks such a change completed (to be verified by the trusted side). Any
 // other change is named. It is a judge over the files as they are, with no
 // repair.
-func RecordWhy(dir string, held *record.Held, moved []string) (why string, completed []string) {
+func RecordWhy(p *project.Project, held *record.Held, moved []string) (why string, completed []string) {
 	if len(moved) == 0 {
 		return "", nil
 	}
@@ -85,17 +87,17 @@ func RecordWhy(dir string, held *record.Held, moved []string) (why string, compl
 	for _, name := range moved {
 		switch name {
 		case record.TasksCopy:
-			why, done := copyWhy(dir, held)
+			why, done := copyWhy(p, held)
 			if why != "" {
 				odd = append(odd, record.TasksCopy+": "+why)
 			}
 			completed = append(completed, done...)
 		case record.LogMirror:
-			if !mirrorGrew(dir, held) {
+			if !mirrorGrew(p, held) {
 				odd = append(odd, record.LogMirror+": lines the harness wrote were rewritten")
 			}
 		case "mark.json":
-			if why := markWhy(dir, held); why != "" {
+			if why := markWhy(p, held); why != "" {
 				odd = append(odd, "mark.json: "+why)
 			}
 		case "summary.json", "remote-synced.json", "sandbox-probed.txt", "clone-id", record.LogStampName, record.WiringSeen, record.WiringVerified:
@@ -112,19 +114,19 @@ func RecordWhy(dir string, held *record.Held, moved []string) (why string, compl
 }
 
 // copyWhy judges a change of the record's copy of the tasks file.
-func copyWhy(dir string, held *record.Held) (why string, completed []string) {
+func copyWhy(p *project.Project, held *record.Held) (why string, completed []string) {
 	before, ok := held.Tasks()
 	if !ok {
 		return "it appeared", nil
 	}
-	after, err := safefile.ReadFile(filepath.Join(record.Dir(dir), record.TasksCopy), state.MaxFileSize)
+	after, err := safefile.ReadFile(filepath.Join(p.Record(), record.TasksCopy), state.MaxFileSize)
 	if err != nil {
 		return "it was removed", nil
 	}
-	if live, err := safefile.ReadFile(state.Path(dir), state.MaxFileSize); err != nil || !bytes.Equal(live, after) {
+	if live, err := safefile.ReadFile(state.Path(p.Root), state.MaxFileSize); err != nil || !bytes.Equal(live, after) {
 		return "it is not the tasks file as it is", nil
 	}
-	tr, _, _, why := Judge(dir, before, after)
+	tr, _, _, why := Judge(p, before, after)
 	if why != "" {
 		return why, nil
 	}
@@ -134,12 +136,12 @@ func copyWhy(dir string, held *record.Held) (why string, completed []string) {
 // mirrorGrew reports whether the log's mirror still holds the text held
 // where it was (appends only): the whole text when it was held whole, its
 // last bytes otherwise.
-func mirrorGrew(dir string, held *record.Held) bool {
+func mirrorGrew(p *project.Project, held *record.Held) bool {
 	hf, ok := held.File(record.LogMirror)
 	if !ok {
 		return false
 	}
-	f, err := safefile.Open(filepath.Join(record.Dir(dir), record.LogMirror))
+	f, err := safefile.Open(filepath.Join(p.Record(), record.LogMirror))
 	if err != nil {
 		return false
 	}
@@ -154,12 +156,12 @@ func mirrorGrew(dir string, held *record.Held) bool {
 // markWhy judges a change of the mark: only what follows a legal save (the
 // tasks file's stamp) or tightens the hooks (a pause, a session seen with
 // the marker, a task to verify) may change.
-func markWhy(dir string, held *record.Held) string {
+func markWhy(p *project.Project, held *record.Held) string {
 	was, ok := held.Mark()
 	if !ok {
 		return "it appeared"
 	}
-	now, ok := record.ReadMark(dir)
+	now, ok := p.Mark()
 	if !ok {
 		return "it was removed or broken"
 	}
@@ -181,7 +183,7 @@ func markWhy(dir string, held *record.Held) string {
 		}
 	}
 	if now.Tasks() != was.Tasks() {
-		if fi, err := os.Stat(state.Path(dir)); err != nil || record.StampOf(fi) != now.Tasks() {
+		if fi, err := os.Stat(state.Path(p.Root)); err != nil || record.StampOf(fi) != now.Tasks() {
 			return "its stamp is not the tasks file's"
 		}
 	}

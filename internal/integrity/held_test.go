@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/state"
 )
@@ -91,7 +92,7 @@ func TestRecordWhy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, held := heldProject(t)
 			tt.change(t, dir)
-			why, completed := RecordWhy(dir, held, held.Moved())
+			why, completed := RecordWhy(project.Open(dir), held, held.Moved())
 			if tt.why == "" {
 				assert.Empty(t, why)
 			} else {
@@ -115,7 +116,7 @@ func TestFenceHeldPutsTheRecordBack(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	res := FenceHeld(dir, "a test", true, held)
+	res := FenceHeld(project.Open(dir), "a test", true, held)
 	require.True(t, res.Tampered())
 	assert.Equal(t, RecordFile, res.Repairs[0].File)
 	assert.Contains(t, res.Repairs[0].What, "max_attempts of task-001 may not change")
@@ -137,7 +138,7 @@ func TestRacedSaveIsNotRecorded(t *testing.T) {
 	forged := []byte(strings.Replace(string(ours), `"pending"`, `"completed"`, 1))
 	require.NoError(t, os.WriteFile(state.Path(dir), forged, 0o644)) // the racer, right after our write
 	require.NoError(t, record.SaveTasks(dir, ours, true))            // then our record of our write
-	res := Check(dir, "a test", nil)
+	res := Check(project.Open(dir), "a test", nil)
 	require.True(t, res.Tampered(), "the racer's file was taken for the harness's")
 	got, _ := os.ReadFile(state.Path(dir))
 	assert.Equal(t, string(ours), string(got))

@@ -26,6 +26,7 @@ import (
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/safefile"
@@ -89,7 +90,7 @@ func (r Result) Message() string {
 // the TAMPER lines; adopt, when not nil, may accept a change to the tasks
 // file. A project without a record has nothing to compare and is left
 // alone.
-func Check(dir, by string, adopt Adopt) Result { return check(dir, by, adopt, false) }
+func Check(p *project.Project, by string, adopt Adopt) Result { return check(p, by, adopt, false) }
 
 // Fence is Check right after a command the harness ran itself (a
 // validation, a cleanup, harness-init.sh, the verification gate): when the
@@ -98,25 +99,33 @@ func Check(dir, by string, adopt Adopt) Result { return check(dir, by, adopt, fa
 // Claude Code's sandbox, where a verb cannot write the record, the record
 // lags behind the verbs of the same command line: their legal writes are
 // kept (Legal), and the hooks judge the whole call afterwards.
-func Fence(dir, by string, markerBefore bool) Result {
-	return check(dir, by, sandboxed(dir), markerBefore)
+func Fence(p *project.Project, by string, markerBefore bool) Result {
+	return check(p, by, sandboxed(p), markerBefore)
 }
 
-// sandboxed is Legal(dir) where this process cannot write the record (a
-// verb inside Claude Code's sandbox), else nil: nothing may change.
-func sandboxed(dir string) Adopt {
-	if record.Writable(dir) {
-		return nil
+// sandboxed is Legal(p) where this process cannot write the record (a
+// verb inside Claude Code's sandbox); elsewhere nothing may change. The
+// record's writability is probed only when a change was found.
+func sandboxed(p *project.Project) Adopt {
+	return func(before, after []byte) string {
+		if record.Writable(p.Root) {
+			return refused
+		}
+		return Legal(p)(before, after)
 	}
-	return Legal(dir)
 }
 
-func check(dir, by string, adopt Adopt, fenced bool) Result {
-	m, ok := record.ReadMark(dir)
+// refused is an Adopt's answer for a change it does not judge at all: the
+// file is put back, saying only that it was changed.
+const refused = "\x00"
+
+func check(p *project.Project, by string, adopt Adopt, fenced bool) Result {
+	dir := p.Root
+	m, ok := p.Mark()
 	if !ok || m.Root != dir {
 		return Result{}
 	}
-	if clean(dir, m) {
+	if clean(p, m) {
 		return Result{}
 	}
 	// Something moved: look again under the transaction lock, which every
@@ -127,16 +136,17 @@ func check(dir, by string, adopt Adopt, fenced bool) Result {
 		return Result{}
 	}
 	defer unlock()
-	if m, ok = record.ReadMark(dir); !ok {
+	p.Reread()
+	if m, ok = p.Mark(); !ok {
 		return Result{}
 	}
 	var res Result
-	res.tasks(dir, m, by, adopt)
-	res.backup(dir)
+	res.tasks(p, m, by, adopt)
+	res.backup(p)
 	res.marker(dir, m, fenced)
 	res.pause(dir, m)
-	res.initScript(dir, m)
-	res.log(dir)
+	res.initScript(p, m)
+	res.log(p)
 	if res.SwitchedOff {
 		progress.Append(dir, progress.Entry{Session: progress.LastSession(dir), Type: progress.Init,
 			Message: "Harness switched off: .harness-active was removed outside a running session"})
@@ -165,7 +175,8 @@ func (r Result) logRepairs(dir, by string) {
 // clean is the fast path: the tasks file has the mark the harness left,
 // the marker is where the record says, and the log still begins with the
 // harness's own lines.
-func clean(dir string, m record.Mark) bool {
+func clean(p *project.Project, m record.Mark) bool {
+	dir := p.Root
 	fi, err := os.Stat(state.Path(dir))
 	if err != nil || record.StampOf(fi) != m.Tasks() {
 		return false
@@ -188,7 +199,7 @@ func clean(dir string, m record.Mark) bool {
 			return false
 		}
 	}
-	return logWhole(dir)
+	return logWhole(p)
 }
 
 // logTail is how much of the harness's own lines logWhole compares: the
@@ -200,8 +211,8 @@ const logTail = 4 << 10
 // of it: at least as long (lines appended by others are allowed) and, over
 // the last logTail bytes the harness wrote, byte for byte the same (a
 // rewrite of earlier lines is not).
-func logWhole(dir string) bool {
-	mf, err := safefile.Open(filepath.Join(record.Dir(dir), record.LogMirror))
+func logWhole(p *project.Project) bool {
+	mf, err := safefile.Open(filepath.Join(p.Record(), record.LogMirror))
 	if err != nil {
 		return true // no mirror: nothing to compare
 	}
@@ -210,7 +221,7 @@ func logWhole(dir string) bool {
 	if err != nil {
 		return true
 	}
-	lf, err := safefile.Open(progress.Path(dir))
+	lf, err := safefile.Open(progress.Path(p.Root))
 	if err != nil {
 		return false
 	}
@@ -230,7 +241,8 @@ func logWhole(dir string) bool {
 	return bytes.Equal(want, got)
 }
 
-func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
+func (r *Result) tasks(p *project.Project, m record.Mark, by string, adopt Adopt) {
+	dir := p.Root
 	live := state.Path(dir)
 	fi, statErr := os.Stat(live)
 	if statErr == nil && record.StampOf(fi) == m.Tasks() {
@@ -242,7 +254,7 @@ func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
 		statecache.Retouched(dir, m, fi)
 		return
 	}
-	want, err := safefile.ReadFile(filepath.Join(record.Dir(dir), record.TasksCopy), state.MaxFileSize)
+	want, err := safefile.ReadFile(filepath.Join(p.Record(), record.TasksCopy), state.MaxFileSize)
 	if err != nil {
 		return
 	}
@@ -251,11 +263,13 @@ func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
 	if readErr == nil {
 		what = "was changed"
 		if adopt != nil {
-			if why := adopt(want, got); why == "" {
+			switch why := adopt(want, got); why {
+			case "":
 				record.SaveTasks(dir, got, root.Active(dir))
 				r.Adopted = true
 				return
-			} else {
+			case refused:
+			default:
 				what = "was changed (" + why + ")"
 			}
 		}
@@ -271,8 +285,9 @@ func (r *Result) tasks(dir string, m record.Mark, by string, adopt Adopt) {
 // or no longer the size of the file the harness last wrote (a backup is
 // always a copy of it): the restore of a corrupt tasks file reads it.
 // Runs after tasks, which rewrites it with the file it puts back.
-func (r *Result) backup(dir string) {
-	m, ok := record.ReadMark(dir) // as tasks left it
+func (r *Result) backup(p *project.Project) {
+	dir := p.Root
+	m, ok := p.Mark() // as tasks left it
 	if !ok {
 		return
 	}
@@ -347,16 +362,17 @@ func (r *Result) pause(dir string, m record.Mark) {
 	}
 }
 
-func (r *Result) initScript(dir string, m record.Mark) {
+func (r *Result) initScript(p *project.Project, m record.Mark) {
 	if !m.Init {
 		return
 	}
+	dir := p.Root
 	live := filepath.Join(dir, record.InitCopy)
 	fi, statErr := os.Stat(live)
 	if statErr == nil && record.StampOf(fi) == m.InitStamp() {
 		return
 	}
-	want, err := safefile.ReadFile(filepath.Join(record.Dir(dir), record.InitCopy), record.MaxInit)
+	want, err := safefile.ReadFile(filepath.Join(p.Record(), record.InitCopy), record.MaxInit)
 	if err != nil {
 		return
 	}
@@ -386,21 +402,21 @@ func (r *Result) initScript(dir string, m record.Mark) {
 // further back is found here. SessionEnd runs it once per session, off the
 // path of the session's start and its tool calls (a 50 MB log costs some
 // 10 ms to compare).
-func WholeLog(dir, by string) Result {
+func WholeLog(p *project.Project, by string) Result {
 	var res Result
-	if m, ok := record.ReadMark(dir); !ok || m.Root != dir {
+	if !p.Recorded() {
 		return res
 	}
-	unlock, err := lock.Tx(dir)
+	unlock, err := lock.Tx(p.Root)
 	if err != nil {
 		return res
 	}
 	defer unlock()
-	if record.SameLogPrefix(dir) {
+	if record.SameLogPrefix(p.Root) {
 		return res
 	}
-	res.repairLog(dir)
-	res.logRepairs(dir, by)
+	res.repairLog(p)
+	res.logRepairs(p.Root, by)
 	return res
 }
 
@@ -410,35 +426,36 @@ func WholeLog(dir, by string) Result {
 // a rewritten old line is found within the turn it was made in, and the
 // whole log is read only when another writer touched it. A log that still
 // begins with the mirror (appends only) has its stamp recorded.
-func LogSince(dir, by string) Result {
-	stamp, ok := record.LogStamp(dir)
+func LogSince(p *project.Project, by string) Result {
+	stamp, ok := record.LogStamp(p.Root)
 	if !ok {
 		return Result{}
 	}
-	if fi, err := os.Stat(progress.Path(dir)); err == nil && record.StampOf(fi) == stamp {
+	if fi, err := os.Stat(progress.Path(p.Root)); err == nil && record.StampOf(fi) == stamp {
 		return Result{}
 	}
-	res := WholeLog(dir, by)
+	res := WholeLog(p, by)
 	if !res.Tampered() {
-		if fi, err := os.Stat(progress.Path(dir)); err == nil {
-			record.TouchLog(dir, fi)
+		if fi, err := os.Stat(progress.Path(p.Root)); err == nil {
+			record.TouchLog(p.Root, fi)
 		}
 	}
 	return res
 }
 
-func (r *Result) log(dir string) {
-	if logWhole(dir) {
+func (r *Result) log(p *project.Project) {
+	if logWhole(p) {
 		return
 	}
-	r.repairLog(dir)
+	r.repairLog(p)
 }
 
 // repairLog puts the log back as the mirror holds it (lines appended
 // after the harness's last one are lost with a rewrite before them: the
 // changed copy is kept).
-func (r *Result) repairLog(dir string) {
-	mirror, err := safefile.ReadFile(filepath.Join(record.Dir(dir), record.LogMirror), record.MaxLog)
+func (r *Result) repairLog(p *project.Project) {
+	dir := p.Root
+	mirror, err := safefile.ReadFile(filepath.Join(p.Record(), record.LogMirror), record.MaxLog)
 	if err != nil {
 		return
 	}
@@ -494,18 +511,18 @@ func keep(dir, name string, data []byte, exists bool) string {
 // whose record write Claude Code's sandbox refused is built on by the
 // next verb of the same command line, not undone. The hooks judge the
 // same change with the task's validation run (internal/guard).
-func Legal(dir string) Adopt {
+func Legal(p *project.Project) Adopt {
 	return func(before, after []byte) string {
-		tr, _, _, why := Judge(dir, before, after)
+		tr, _, _, why := Judge(p, before, after)
 		if why != "" {
 			return why
 		}
-		if len(tr.Completed) > 0 && record.Writable(dir) {
+		if len(tr.Completed) > 0 && record.Writable(p.Root) {
 			// Where the harness's verbs write the record, a completion it
 			// does not hold was not theirs.
 			return tr.Completed[0] + " was completed outside `harness validate`"
 		}
-		record.AddUnverified(dir, tr.Completed...)
+		record.AddUnverified(p.Root, tr.Completed...)
 		return ""
 	}
 }
@@ -515,12 +532,12 @@ func Legal(dir string) Adopt {
 // change (state.JudgeTransition). why is "" for a legal change, else why
 // it is not (a file that does not parse, or the rule broken); b and a are
 // the parsed states, for the caller's further rules.
-func Judge(dir string, before, after []byte) (tr state.Transition, b, a *state.State, why string) {
-	b, err := state.Parse(before, state.Path(dir))
+func Judge(p *project.Project, before, after []byte) (tr state.Transition, b, a *state.State, why string) {
+	b, err := state.Parse(before, state.Path(p.Root))
 	if err != nil {
 		return tr, nil, nil, "the harness's own copy cannot be read: " + err.Error()
 	}
-	a, err = state.Parse(after, state.Path(dir))
+	a, err = state.Parse(after, state.Path(p.Root))
 	if err != nil {
 		return tr, nil, nil, "it breaks the state: " + err.Error()
 	}
@@ -564,8 +581,8 @@ func Root(cwd string) string {
 // runs the harness: a person keeps a hand edit with `harness adopt`.
 // Inside Claude Code's sandbox the legal write of a verb before it on the
 // same command line (a claim the record could not follow) is kept.
-func Settle(dir string) Result {
-	return Check(dir, "a writer outside the harness", sandboxed(dir))
+func Settle(p *project.Project) Result {
+	return Check(p, "a writer outside the harness", sandboxed(p))
 }
 
 // hookSession is the Claude Code session this process runs in, "" outside

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/state"
 )
@@ -31,7 +32,7 @@ func BenchmarkCheckUnchanged(b *testing.B) {
 	})
 	require.NoError(b, err)
 	for b.Loop() {
-		if res := Check(dir, "bench", nil); res.Tampered() {
+		if res := Check(project.Open(dir), "bench", nil); res.Tampered() {
 			b.Fatal("tampered")
 		}
 	}
@@ -62,7 +63,7 @@ func TestLogWhole(t *testing.T) {
 			require.NoError(t, os.MkdirAll(rec, 0o700))
 			require.NoError(t, os.WriteFile(filepath.Join(rec, record.LogMirror), []byte(mine), 0o600))
 			require.NoError(t, os.WriteFile(progress.Path(dir), []byte(tt.live), 0o644))
-			require.Equal(t, tt.want, logWhole(dir))
+			require.Equal(t, tt.want, logWhole(project.Open(dir)))
 		})
 	}
 }
@@ -71,11 +72,11 @@ func TestLogWhole(t *testing.T) {
 func TestLogWholeMissing(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("HARNESS_RECORD_DIR", filepath.Join(t.TempDir(), "records"))
-	require.True(t, logWhole(dir))
+	require.True(t, logWhole(project.Open(dir)))
 	rec := record.Dir(dir)
 	require.NoError(t, os.MkdirAll(rec, 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(rec, record.LogMirror), []byte("a\n"), 0o600))
-	require.False(t, logWhole(dir))
+	require.False(t, logWhole(project.Open(dir)))
 }
 
 // The same on a long log: the log check reads at most logTail bytes of the
@@ -100,7 +101,7 @@ func BenchmarkCheckUnchangedLongLog(b *testing.B) {
 	require.NoError(b, err)
 	require.Greater(b, mi.Size(), int64(logTail), "the mirror is longer than the tail compared")
 	for b.Loop() {
-		if res := Check(dir, "bench", nil); res.Tampered() {
+		if res := Check(project.Open(dir), "bench", nil); res.Tampered() {
 			b.Fatal("tampered")
 		}
 	}

@@ -22,6 +22,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"sync/atomic"
 
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/digest"
@@ -173,6 +175,20 @@ func StampOf(fi os.FileInfo) Stamp {
 	return Stamp{Size: fi.Size(), ModNs: fi.ModTime().UnixNano(), Ino: ino, CtimeNs: ctime}
 }
 
+// String is the stamp in one word, "size:mtime:ctime:inode" (nanoseconds):
+// the key the hooks' caches keep a file's version under (the summary of
+// the tasks file, the verified executables).
+func (s Stamp) String() string {
+	b := make([]byte, 0, 64)
+	for i, v := range [...]int64{s.Size, s.ModNs, s.CtimeNs, s.Ino} {
+		if i > 0 {
+			b = append(b, ':')
+		}
+		b = strconv.AppendInt(b, v, 10)
+	}
+	return string(b)
+}
+
 // Tasks is the stamp the tasks file had when the harness last wrote it.
 func (m Mark) Tasks() Stamp { return Stamp{m.Size, m.ModNs, m.Ino, m.CtimeNs} }
 
@@ -189,8 +205,10 @@ func (m *Mark) setInit(s Stamp) {
 
 // ReadMark returns the record's mark for root; ok is false when there is
 // no record.
-func ReadMark(root string) (m Mark, ok bool) {
-	dir := Dir(root)
+func ReadMark(root string) (m Mark, ok bool) { return MarkIn(Dir(root)) }
+
+// MarkIn is ReadMark of the record whose directory is dir (Dir's answer).
+func MarkIn(dir string) (m Mark, ok bool) {
 	if dir == "" {
 		return Mark{}, false
 	}
@@ -616,7 +634,19 @@ func stampLog(root string, fi os.FileInfo) {
 // to begin with the mirror: what moved its stamp was appends.
 func TouchLog(root string, fi os.FileInfo) { stampLog(root, fi) }
 
-func writeMark(dir string, m Mark) error { return replace(filepath.Join(dir, markName), m.encode()) }
+func writeMark(dir string, m Mark) error {
+	markWrites.Add(1)
+	return replace(filepath.Join(dir, markName), m.encode())
+}
+
+// markWrites counts this process's writes of a mark: a mark read before
+// the count last moved may be out of date (MarkWrites).
+var markWrites atomic.Uint64
+
+// MarkWrites is how many times this process wrote a mark: a caller that
+// keeps a mark it read (internal/project) reads it again once the count
+// moved.
+func MarkWrites() uint64 { return markWrites.Load() }
 
 // replace writes a file of the record. It does not fsync: the record only
 // matters when the live files, which the harness syncs, are later broken by

@@ -70,7 +70,7 @@ func startContext(c *call, v view, st started) string {
 			mode += ", worker " + c.workerID
 		}
 	}
-	line("HARNESS SESSION-%d (%s; %s) state root %s", o.n, source, mode, c.root)
+	line("HARNESS SESSION-%d (%s; %s) state root %s", o.n, source, mode, c.Root)
 	if held != nil && held.Outcome == lock.Reclaimed {
 		line("WARN: Removed stale lock from pid=%d", held.Stale.PID)
 	}
@@ -114,7 +114,7 @@ func startContext(c *call, v view, st started) string {
 		line("%s", env)
 	}
 	line("%s", <-gitFacts)
-	recent, _ := progress.Tail(c.root, statsScan)
+	recent, _ := progress.Tail(c.Root, statsScan)
 	for i := len(recent) - 1; i >= 0; i-- {
 		if strings.Contains(recent[i], "] "+progress.Stats+" ") {
 			line("last STATS: %s", clip(recent[i], 240))

@@ -41,11 +41,11 @@ func PreCompact(p hook.Payload) hook.Decision {
 	if !ok {
 		return hook.Decision{}
 	}
-	rt := ReadRuntime(c.root, c.session)
+	rt := ReadRuntime(c.Root, c.session)
 	if rt != nil && rt.Excluded {
 		return hook.Decision{}
 	}
-	s, err := state.Load(c.root)
+	s, err := state.Load(c.Root)
 	if err != nil {
 		return hook.Decision{}
 	}
@@ -58,10 +58,10 @@ func PreCompact(p hook.Payload) hook.Decision {
 		trigger = "unknown"
 	}
 	card := resumeCard(c, s, trigger)
-	if err := writeCard(c.root, card); err != nil {
+	if err := writeCard(c.Root, card); err != nil {
 		return hook.Decision{Kind: hook.Allow, Warning: "harness: cannot write the resume card: " + oneLine(err)}
 	}
-	progress.Append(c.root, progress.Entry{Time: c.now, Session: n, Type: progress.Compact,
+	progress.Append(c.Root, progress.Entry{Time: c.now, Session: n, Type: progress.Compact,
 		Message: fmt.Sprintf("compaction (trigger=%s); resume card: %s", trigger, cardSummary(card))})
 	return hook.Decision{}
 }

@@ -26,7 +26,7 @@ func ConfigChange(p hook.Payload) hook.Decision {
 	if !ok {
 		return hook.Decision{}
 	}
-	dir := c.root
+	dir := c.Root
 	file := p.Str("file_path")
 	var why []string
 	if file != "" {

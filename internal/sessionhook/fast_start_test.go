@@ -60,7 +60,7 @@ func TestSessionStartFastPathSaysTheSame(t *testing.T) {
 		task("task-001", "completed"),
 		`{"id": "task-002", "title": "Second", "status": "failed", "priority": "P1", "depends_on": [], "attempts": 1, "max_attempts": 3, "validation": {"command": "true"}, "error_log": ["[TEST_FAIL] exit 1"], "checkpoints": []}`)
 	run := func(how string) (context string, file []byte) {
-		dir := project(t, tasks)
+		dir := testProject(t, tasks)
 		prepare(t, dir, how)
 		before := fastStarts
 		d := SessionStart(payload(t, "SessionStart", "source", "startup"))
@@ -85,8 +85,15 @@ func TestSessionStartFastPathSaysTheSame(t *testing.T) {
 // has it: the next read of the state makes it again.
 func forgetSummary(t *testing.T, dir string) {
 	t.Helper()
-	require.NoError(t, os.Remove(statecache.Path(dir)))
-	require.NoError(t, os.Remove(filepath.Join(record.Dir(dir), "summary.json")))
+	for _, path := range summaryCopies(dir) {
+		require.NoError(t, os.Remove(path))
+	}
+}
+
+// summaryCopies are the hooks' summary of the tasks file of dir: in the
+// runtime directory and in the record.
+func summaryCopies(dir string) []string {
+	return []string{statecache.Path(dir), filepath.Join(record.Dir(dir), "summary.json")}
 }
 
 // sameTimes makes the log's timestamps in a context one, so two runs that
@@ -100,7 +107,7 @@ func sameTimes(context string) string {
 // the cache knew the file (an in-place edit) or not (the full path).
 func TestSessionEndSetsLastSessionInPlace(t *testing.T) {
 	for _, warm := range []bool{true, false} {
-		dir := project(t, tasksJSON(2, "", task("task-001", "pending")))
+		dir := testProject(t, tasksJSON(2, "", task("task-001", "pending")))
 		SessionStart(payload(t, "SessionStart", "source", "startup"))
 		if !warm {
 			forgetSummary(t, dir)
@@ -129,7 +136,7 @@ func TestSessionStartCompactReadsTheSummary(t *testing.T) {
 		task("task-001", "completed"),
 		`{"id": "task-002", "title": "Second", "status": "failed", "priority": "P1", "depends_on": [], "attempts": 1, "max_attempts": 3, "validation": {"command": "true"}, "error_log": ["[TEST_FAIL] exit 1"], "checkpoints": []}`)
 	run := func(warm bool) string {
-		dir := project(t, tasks)
+		dir := testProject(t, tasks)
 		SessionStart(payload(t, "SessionStart", "source", "startup"))
 		if !warm {
 			forgetSummary(t, dir)
@@ -142,23 +149,18 @@ func TestSessionStartCompactReadsTheSummary(t *testing.T) {
 	assert.Contains(t, warm, "HARNESS SESSION-5 (compact")
 	assert.Contains(t, warm, "(attempt 2 of 3; last error: [TEST_FAIL] exit 1)")
 
-	// The proof that the warm start did not parse: bytes changed under the
-	// same identity go unseen.
-	dir := project(t, tasks)
+	// The proof that the warm start did not parse: the summary's text,
+	// changed under the file's key, is what the context says.
+	dir := testProject(t, tasks)
 	SessionStart(payload(t, "SessionStart", "source", "startup"))
-	path := filepath.Join(dir, state.FileName)
-	fi, err := os.Stat(path)
-	require.NoError(t, err)
-	doc, err := os.ReadFile(path)
-	require.NoError(t, err)
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	require.NoError(t, err)
-	_, err = f.WriteAt([]byte(strings.Replace(string(doc), "exit 1", "exit 7", 1)), 0)
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
-	require.NoError(t, os.Chtimes(path, fi.ModTime(), fi.ModTime()))
+	for _, path := range summaryCopies(dir) {
+		doc, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.Contains(t, string(doc), "exit 1")
+		require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(doc), "exit 1", "exit 7", 1)), 0o644))
+	}
 	d := SessionStart(payload(t, "SessionStart", "source", "compact"))
-	assert.Contains(t, d.Context, "last error: [TEST_FAIL] exit 1)", "the summary, not the file")
+	assert.Contains(t, d.Context, "last error: [TEST_FAIL] exit 7)", "the summary, not the file")
 }
 
 // TestSessionStartFastPathRecovers: with the cache warm and a task left in
@@ -170,7 +172,7 @@ func TestSessionStartCompactReadsTheSummary(t *testing.T) {
 func TestSessionStartFastPathRecovers(t *testing.T) {
 	for _, dirty := range []bool{false, true} {
 		run := func(how string) (context, status string) {
-			dir := project(t, "")
+			dir := testProject(t, "")
 			for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.email", "t@t"}, {"config", "user.name", "t"},
 				{"config", "commit.gpgsign", "false"}, {"commit", "-q", "--allow-empty", "-m", "baseline"}} {
 				out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()

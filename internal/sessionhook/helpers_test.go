@@ -20,7 +20,7 @@ const sessionID = "sess-test"
 // project makes an active state root holding tasks (a harness-tasks.json
 // text) and points every environment variable the hooks read at it, so a
 // test never sees the machine's locks or the caller's settings.
-func project(t *testing.T, tasks string) string {
+func testProject(t *testing.T, tasks string) string {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)

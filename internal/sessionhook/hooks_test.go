@@ -31,7 +31,7 @@ func TestSessionStartSources(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.label+"/"+tt.source, func(t *testing.T) {
-			dir := project(t, tasksJSON(5, "", task("task-001", "pending")))
+			dir := testProject(t, tasksJSON(5, "", task("task-001", "pending")))
 			d := SessionStart(payload(t, hook.SessionStart, "source", tt.source))
 			require.Equal(t, hook.Allow, d.Kind)
 			s, err := state.Load(dir)
@@ -56,7 +56,7 @@ func TestSessionStartContextStaysSmall(t *testing.T) {
 	for i := 0; i < 1000; i++ {
 		tasks = append(tasks, `{"id": "task-`+itoa(i)+`", "title": "`+strings.Repeat("long title ", 50)+`", "status": "pending"}`)
 	}
-	dir := project(t, tasksJSON(0, "", tasks...))
+	dir := testProject(t, tasksJSON(0, "", tasks...))
 	for i := 0; i < 500; i++ {
 		appendLog(t, dir, "[2025-07-01T11:00:01Z] [SESSION-0] CHECKPOINT [task-1] step=1/2 \""+strings.Repeat("word ", 100)+"\"")
 	}
@@ -66,7 +66,7 @@ func TestSessionStartContextStaysSmall(t *testing.T) {
 }
 
 func TestSessionStartWithoutTasks(t *testing.T) {
-	dir := project(t, `{"version": 2, "tasks": [], "session_count": 0, "last_session": null}`)
+	dir := testProject(t, `{"version": 2, "tasks": [], "session_count": 0, "last_session": null}`)
 	d := SessionStart(payload(t, hook.SessionStart, "source", "startup"))
 	assert.Contains(t, d.Context, "next=none (no tasks yet)")
 	assert.Contains(t, d.Context, "no tasks yet: add them with `harness add \"TITLE\" --validate \"COMMAND\"`")
@@ -76,7 +76,7 @@ func TestSessionStartWithoutTasks(t *testing.T) {
 }
 
 func TestSessionStartLockError(t *testing.T) {
-	project(t, tasksJSON(0, "", task("task-001", "pending")))
+	testProject(t, tasksJSON(0, "", task("task-001", "pending")))
 	// A lock directory that cannot be made: under a regular file.
 	file := filepath.Join(t.TempDir(), "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
@@ -111,7 +111,7 @@ func TestSubagentStopOwnership(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			project(t, tt.state)
+			testProject(t, tt.state)
 			t.Setenv("HARNESS_WORKER_ID", tt.worker)
 			kv := []any{"stop_hook_active", tt.hookActive, "agent_type", "general-purpose"}
 			if tt.agent != "" {
@@ -147,7 +147,7 @@ func TestTeammateIdle(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			project(t, tt.state)
+			testProject(t, tt.state)
 			d := TeammateIdle(payload(t, hook.TeammateIdle, "teammate_name", "bob", "team_name", "core"))
 			if tt.refuse == "" {
 				assert.Equal(t, hook.Decision{}, d)
@@ -159,7 +159,7 @@ func TestTeammateIdle(t *testing.T) {
 }
 
 func TestSessionEndWithinBudget(t *testing.T) {
-	dir := project(t, tasksJSON(0, "", task("task-001", "pending")))
+	dir := testProject(t, tasksJSON(0, "", task("task-001", "pending")))
 	SessionStart(payload(t, hook.SessionStart, "source", "startup"))
 	appendLog(t, dir, "[2025-07-01T11:00:01Z] [SESSION-1] CHECKPOINT [task-001] step=1/2 \"x\"")
 
@@ -184,7 +184,7 @@ func TestSessionEndWithinBudget(t *testing.T) {
 }
 
 func TestSessionEndInactiveStillReleasesItsLock(t *testing.T) {
-	dir := project(t, tasksJSON(0, "", task("task-001", "pending")))
+	dir := testProject(t, tasksJSON(0, "", task("task-001", "pending")))
 	SessionStart(payload(t, hook.SessionStart, "source", "startup"))
 	require.NoError(t, os.Remove(filepath.Join(dir, ".harness-active")))
 	before := logLines(t, dir)
@@ -195,7 +195,7 @@ func TestSessionEndInactiveStillReleasesItsLock(t *testing.T) {
 }
 
 func TestCompactKeepsTheSessionsStory(t *testing.T) {
-	dir := project(t, tasksJSON(0, "", task("task-001", "completed"), task("task-002", "pending")))
+	dir := testProject(t, tasksJSON(0, "", task("task-001", "completed"), task("task-002", "pending")))
 	SessionStart(payload(t, hook.SessionStart, "source", "startup"))
 	appendLog(t, dir, "[2025-07-01T11:00:01Z] [SESSION-1] Completed [task-001] (commit a)")
 	before := ReadRuntime(dir, sessionID)

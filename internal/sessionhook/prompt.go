@@ -31,12 +31,12 @@ func UserPromptSubmit(p hook.Payload) hook.Decision {
 	if !ok {
 		return hook.Decision{}
 	}
-	if !root.Active(c.root) {
+	if !root.Active(c.Root) {
 		settleOff(p)
 		return hook.Decision{}
 	}
 	t := Turn{PromptID: p.Str("prompt_id"), AskOnly: askOnlyCommand(p.Str("prompt"))}
-	atomicfile.ReplaceSmall(record.SessionFile(c.root, turnPrefix, c.session), t.encode())
+	atomicfile.ReplaceSmall(record.SessionFile(c.Root, turnPrefix, c.session), t.encode())
 	return hook.Decision{}
 }
 
@@ -69,7 +69,7 @@ func readTurn(dir, sessionID string) (t Turn, ok bool) {
 // or a Claude Code that sends no prompt_id) is the transcript read.
 func (c *call) askedOnly() string {
 	id := c.p.Str("prompt_id")
-	if t, ok := readTurn(c.root, c.session); ok && id != "" && t.PromptID == id {
+	if t, ok := readTurn(c.Root, c.session); ok && id != "" && t.PromptID == id {
 		return t.AskOnly
 	}
 	return askedOnlyFromTranscript(c.p.Str("transcript_path"))
@@ -95,7 +95,7 @@ func askOnlyCommand(text string) string {
 // call must not put it back. A marker removed by a tool call of the turn
 // is still put back.
 func settleOff(p hook.Payload) {
-	if c, ok := locate(p); ok && !root.Active(c.root) {
-		record.SetActive(c.root, false)
+	if c, ok := locate(p); ok && !root.Active(c.Root) {
+		record.SetActive(c.Root, false)
 	}
 }

@@ -29,13 +29,13 @@ func SessionEnd(p hook.Payload) hook.Decision {
 	if !ok {
 		return hook.Decision{}
 	}
-	rt := ReadRuntime(c.root, c.session)
-	defer removeRuntime(c.root, c.session)
+	rt := ReadRuntime(c.Root, c.session)
+	defer removeRuntime(c.Root, c.session)
 	if rt != nil && rt.Excluded || anotherOwner(c) {
 		return hook.Decision{}
 	}
-	released := lock.Release(c.root, lock.Self())
-	if !root.Active(c.root) {
+	released := lock.Release(c.Root, lock.Self())
+	if !root.Active(c.Root) {
 		return hook.Decision{}
 	}
 	// Once per session, the log's whole text against the record's mirror
@@ -43,9 +43,9 @@ func SessionEnd(p hook.Payload) hook.Decision {
 	// like every transaction here.
 	saved := lock.TxTimeout
 	lock.TxTimeout = endTxWait
-	integrity.WholeLog(c.root, "a writer outside the harness")
+	integrity.WholeLog(c.Project, "a writer outside the harness")
 	lock.TxTimeout = saved
-	n := progress.LastSession(c.root)
+	n := progress.LastSession(c.Root)
 	if rt != nil {
 		n = rt.Session
 	}
@@ -60,24 +60,24 @@ func SessionEnd(p hook.Payload) hook.Decision {
 		lock.TxTimeout = saved
 	}
 	var entries []progress.Entry
-	if didWork(c.root, rt) {
+	if didWork(c.Root, rt) {
 		saved := lock.TxTimeout
 		lock.TxTimeout = endTxWait
 		at := c.now.UTC().Format(time.RFC3339)
 		// The one change is last_session: made in place when the cache
 		// knows the file, without parsing the tasks (docs/perf.md).
 		var stats string
-		if sum, ok, _ := statecache.SetLastSession(c.root, at); ok {
+		if sum, ok, _ := statecache.SetLastSession(c.Root, at); ok {
 			stats = sum.Stats.Line()
 		} else {
-			s, err := statecache.Update(c.root, func(s *state.State) error {
+			s, err := statecache.Update(c.Root, func(s *state.State) error {
 				s.LastSession = at
 				return nil
 			})
 			if err != nil {
 				// Busy or unwritable: last_session waits for the next
 				// session, the STATS line need not.
-				s, err = state.Load(c.root)
+				s, err = state.Load(c.Root)
 			}
 			if err == nil {
 				stats = schedule.Count(s.Tasks).Line()
@@ -91,7 +91,7 @@ func SessionEnd(p hook.Payload) hook.Decision {
 	if released {
 		entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Lock, Message: "released"})
 	}
-	progress.Append(c.root, entries...)
+	progress.Append(c.Root, entries...)
 	return hook.Decision{}
 }
 
@@ -99,10 +99,10 @@ func SessionEnd(p hook.Payload) hook.Decision {
 // of an exclusive-mode harness. The state is read (its cached summary) only
 // when someone else holds the lock: in concurrent mode a lock means nothing.
 func anotherOwner(c *call) bool {
-	if h, alive, held := lock.Owner(c.root); !held || !alive || h.Same(lock.Self()) {
+	if h, alive, held := lock.Owner(c.Root); !held || !alive || h.Same(lock.Self()) {
 		return false
 	}
-	sum, err := statecache.Load(c.root)
+	sum, err := statecache.Load(c.Root)
 	_, other := otherSession(c, err == nil && sum.Concurrent)
 	return other
 }

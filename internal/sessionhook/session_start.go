@@ -19,6 +19,7 @@ import (
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/recovery"
 	"github.com/harness-agent/harness/internal/root"
@@ -64,10 +65,10 @@ func SessionStart(p hook.Payload) hook.Decision {
 	if self, err := os.Executable(); err == nil {
 		exportPath(os.Getenv("CLAUDE_ENV_FILE"), filepath.Dir(self))
 	}
-	if cancelled(c.root) {
+	if c.Cancelled() {
 		return hook.Decision{}
 	}
-	if root.Paused(c.root) {
+	if root.Paused(c.Root) {
 		return hook.Decision{Kind: hook.Allow, Context: "HARNESS PAUSED by the user: do no harness work in this session (no claim, checkpoint or validate) and do not try to resume it yourself. Answer what the user asks; the user continues the run with `harness resume`."}
 	}
 	st := begin(c, p)
@@ -90,7 +91,7 @@ func SessionStart(p hook.Payload) hook.Decision {
 			if stop := st.recover(); stop != nil {
 				return *stop
 			}
-			env = healthCheck(c.root, st.o.n, c.now)
+			env = healthCheck(c.Project, st.o.n, c.now)
 		}
 	}
 	st.saveRuntime()
@@ -100,7 +101,7 @@ func SessionStart(p hook.Payload) hook.Decision {
 	}
 	switch st.source {
 	case sourceCompact, "clear", "resume":
-		if card := readCard(c.root, c.now); card != "" {
+		if card := readCard(c.Root, c.now); card != "" {
 			context += "\n" + card + "(the resume card above is what this session was doing before its context was compacted or cleared; continue from it)\n"
 		}
 	}
@@ -138,7 +139,7 @@ func begin(c *call, p hook.Payload) *start {
 	if p.Malformed {
 		st.source = sourceUnknown
 	}
-	st.rt = ReadRuntime(c.root, c.session)
+	st.rt = ReadRuntime(c.Root, c.session)
 	return st
 }
 
@@ -149,19 +150,19 @@ func (st *start) lock() (stop *hook.Decision) {
 	c := st.c
 	// The transaction lock's file, made here, outside Claude Code's
 	// sandbox: the agent's verbs inside it open it, they cannot make it.
-	lock.Prepare(c.root)
-	st.concurrent = peek(c.root)
+	lock.Prepare(c.Root)
+	st.concurrent = peek(c.Root)
 	if st.concurrent {
 		return nil
 	}
-	res, err := lock.Acquire(c.root, lock.Self())
+	res, err := lock.Acquire(c.Root, lock.Self())
 	switch {
 	case errors.Is(err, lock.ErrContention):
 		res = lock.Result{Outcome: lock.Busy}
 	case err != nil:
 		return &hook.Decision{Kind: hook.Allow, Context: fmt.Sprintf(
 			"ERROR [%s] cannot take the harness session lock %s: %v\nhint: make %s writable (or set HARNESS_LOCK_DIR), then start a new session. Until then do no harness work in this session.",
-			failure.EnvSetup, lock.SessionPath(c.root), err, lock.Dir())}
+			failure.EnvSetup, lock.SessionPath(c.Root), err, lock.Dir())}
 	}
 	if res.Outcome == lock.Busy {
 		d := lockedOut(c, st.source, res.Holder)
@@ -180,7 +181,7 @@ func (st *start) gitFacts() <-chan string {
 	if st.concurrent {
 		modeOnly.Config.ConcurrencyMode = state.Concurrent
 	}
-	go func() { facts <- gitLine(st.c.tree(modeOnly).Top, st.c.root) }()
+	go func() { facts <- gitLine(st.c.tree(modeOnly).Top, st.c.Root) }()
 	return facts
 }
 
@@ -193,7 +194,7 @@ func (st *start) count() (stop *hook.Decision) {
 	case st.continued:
 		// The same session goes on (after a compaction): nothing to count
 		// or record, so the hooks' summary of the file is all it needs.
-		sum, err := statecache.Load(c.root)
+		sum, err := statecache.Load(c.Root)
 		if err != nil {
 			d := unusable(c, err)
 			return &d
@@ -208,7 +209,7 @@ func (st *start) count() (stop *hook.Decision) {
 	case st.countFast():
 		return nil
 	}
-	s, err := statecache.Update(c.root, func(s *state.State) error {
+	s, err := statecache.Update(c.Root, func(s *state.State) error {
 		st.o = open(c, s, st.source, st.held)
 		return nil
 	})
@@ -216,7 +217,7 @@ func (st *start) count() (stop *hook.Decision) {
 		d := unusable(c, err)
 		return &d
 	}
-	progress.Append(c.root, st.o.entries...)
+	progress.Append(c.Root, st.o.entries...)
 	if s.Concurrent() != st.concurrent {
 		// peek read a corrupt file; the backup it was restored from says
 		// otherwise: settle the lock by the restored state.
@@ -240,14 +241,14 @@ func (st *start) countFast() bool {
 	}
 	st.o.n = sum.SessionCount
 	st.o.entries = startEntries(c, st.o.n, st.source, st.held)
-	progress.Append(c.root, st.o.entries...)
+	progress.Append(c.Root, st.o.entries...)
 	st.v = summaryView(c, sum)
 	if len(sum.InProgress) > 0 {
 		ids := make([]string, len(sum.InProgress))
 		for i, cl := range sum.InProgress {
 			ids[i] = cl.ID
 		}
-		doc, _ := safefile.ReadFile(state.Path(c.root), state.MaxFileSize)
+		doc, _ := safefile.ReadFile(state.Path(c.Root), state.MaxFileSize)
 		st.inProgress = &state.State{Config: sum.Config, SessionCount: sum.SessionCount, Tasks: state.ParseTasks(doc, ids)}
 		mine, expired, _ := c.worker().Interrupted(st.inProgress)
 		st.o.interrupted = len(mine)+len(expired) > 0
@@ -259,11 +260,11 @@ func (st *start) countFast() bool {
 // budget already spent (the session must then not work).
 func (st *start) budget(transcript string) {
 	c := st.c
-	account := budget.Start(c.root, c.session, st.o.n, transcript, c.now)
+	account := budget.Start(c.Root, c.session, st.o.n, transcript, c.now)
 	if b := st.v.sum.Config.Budget; b.Any() && !st.o.overLimit {
-		st.o.overBudget = budget.Over(budget.Measure(b, budget.Total(c.root, account), nil))
+		st.o.overBudget = budget.Over(budget.Measure(b, budget.Total(c.Root, account), nil))
 		if len(st.o.overBudget) > 0 {
-			progress.Append(c.root, progress.Entry{Time: c.now, Session: st.o.n, Type: progress.Stop,
+			progress.Append(c.Root, progress.Entry{Time: c.now, Session: st.o.n, Type: progress.Stop,
 				Message: "budget " + budget.Join(st.o.overBudget) + "; no work started"})
 		}
 	}
@@ -303,13 +304,13 @@ func (st *start) saveRuntime() {
 	c := st.c
 	if !st.continued || st.rt == nil {
 		st.rt = &Runtime{SessionID: c.session, Session: st.o.n, Source: st.source, Worker: c.workerID,
-			StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: logSize(c.root)}
+			StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: logSize(c.Root)}
 		if st.concurrent {
 			st.rt.Held = heldBy(st.v.sum, taskcycle.WorkerID())
 		}
-		pruneRuntimes(c.root, c.now)
+		pruneRuntimes(c.Root, c.now)
 	}
-	st.rt.save(c.root)
+	st.rt.save(c.Root)
 }
 
 // summaryView is the view of the tasks file from the hooks' summary of it,
@@ -320,7 +321,7 @@ func summaryView(c *call, sum *statecache.Summary) view {
 		if t := sum.NextTask; t != nil && t.ID == id {
 			return t
 		}
-		doc, _ := safefile.ReadFile(state.Path(c.root), state.MaxFileSize)
+		doc, _ := safefile.ReadFile(state.Path(c.Root), state.MaxFileSize)
 		return state.ParseTask(doc, id)
 	}}
 }
@@ -333,7 +334,7 @@ func summaryView(c *call, sum *statecache.Summary) view {
 // recovery (SessionStart), which writes the state only when it acts. On a
 // large state this is most of SessionStart's cost (docs/perf.md).
 func countFast(c *call, concurrent bool) (*statecache.Summary, bool) {
-	sum, ok, err := statecache.CountSession(c.root, func(sum *statecache.Summary) bool {
+	sum, ok, err := statecache.CountSession(c.Root, func(sum *statecache.Summary) bool {
 		return sum.DepsClean && sum.Concurrent == concurrent && !sum.Config.PastMaxSessions(sum.SessionCount+1)
 	})
 	if ok && err == nil {
@@ -402,7 +403,7 @@ func (o *opening) validate(s *state.State, at time.Time) {
 func lockedOut(c *call, source string, holder lock.Holder) hook.Decision {
 	if c.session != "" { // without an id the file would be every such session's
 		(&Runtime{SessionID: c.session, Source: source, Worker: c.workerID, Excluded: true,
-			StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: -1}).save(c.root)
+			StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: -1}).save(c.Root)
 	}
 	return busy(holder)
 }
@@ -413,11 +414,11 @@ func lockedOut(c *call, source string, holder lock.Holder) hook.Decision {
 func settleLock(c *call, concurrent bool, held *lock.Result) (*lock.Result, bool) {
 	if concurrent {
 		if held != nil {
-			lock.Release(c.root, lock.Self())
+			lock.Release(c.Root, lock.Self())
 		}
 		return nil, true
 	}
-	res, err := lock.Acquire(c.root, lock.Self())
+	res, err := lock.Acquire(c.Root, lock.Self())
 	if err != nil {
 		res = lock.Result{Outcome: lock.Busy}
 	}
@@ -488,11 +489,11 @@ func (o *opening) recover(c *call, s *state.State) (*state.State, error) {
 		return s, nil
 	}
 	var more opening
-	s, err = statecache.Update(c.root, func(s *state.State) error {
+	s, err = statecache.Update(c.Root, func(s *state.State) error {
 		more.validate(s, c.now)
 		return nil
 	})
-	progress.Append(c.root, more.entries...)
+	progress.Append(c.Root, more.entries...)
 	o.blocked = append(o.blocked, more.blocked...)
 	return s, err
 }
@@ -511,7 +512,8 @@ func recoveredLine(r taskcycle.Recovered) string {
 
 // healthCheck runs harness-init.sh when there is one, logs the outcome and
 // returns the context line for it ("" without a script).
-func healthCheck(dir string, n int, at time.Time) string {
+func healthCheck(p *project.Project, n int, at time.Time) string {
+	dir := p.Root
 	// The script as the session starts with it is the user's; from here on
 	// a change to it is put back (internal/integrity).
 	record.SaveInit(dir)
@@ -524,8 +526,9 @@ func healthCheck(dir string, n int, at time.Time) string {
 	if head, _ := readHead(path, 2); fi.Mode()&0o111 != 0 && head == "#!" {
 		command = "./harness-init.sh" // its own interpreter
 	}
-	integrity.Check(dir, "a writer outside the harness", integrity.Legal(dir))
-	f := fence.Open(dir)
+	// Settled first, so that only what the script did is the script's.
+	integrity.Check(p, "a writer outside the harness", integrity.Legal(p))
+	f := fence.Hold(p)
 	r := f.Run(context.Background(), dir, command, validation.EnvSeconds("HARNESS_INIT_TIMEOUT", 60*time.Second))
 	line := "env: harness-init.sh " + verdict(r)
 	e := progress.Entry{Time: at, Session: n, Type: progress.Init, Message: "Environment health check: PASS"}
@@ -594,7 +597,7 @@ func unusable(c *call, err error) hook.Decision {
 		fe = failure.Wrap(failure.EnvSetup, err, "%v", err)
 	}
 	text := fe.Text()
-	progress.Append(c.root, progress.Entry{Time: c.now, Session: progress.LastSession(c.root), Type: progress.Error, Category: fe.Category, Message: fe.Message})
+	progress.Append(c.Root, progress.Entry{Time: c.now, Session: progress.LastSession(c.Root), Type: progress.Error, Category: fe.Category, Message: fe.Message})
 	return hook.Decision{Kind: hook.Allow,
 		Context: text + "\nThe harness cannot run until this is fixed by hand: do no harness work in this session; tell the user what is wrong.",
 		Warning: "harness: " + fe.Error()}

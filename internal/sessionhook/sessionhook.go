@@ -29,7 +29,7 @@ import (
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
-	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
@@ -40,37 +40,29 @@ import (
 // call is one hook invocation: its payload, the state root it acts on and the
 // identity of the session and worker that called it.
 type call struct {
-	p        hook.Payload
-	root     string
-	session  string // Claude Code's session id ("" when unknown)
-	workerID string // HARNESS_WORKER_ID ("" when unset)
-	now      time.Time
+	*project.Project // the state root, opened once for the call
+	p                hook.Payload
+	session          string // Claude Code's session id ("" when unknown)
+	workerID         string // HARNESS_WORKER_ID ("" when unset)
+	now              time.Time
 }
 
 // locate finds the state root for p. ok is false when there is none.
 func locate(p hook.Payload) (c *call, ok bool) {
-	dir := root.Find(p.Cwd())
-	if dir == "" {
+	pr := project.Find(p.Cwd())
+	if pr == nil {
 		return nil, false
 	}
-	return &call{p: p, root: dir, session: p.Session(), workerID: os.Getenv("HARNESS_WORKER_ID"), now: time.Now()}, true
+	return &call{Project: pr, p: p, session: p.Session(), workerID: os.Getenv("HARNESS_WORKER_ID"), now: time.Now()}, true
 }
 
 // active is locate for hooks that do nothing unless the harness is switched on.
 func active(p hook.Payload) (*call, bool) {
 	c, ok := locate(p)
-	if !ok || !root.Active(c.root) {
+	if !ok || !c.Active() {
 		return nil, false
 	}
 	return c, true
-}
-
-// cancelled reports whether a person cancelled the run in dir (`harness
-// cancel`, kept in the record): it stays off, whatever put the marker back,
-// until a person's `harness init`. Only the hooks that drive the work ask.
-func cancelled(dir string) bool {
-	m, ok := record.ReadMark(dir)
-	return ok && m.Cancelled != ""
 }
 
 // cwd is where the session works: the payload's cwd, else the project
@@ -81,12 +73,12 @@ func (c *call) cwd() string {
 			return d
 		}
 	}
-	return c.root
+	return c.Root
 }
 
 // worker is the session as the harness command sees it: same identity, same
 // work tree.
-func (c *call) worker() *taskcycle.Worker { return taskcycle.New(c.root, c.cwd()) }
+func (c *call) worker() *taskcycle.Worker { return taskcycle.New(c.Root, c.cwd()) }
 
 // tree is where the session's git work happens and its validation commands
 // run, exactly as for `harness validate`; the state root when there is no
@@ -95,7 +87,7 @@ func (c *call) tree(s *state.State) taskcycle.Tree {
 	if tr, err := c.worker().Tree(s); err == nil {
 		return tr
 	}
-	return taskcycle.Tree{Top: c.root, Dir: c.root}
+	return taskcycle.Tree{Top: c.Root, Dir: c.Root}
 }
 
 // otherSession returns the holder of the session lock when it is another live
@@ -105,7 +97,7 @@ func otherSession(c *call, concurrent bool) (lock.Holder, bool) {
 	if concurrent {
 		return lock.Holder{}, false
 	}
-	h, alive, held := lock.Owner(c.root)
+	h, alive, held := lock.Owner(c.Root)
 	if !held || !alive || h.Same(lock.Self()) {
 		return lock.Holder{}, false
 	}

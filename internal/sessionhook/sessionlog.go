@@ -10,7 +10,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/progress"
-	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/safefile"
 )
 
@@ -41,8 +41,8 @@ type sessionLog struct {
 }
 
 // addUnverified adds the record's unverified completions to the session's.
-func (l *sessionLog) addUnverified(dir string) {
-	m, ok := record.ReadMark(dir)
+func (l *sessionLog) addUnverified(p *project.Project) {
+	m, ok := p.Mark()
 	if !ok {
 		return
 	}

@@ -18,24 +18,24 @@ import (
 // the session stop when a limit is reached ("" when none is); near warns,
 // once per limit and session, at budget.WarnAt of a limit.
 func (c *call) spend(n int, sum *statecache.Summary) (over, near string) {
-	account := budget.Observe(c.root, c.session, n, c.p.Str("transcript_path"), c.now)
+	account := budget.Observe(c.Root, c.session, n, c.p.Str("transcript_path"), c.now)
 	b := sum.Config.Budget
 	if !b.Any() {
 		return "", ""
 	}
 	var job budget.Job
 	if b.JobMinutes+b.JobTokens > 0 {
-		job = budget.Total(c.root, account)
+		job = budget.Total(c.Root, account)
 	}
 	lines := budget.Measure(b, job, account)
 	if reached := budget.Over(lines); len(reached) > 0 {
 		text := "budget " + budget.Join(reached)
-		progress.Append(c.root, progress.Entry{Time: c.now, Session: n, Type: progress.Stop, Message: text})
+		progress.Append(c.Root, progress.Entry{Time: c.now, Session: n, Type: progress.Stop, Message: text})
 		return "STOP " + text + ". The session may stop although work remains; a person raises the limit (`harness budget`) to go on.", ""
 	}
 	var warned []string
 	for _, l := range budget.Near(lines) {
-		if account.Warn(c.root, l.Name) {
+		if account.Warn(c.Root, l.Name) {
 			warned = append(warned, l.String())
 		}
 	}
@@ -43,7 +43,7 @@ func (c *call) spend(n int, sum *statecache.Summary) (over, near string) {
 		return "", ""
 	}
 	msg := "budget nearly spent: " + strings.Join(warned, "; ")
-	logWarn(c.root, n, c.now, "%s", msg)
+	logWarn(c.Root, n, c.now, "%s", msg)
 	return "", "WARN: harness " + msg
 }
 
@@ -90,7 +90,7 @@ func (c *call) stuck(rt *Runtime, n int, sum *statecache.Summary) (d hook.Decisi
 		return blockOrValve(c, rt, n, sum, "HARNESS: this session looks stuck: "+evidence+
 			".\nDo not repeat what has not worked. Make one concrete step that the harness records (`harness checkpoint`, `harness validate`), or, if you cannot, say in one paragraph what blocks you and end the turn: the harness then lets the session stop."), true
 	}
-	logWarn(c.root, n, c.now, "stuck: %s; the session may stop", evidence)
+	logWarn(c.Root, n, c.now, "stuck: %s; the session may stop", evidence)
 	rt.Stuck = Stuck{}
 	return allowStop(c, rt, n, sum.Stats, "WARN: harness: the session is stuck ("+evidence+"); it may stop, a new session resumes the work"), true
 }

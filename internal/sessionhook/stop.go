@@ -13,8 +13,8 @@ import (
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/record"
-	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -33,15 +33,15 @@ func Stop(p hook.Payload) hook.Decision {
 	if !ok {
 		return hook.Decision{}
 	}
-	rt := ReadRuntime(c.root, c.session)
-	fence := integrity.Check(c.root, "a writer outside the harness", integrity.Legal(c.root))
-	if whole := integrity.LogSince(c.root, "a writer outside the harness"); whole.Tampered() {
+	rt := ReadRuntime(c.Root, c.session)
+	fence := integrity.Check(c.Project, "a writer outside the harness", integrity.Legal(c.Project))
+	if whole := integrity.LogSince(c.Project, "a writer outside the harness"); whole.Tampered() {
 		fence.Repairs = append(fence.Repairs, whole.Repairs...)
 	}
-	if !root.Active(c.root) {
+	if !c.Active() {
 		return reflection(c, rt)
 	}
-	if cancelled(c.root) {
+	if c.Cancelled() {
 		return hook.Decision{}
 	}
 	d := stopChecked(c, rt)
@@ -62,7 +62,7 @@ func sessionOf(c *call, rt *Runtime) int {
 	if rt != nil && rt.Session > 0 {
 		return rt.Session
 	}
-	return progress.LastSession(c.root)
+	return progress.LastSession(c.Root)
 }
 
 // stopChecked is Stop once the harness files are as the harness wrote them.
@@ -70,12 +70,12 @@ func stopChecked(c *call, rt *Runtime) hook.Decision {
 	if rt != nil && rt.Excluded {
 		return hook.Decision{} // locked out at SessionStart: see stayOut
 	}
-	if root.Paused(c.root) {
+	if c.Paused() {
 		// A person's pause: the session ends at this turn's end, its
 		// claim kept for when the run resumes.
 		return hook.Decision{Kind: hook.Allow, Warning: "harness: the run is paused (`harness resume` continues it); the session may stop, claims are kept"}
 	}
-	sum, err := statecache.Load(c.root)
+	sum, err := c.Summary()
 	if err != nil {
 		return unreadable(c, err)
 	}
@@ -101,8 +101,8 @@ func stopActive(c *call, rt *Runtime, sum *statecache.Summary) hook.Decision {
 	if rt != nil {
 		n = rt.Session
 	}
-	story := readSessionLog(c.root, rt, c.owner(sum, rt, n))
-	story.addUnverified(c.root)
+	story := readSessionLog(c.Root, rt, c.owner(sum, rt, n))
+	story.addUnverified(c.Project)
 	if rt == nil {
 		rt = &Runtime{SessionID: c.session, Session: n, Worker: c.workerID, LogOffset: -1}
 	}
@@ -128,7 +128,7 @@ func stopDecide(c *call, rt *Runtime, n int, sum *statecache.Summary, story sess
 	}
 	if note != "" {
 		if gateDue(sum, rt, story) {
-			s, err := state.Load(c.root)
+			s, err := state.Load(c.Root)
 			if err != nil {
 				return unreadable(c, err)
 			}
@@ -157,7 +157,7 @@ func stopDecide(c *call, rt *Runtime, n int, sum *statecache.Summary, story sess
 	}
 
 	// No work left for this session: from here on the full state is read.
-	s, err := state.Load(c.root)
+	s, err := state.Load(c.Root)
 	if err != nil {
 		return unreadable(c, err)
 	}
@@ -200,8 +200,9 @@ func gate(c *call, s *state.State, sum *statecache.Summary, rt *Runtime, n int, 
 	}
 	// A completion that entered the record while the gate's commands ran
 	// (another process's, or one forged by a command) is checked now.
-	if more := newlyUnverified(c.root, story.completed); len(more) > 0 {
-		if now, err := state.Load(c.root); err == nil {
+	c.Reread() // another process's write while the commands ran
+	if more := newlyUnverified(c.Project, story.completed); len(more) > 0 {
+		if now, err := state.Load(c.Root); err == nil {
 			if d, blocked := verificationGate(c, now, rt, n, more); blocked {
 				return d, true
 			}
@@ -213,8 +214,8 @@ func gate(c *call, s *state.State, sum *statecache.Summary, rt *Runtime, n int, 
 
 // newlyUnverified lists the record's unverified completions not among
 // seen.
-func newlyUnverified(dir string, seen []string) []string {
-	m, ok := record.ReadMark(dir)
+func newlyUnverified(p *project.Project, seen []string) []string {
+	m, ok := p.Mark()
 	if !ok {
 		return nil
 	}
@@ -234,10 +235,10 @@ const restoredNote = "WARN: harness-tasks.json was corrupt and has been restored
 // does it, keeps the corrupt copy and logs a RECOVERY line) and returns the
 // summary of the restored state and the note that says so.
 func restore(c *call) (*statecache.Summary, string, error) {
-	if _, err := statecache.Update(c.root, func(*state.State) error { return nil }); err != nil {
+	if _, err := statecache.Update(c.Root, func(*state.State) error { return nil }); err != nil {
 		return nil, "", err
 	}
-	sum, err := statecache.Load(c.root)
+	sum, err := statecache.Load(c.Root)
 	return sum, restoredNote, err
 }
 
@@ -263,12 +264,12 @@ func blockOrValve(c *call, rt *Runtime, n int, sum *statecache.Summary, reason s
 	limit := ValveLimit()
 	if rt.Stop.Block(sum.Fingerprint, limit) {
 		msg := fmt.Sprintf("harness stop valve opened: the stop was blocked %d times in a row without progress (%s unchanged), so it is allowed. Check the next task's validation command and dependencies (`harness status`), and whether the agent is stuck; a new session resumes the work.", limit, sum.Fingerprint)
-		logWarn(c.root, n, c.now, "%s", msg)
-		rt.save(c.root)
-		logStats(c.root, n, sum.Stats, c.now)
+		logWarn(c.Root, n, c.now, "%s", msg)
+		rt.save(c.Root)
+		logStats(c.Root, n, sum.Stats, c.now)
 		return hook.Decision{Kind: hook.Allow, Warning: "WARN: " + msg}
 	}
-	rt.save(c.root)
+	rt.save(c.Root)
 	return hook.Decision{Kind: hook.Block, Reason: fmt.Sprintf("%s\n(stop blocked %d of %d times without progress; then the harness lets the session stop)", reason, rt.Stop.Blocks, limit)}
 }
 
@@ -288,8 +289,8 @@ func workReason(sum *statecache.Summary, w work) string {
 // count afresh: the chain of blocks is over.
 func allowStop(c *call, rt *Runtime, n int, st schedule.Stats, note string) hook.Decision {
 	rt.Stop = Valve{}
-	rt.save(c.root)
-	logStats(c.root, n, st, c.now)
+	rt.save(c.Root)
+	logStats(c.Root, n, st, c.now)
 	return hook.Decision{Kind: hook.Allow, Warning: note}
 }
 
@@ -297,14 +298,14 @@ func allowStop(c *call, rt *Runtime, n int, st schedule.Stats, note string) hook
 // last_session set, the session lock released, and the self-reflection
 // rounds begin.
 func finish(c *call, s *state.State, rt *Runtime, n int) hook.Decision {
-	os.Remove(marker(c.root))
-	record.SetActive(c.root, false)
+	os.Remove(marker(c.Root))
+	record.SetActive(c.Root, false)
 	entries := []progress.Entry{{Time: c.now, Session: n, Type: progress.Stats, Message: schedule.Count(s.Tasks).Line()}}
-	if !s.Concurrent() && lock.Release(c.root, lock.Self()) {
+	if !s.Concurrent() && lock.Release(c.Root, lock.Self()) {
 		entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Lock, Message: "released"})
 	}
-	progress.Append(c.root, entries...)
-	statecache.Update(c.root, func(s *state.State) error {
+	progress.Append(c.Root, entries...)
+	statecache.Update(c.Root, func(s *state.State) error {
 		s.LastSession = c.now.UTC().Format(time.RFC3339)
 		return nil
 	})
@@ -342,7 +343,7 @@ func unreadable(c *call, err error) hook.Decision {
 	}
 	text := fe.Text()
 	if c.p.Bool("stop_hook_active") {
-		logWarn(c.root, progress.LastSession(c.root), c.now, "stop allowed although the harness state cannot be read (%s); fix it before the next session", fe.Message)
+		logWarn(c.Root, progress.LastSession(c.Root), c.now, "stop allowed although the harness state cannot be read (%s); fix it before the next session", fe.Message)
 		return hook.Decision{Kind: hook.Allow, Warning: "WARN: harness state cannot be read and the stop was blocked once already: allowing it. " + fe.Error()}
 	}
 	return hook.Decision{Kind: hook.Block, Reason: "HARNESS: the state cannot be read, so the harness cannot tell whether work remains.\n" + text +

@@ -23,8 +23,8 @@ func StopFailure(p hook.Payload) hook.Decision {
 	if !ok {
 		return hook.Decision{}
 	}
-	rt := ReadRuntime(c.root, c.session)
-	if stayOut(c, rt, peek(c.root)) {
+	rt := ReadRuntime(c.Root, c.session)
+	if stayOut(c, rt, peek(c.Root)) {
 		return hook.Decision{}
 	}
 	details := p.Str("error_details")
@@ -44,7 +44,7 @@ func StopFailure(p hook.Payload) hook.Decision {
 // StopFailure, the same error (SessionEnd got there first). Two hooks that
 // run at the same instant may both log it, which costs a repeated line.
 func recordAPIError(c *call, rt *Runtime, kind, details string, atEnd bool) string {
-	n := progress.LastSession(c.root)
+	n := progress.LastSession(c.Root)
 	if rt != nil && rt.Session > 0 {
 		n = rt.Session
 	}
@@ -62,12 +62,12 @@ func recordAPIError(c *call, rt *Runtime, kind, details string, atEnd bool) stri
 		next = "`harness resume --wait` continues the job when the limit resets (" + rec.ResetAt + ")"
 	}
 	warning := fmt.Sprintf("harness: the turn ended on an API error (%s); the task stays claimed. %s", kind, next)
-	if last := apierror.Read(c.root); last != nil && last.SessionID == rec.SessionID && last.Kind == rec.Kind && (atEnd || last.Details == rec.Details) {
+	if last := apierror.Read(c.Root); last != nil && last.SessionID == rec.SessionID && last.Kind == rec.Kind && (atEnd || last.Details == rec.Details) {
 		if at, err := time.Parse(time.RFC3339, last.Time); err == nil && c.now.Sub(at) < time.Minute {
 			return warning
 		}
 	}
-	apierror.Write(c.root, rec)
+	apierror.Write(c.Root, rec)
 
 	w := c.worker()
 	if known && reset.After(c.now) {
@@ -89,7 +89,7 @@ func recordAPIError(c *call, rt *Runtime, kind, details string, atEnd bool) stri
 	if len(kept) > 0 {
 		msg += "; claim kept, lease renewed: " + strings.Join(kept, ", ")
 	}
-	progress.Append(c.root, progress.Entry{Time: c.now, Session: n, Type: progress.APIError, Category: strings.ToUpper(kind), Message: msg})
+	progress.Append(c.Root, progress.Entry{Time: c.now, Session: n, Type: progress.APIError, Category: strings.ToUpper(kind), Message: msg})
 	return warning
 }
 

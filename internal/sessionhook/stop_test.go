@@ -41,7 +41,7 @@ func stop(t *testing.T, active bool, kv ...any) hook.Decision {
 }
 
 func TestStopSilentWhenInactive(t *testing.T) {
-	dir := project(t, tasksJSON(1, "", task("task-001", "pending")))
+	dir := testProject(t, tasksJSON(1, "", task("task-001", "pending")))
 	require.NoError(t, os.Remove(filepath.Join(dir, root.ActiveMarker)))
 	assert.Equal(t, hook.Decision{}, stop(t, false))
 	assert.Nil(t, logLines(t, dir))
@@ -84,7 +84,7 @@ func TestStopWhileWorkRemains(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			project(t, tt.state)
+			testProject(t, tt.state)
 			t.Setenv("HARNESS_WORKER_ID", tt.worker)
 			t.Setenv("HARNESS_REFLECT_ITERATIONS", "0")
 			d := stop(t, false)
@@ -127,7 +127,7 @@ func TestValveOpensBeforeClaudeCodesCap(t *testing.T) {
 	for _, blockCap := range []string{"", "1", "2", "3", "4", "5", "6", "7", "8", "10", "0"} {
 		for _, valve := range []string{"", "1", "3", "7"} {
 			t.Run("cap="+blockCap+"/valve="+valve, func(t *testing.T) {
-				dir := project(t, tasksJSON(1, "", task("task-001", "pending")))
+				dir := testProject(t, tasksJSON(1, "", task("task-001", "pending")))
 				t.Setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", blockCap)
 				t.Setenv("HARNESS_STOP_VALVE", valve)
 				effectiveCap := defaultBlockCap
@@ -153,7 +153,7 @@ func TestProgressKeepsTheSessionWorking(t *testing.T) {
 	for i := 1; i <= 10; i++ {
 		tasks = append(tasks, task(fmt.Sprintf("task-%03d", i), "pending"))
 	}
-	dir := project(t, tasksJSON(1, "", tasks...))
+	dir := testProject(t, tasksJSON(1, "", tasks...))
 	t.Setenv("HARNESS_REFLECT_ITERATIONS", "0")
 	done := 0
 	blocks, overridden, last := claudeCode(0, func(active bool) hook.Decision { return stop(t, active) }, func() {
@@ -174,7 +174,7 @@ func TestValveCountsAcrossUselessTurns(t *testing.T) {
 	// An agent that answers every block with a tool call but no progress
 	// (stop_hook_active false each time, as after tool use) is still stopped
 	// by the valve.
-	project(t, tasksJSON(1, "", task("task-001", "pending")))
+	testProject(t, tasksJSON(1, "", task("task-001", "pending")))
 	for i := 1; i <= maxValve; i++ {
 		d := stop(t, false)
 		require.Equal(t, hook.Block, d.Kind, "block %d", i)
@@ -187,7 +187,7 @@ func TestValveCountsAcrossUselessTurns(t *testing.T) {
 
 func TestStopLimits(t *testing.T) {
 	t.Run("max_sessions", func(t *testing.T) {
-		dir := project(t, tasksJSON(3, `"session_config": {"max_sessions": 2}`, task("task-001", "pending")))
+		dir := testProject(t, tasksJSON(3, `"session_config": {"max_sessions": 2}`, task("task-001", "pending")))
 		d := stop(t, false)
 		assert.Equal(t, hook.Allow, d.Kind)
 		assert.Contains(t, d.Warning, "max_sessions=2 reached")
@@ -195,11 +195,11 @@ func TestStopLimits(t *testing.T) {
 		assert.FileExists(t, filepath.Join(dir, root.ActiveMarker))
 	})
 	t.Run("max_sessions not yet reached", func(t *testing.T) {
-		project(t, tasksJSON(2, `"session_config": {"max_sessions": 2}`, task("task-001", "pending")))
+		testProject(t, tasksJSON(2, `"session_config": {"max_sessions": 2}`, task("task-001", "pending")))
 		assert.Equal(t, hook.Block, stop(t, false).Kind)
 	})
 	t.Run("max_tasks_per_session", func(t *testing.T) {
-		dir := project(t, tasksJSON(4, `"session_config": {"max_tasks_per_session": 2}`, task("task-001", "pending")))
+		dir := testProject(t, tasksJSON(4, `"session_config": {"max_tasks_per_session": 2}`, task("task-001", "pending")))
 		require.NoError(t, (&Runtime{SessionID: sessionID, Session: 4, LogOffset: 0}).save(dir))
 		appendLog(t, dir, "[2025-07-01T11:00:01Z] [SESSION-4] Completed [task-009] (commit b)")
 		assert.Equal(t, hook.Block, stop(t, false).Kind)
@@ -211,7 +211,7 @@ func TestStopLimits(t *testing.T) {
 }
 
 func TestStopCorruptState(t *testing.T) {
-	dir := project(t, `{"tasks": [`)
+	dir := testProject(t, `{"tasks": [`)
 	d := stop(t, false)
 	require.Equal(t, hook.Block, d.Kind)
 	assert.Contains(t, d.Reason, "ERROR [ENV_SETUP] harness-tasks.json corrupted and unrecoverable")
@@ -228,7 +228,7 @@ func TestStopCorruptState(t *testing.T) {
 }
 
 func TestStopStaysOutOfAnotherSessionsHarness(t *testing.T) {
-	dir := project(t, tasksJSON(1, "", task("task-001", "pending")))
+	dir := testProject(t, tasksJSON(1, "", task("task-001", "pending")))
 	_, err := lock.Acquire(dir, lock.Holder{PID: 1, SessionID: "the-other"})
 	require.NoError(t, err)
 	assert.Equal(t, hook.Decision{}, stop(t, false))
@@ -236,7 +236,7 @@ func TestStopStaysOutOfAnotherSessionsHarness(t *testing.T) {
 }
 
 func TestVerificationGate(t *testing.T) {
-	dir := project(t, tasksJSON(1, "",
+	dir := testProject(t, tasksJSON(1, "",
 		task("task-001", "completed", `"validation": {"command": "sleep 2; test -f one.ok"}`),
 		task("task-002", "completed", `"attempts": 1`, `"validation": {"command": "sleep 2; test -f two.ok", "timeout_seconds": 30}`),
 		task("task-003", "completed", `"validation": {"command": "touch three.ran"}`)))
@@ -268,7 +268,7 @@ func TestVerificationGate(t *testing.T) {
 }
 
 func TestReflectionRounds(t *testing.T) {
-	dir := project(t, tasksJSON(1, "", task("task-001", "completed")))
+	dir := testProject(t, tasksJSON(1, "", task("task-001", "completed")))
 	transcript := filepath.Join(dir, "t.jsonl")
 	require.NoError(t, os.WriteFile(transcript, []byte(`{"type":"user","message":{"role":"user","content":"Write a CSV parser"}}`+"\n"), 0o644))
 	t.Setenv("HARNESS_REFLECT_ITERATIONS", "2")
@@ -338,7 +338,7 @@ func TestOriginalRequest(t *testing.T) {
 func TestVerificationGateBudget(t *testing.T) {
 	// A check the gate's budget cuts short is unverified, not a regression:
 	// the stop is not blocked and the task stays completed.
-	dir := project(t, tasksJSON(1, "", task("task-001", "completed", `"validation": {"command": "sleep 20", "timeout_seconds": 60}`)))
+	dir := testProject(t, tasksJSON(1, "", task("task-001", "completed", `"validation": {"command": "sleep 20", "timeout_seconds": 60}`)))
 	t.Setenv("HARNESS_VERIFY_BUDGET", "1")
 	t.Setenv("HARNESS_REFLECT_ITERATIONS", "0")
 	require.NoError(t, (&Runtime{SessionID: sessionID, Session: 1, LogOffset: 0}).save(dir))
@@ -365,7 +365,7 @@ func TestEnding(t *testing.T) {
 			"the harness run is over but NOT all done (0 of 2 completed, 1 failed for good, 1 never ran, blocked by a failed dependency)"},
 	}
 	for _, tt := range tests {
-		dir := project(t, tasksJSON(1, "", tt.tasks...))
+		dir := testProject(t, tasksJSON(1, "", tt.tasks...))
 		s, err := state.Load(dir)
 		require.NoError(t, err)
 		assert.Equal(t, tt.want, ending(s))

@@ -16,11 +16,11 @@ func SubagentStop(p hook.Payload) hook.Decision {
 	if !ok || p.Bool("stop_hook_active") {
 		return hook.Decision{}
 	}
-	sum, err := statecache.Load(c.root)
+	sum, err := statecache.Load(c.Root)
 	if err != nil {
 		return hook.Decision{} // the main session's Stop reports an unreadable state
 	}
-	if len(sum.InProgress) == 0 || stayOut(c, ReadRuntime(c.root, c.session), sum.Concurrent) {
+	if len(sum.InProgress) == 0 || stayOut(c, ReadRuntime(c.Root, c.session), sum.Concurrent) {
 		return hook.Decision{}
 	}
 	ids := []string{c.workerID, p.Str("agent_id"), p.Str("teammate_name")}

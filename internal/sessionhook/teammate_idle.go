@@ -15,11 +15,11 @@ func TeammateIdle(p hook.Payload) hook.Decision {
 	if !ok {
 		return hook.Decision{}
 	}
-	sum, err := statecache.Load(c.root)
+	sum, err := statecache.Load(c.Root)
 	if err != nil {
 		return hook.Decision{}
 	}
-	rt := ReadRuntime(c.root, c.session)
+	rt := ReadRuntime(c.Root, c.session)
 	if stayOut(c, rt, sum.Concurrent) {
 		return hook.Decision{}
 	}
@@ -37,7 +37,7 @@ func TeammateIdle(p hook.Payload) hook.Decision {
 	if reason == "" {
 		if rt != nil && rt.Idle[name] != nil {
 			delete(rt.Idle, name) // the teammate may idle: the chain of refusals is over
-			rt.save(c.root)
+			rt.save(c.Root)
 		}
 		return hook.Decision{}
 	}
@@ -54,9 +54,9 @@ func TeammateIdle(p hook.Payload) hook.Decision {
 	}
 	limit := ValveLimit()
 	open := v.Block(sum.Fingerprint, limit)
-	rt.save(c.root)
+	rt.save(c.Root)
 	if open {
-		logWarn(c.root, rt.Session, c.now, "teammate %q allowed to idle after %d refusals without progress (%s unchanged); check the next task with `harness status`", name, limit, sum.Fingerprint)
+		logWarn(c.Root, rt.Session, c.now, "teammate %q allowed to idle after %d refusals without progress (%s unchanged); check the next task with `harness status`", name, limit, sum.Fingerprint)
 		return hook.Decision{}
 	}
 	return hook.Decision{Kind: hook.Refuse, Reason: reason}

@@ -52,10 +52,10 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 	})
 	checks := checksFor(s, ids)
 	if len(checks) == 0 {
-		record.Verified(c.root, ids...)
+		record.Verified(c.Root, ids...)
 		return hook.Decision{}, false
 	}
-	f := fence.Open(c.root)
+	f := fence.Open(c.Project)
 	runChecks(f, tree.Dir, checks, gateBudget())
 	// What ran to an outcome is verified (passed, or reopened below), as
 	// is what needs no check (no longer completed); what the budget cut
@@ -67,7 +67,7 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 		}
 	}
 	settled := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return slices.Contains(cut, id) })
-	defer record.Verified(c.root, settled...)
+	defer record.Verified(c.Root, settled...)
 	// The commands are fenced like a validation: what they did to the
 	// harness files is put back, and the tasks they check fail with
 	// [TAMPER] (run side by side, no one command can be named).
@@ -89,12 +89,12 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 			continue
 		}
 		if ch.result.Unconfined != "" {
-			logWarn(c.root, n, c.now, "verification gate: `%s` (%s) not run: %s; left unverified (%s)",
+			logWarn(c.Root, n, c.now, "verification gate: `%s` (%s) not run: %s; left unverified (%s)",
 				clip(ch.command, 120), strings.Join(ch.tasks, ", "), ch.result.Unconfined, fence.Hint())
 			continue
 		}
 		if ch.cut {
-			logWarn(c.root, n, c.now, "verification gate: `%s` (%s) did not finish within HARNESS_VERIFY_BUDGET=%s; left unverified",
+			logWarn(c.Root, n, c.now, "verification gate: `%s` (%s) did not finish within HARNESS_VERIFY_BUDGET=%s; left unverified",
 				clip(ch.command, 120), strings.Join(ch.tasks, ", "), gateBudget())
 			continue
 		}
@@ -109,7 +109,7 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 	}
 	var reopened []string
 	var entries []progress.Entry
-	s, err := statecache.Update(c.root, func(s *state.State) error {
+	s, err := statecache.Update(c.Root, func(s *state.State) error {
 		reopened, entries = nil, nil
 		for i := range s.Tasks {
 			t := &s.Tasks[i]
@@ -132,7 +132,7 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 	if err != nil || len(reopened) == 0 {
 		return hook.Decision{}, false
 	}
-	progress.Append(c.root, entries...)
+	progress.Append(c.Root, entries...)
 	sum := statecache.Of(s)
 	var b strings.Builder
 	if fenced.Tampered() {

@@ -16,14 +16,14 @@ import (
 // fresh is true the first time a finding is made: a TAMPER line is then
 // logged, once, not at every hook.
 func (c *call) wiringNote(session func() int) (note string, fresh bool) {
-	problems := wiring.Check(wiringWhere(c.root, c.p.Cwd()))
-	rec := record.Dir(c.root)
+	problems := wiring.Check(wiringWhere(c.Root, c.p.Cwd()))
+	rec := c.Record()
 	if rec == "" {
 		return wiringText(problems), false
 	}
 	fresh = wiring.Fresh(problems, filepath.Join(rec, record.WiringSeen))
 	if fresh {
-		progress.Append(c.root, progress.Entry{Time: c.now, Session: session(), Type: progress.Tamper,
+		progress.Append(c.Root, progress.Entry{Time: c.now, Session: session(), Type: progress.Tamper,
 			Message: "hooks " + strings.Join(problems, "; ")})
 	}
 	return wiringText(problems), fresh

@@ -34,8 +34,8 @@ func isolate() (cleanup func()) {
 	return func() { os.RemoveAll(tmp) }
 }
 
-// project is a git repository whose top is a state root with tasks.
-type project struct {
+// repo is a git repository whose top is a state root with tasks.
+type repo struct {
 	t    *testing.T
 	dir  string
 	base string // the baseline commit
@@ -44,11 +44,11 @@ type project struct {
 
 // newProject makes a repository with a baseline commit and a state file in
 // the given mode; the harness files are ignored, as `harness init` does.
-func newProject(t *testing.T, mode string, tasks ...state.Task) *project {
+func newProject(t *testing.T, mode string, tasks ...state.Task) *repo {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
-	p := &project{t: t, dir: dir, now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	p := &repo{t: t, dir: dir, now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	p.sh("git init -q")
 	p.write("README", "readme\n")
 	p.write("src/app.txt", "v1\n")
@@ -78,7 +78,7 @@ func newProject(t *testing.T, mode string, tasks ...state.Task) *project {
 // setJSON edits the tasks file by text replacement, as a human would, and
 // adopts the edit as `harness adopt` does (else the next check puts it
 // back).
-func (p *project) setJSON(old, new string) {
+func (p *repo) setJSON(old, new string) {
 	p.t.Helper()
 	raw := p.read("harness-tasks.json")
 	require.Contains(p.t, raw, old)
@@ -88,19 +88,19 @@ func (p *project) setJSON(old, new string) {
 
 // adopt makes the tasks file as it is the harness's own: its backup and
 // the record follow it, as `harness adopt` does.
-func (p *project) adopt() {
+func (p *repo) adopt() {
 	p.t.Helper()
 	require.NoError(p.t, state.Restore(p.dir, []byte(p.read(state.FileName))))
 }
 
-func (p *project) worker(id string) *Worker {
+func (p *repo) worker(id string) *Worker {
 	w := New(p.dir, p.dir)
 	w.ID = id
 	w.Now = func() time.Time { return p.now }
 	return w
 }
 
-func (p *project) sh(script string) string {
+func (p *repo) sh(script string) string {
 	p.t.Helper()
 	return shIn(p.t, p.dir, script)
 }
@@ -114,28 +114,28 @@ func shIn(t *testing.T, dir, script string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func (p *project) write(name, body string) {
+func (p *repo) write(name, body string) {
 	p.t.Helper()
 	path := filepath.Join(p.dir, name)
 	require.NoError(p.t, os.MkdirAll(filepath.Dir(path), 0o755))
 	require.NoError(p.t, os.WriteFile(path, []byte(body), 0o644))
 }
 
-func (p *project) read(name string) string {
+func (p *repo) read(name string) string {
 	p.t.Helper()
 	data, err := os.ReadFile(filepath.Join(p.dir, name))
 	require.NoError(p.t, err)
 	return string(data)
 }
 
-func (p *project) exists(name string) bool {
+func (p *repo) exists(name string) bool {
 	_, err := os.Stat(filepath.Join(p.dir, name))
 	return err == nil
 }
 
-func (p *project) head() string { return p.sh("git rev-parse HEAD") }
+func (p *repo) head() string { return p.sh("git rev-parse HEAD") }
 
-func (p *project) task(id string) state.Task {
+func (p *repo) task(id string) state.Task {
 	p.t.Helper()
 	s, err := state.Load(p.dir)
 	require.NoError(p.t, err)
@@ -144,7 +144,7 @@ func (p *project) task(id string) state.Task {
 	return *tk
 }
 
-func (p *project) log() string { return p.read(progress.FileName) }
+func (p *repo) log() string { return p.read(progress.FileName) }
 
 func task(id, command string) state.Task {
 	return state.Task{ID: id, Title: "Title of " + id, Status: state.Pending, Priority: "P1", Command: command, TimeoutSeconds: 30, MaxAttempts: 3}

@@ -18,7 +18,7 @@ import (
 
 // interrupted sets up a task claimed by a session that then died, after
 // the given progress, and returns the worker of the session that recovers.
-func interrupted(t *testing.T, progress func(p *project, w *Worker)) (*project, *Worker) {
+func interrupted(t *testing.T, progress func(p *repo, w *Worker)) (*repo, *Worker) {
 	p := newProject(t, state.Exclusive, task("task-001", "test -f ok.txt"), task("task-002", "true"))
 	old := p.worker("session:old")
 	_, err := old.Claim("task-001")
@@ -39,44 +39,44 @@ func TestRecoverEveryRow(t *testing.T) {
 		files     map[string]bool
 		newCommit bool // a commit was made for the uncommitted work
 	}
-	commit := func(p *project, name string) {
+	commit := func(p *repo, name string) {
 		p.write(name, name+"\n")
 		p.sh(fmt.Sprintf("git add %s && git commit -q -m 'task-001: %s'", name, name))
 	}
 	for _, tc := range []struct {
 		name     string
-		progress func(p *project, w *Worker)
+		progress func(p *repo, w *Worker)
 		resume   bool
 		want     want
 	}{
-		{"no progress", func(p *project, w *Worker) {},
+		{"no progress", func(p *repo, w *Worker) {},
 			false, want{row: recovery.NoProgress, status: state.Failed, attempts: 1,
 				errorLog: "[SESSION_TIMEOUT] No progress detected", action: "marked failed"}},
-		{"checkpoints only", func(p *project, w *Worker) { w.Checkpoint("task-001", 1, 2, "planned") },
+		{"checkpoints only", func(p *repo, w *Worker) { w.Checkpoint("task-001", 1, 2, "planned") },
 			false, want{row: recovery.CheckpointsOnly, status: state.Failed, attempts: 1,
 				errorLog: "[SESSION_TIMEOUT] Checkpointed work was lost (no changes since %s)", action: "marked failed"}},
-		{"checkpoints only, resumed", func(p *project, w *Worker) { w.Checkpoint("task-001", 1, 2, "planned") },
+		{"checkpoints only, resumed", func(p *repo, w *Worker) { w.Checkpoint("task-001", 1, 2, "planned") },
 			true, want{row: recovery.CheckpointsOnly, status: state.InProgress, attempts: 0,
 				action: "resumed at checkpoint 1/2, re-claimed by session:new"}},
-		{"committed, passes", func(p *project, w *Worker) { commit(p, "ok.txt") },
+		{"committed, passes", func(p *repo, w *Worker) { commit(p, "ok.txt") },
 			false, want{row: recovery.CommittedOnly, status: state.Completed, action: "validated: PASS, marked completed",
 				files: map[string]bool{"ok.txt": true}}},
-		{"committed, fails", func(p *project, w *Worker) { commit(p, "other.txt") },
+		{"committed, fails", func(p *repo, w *Worker) { commit(p, "other.txt") },
 			false, want{row: recovery.CommittedOnly, status: state.Failed, attempts: 1, errorLog: "[TEST_FAIL] exit status 1 (no output)",
 				action: "validated: FAIL, rolled back to", files: map[string]bool{"other.txt": false}}},
-		{"uncommitted, passes", func(p *project, w *Worker) { p.write("ok.txt", "ok\n") },
+		{"uncommitted, passes", func(p *repo, w *Worker) { p.write("ok.txt", "ok\n") },
 			false, want{row: recovery.UncommittedOnly, status: state.Completed, action: "validated: PASS, marked completed",
 				files: map[string]bool{"ok.txt": true}, newCommit: true}},
-		{"uncommitted, fails", func(p *project, w *Worker) { p.write("other.txt", "x\n"); p.write("src/app.txt", "v2\n") },
+		{"uncommitted, fails", func(p *repo, w *Worker) { p.write("other.txt", "x\n"); p.write("src/app.txt", "v2\n") },
 			false, want{row: recovery.UncommittedOnly, status: state.Failed, attempts: 1, errorLog: "[TEST_FAIL] exit status 1 (no output)",
 				action: "validated: FAIL, rolled back to", files: map[string]bool{"other.txt": false}}},
-		{"both, passes", func(p *project, w *Worker) { commit(p, "a.txt"); p.write("ok.txt", "ok\n") },
+		{"both, passes", func(p *repo, w *Worker) { commit(p, "a.txt"); p.write("ok.txt", "ok\n") },
 			false, want{row: recovery.Both, status: state.Completed, action: "committed the uncommitted changes",
 				files: map[string]bool{"ok.txt": true, "a.txt": true}, newCommit: true}},
-		{"both, fails", func(p *project, w *Worker) { commit(p, "a.txt"); p.write("b.txt", "b\n") },
+		{"both, fails", func(p *repo, w *Worker) { commit(p, "a.txt"); p.write("b.txt", "b\n") },
 			false, want{row: recovery.Both, status: state.Failed, attempts: 1, errorLog: "[TEST_FAIL] exit status 1 (no output)",
 				action: "committed the uncommitted changes", files: map[string]bool{"a.txt": false, "b.txt": false}}},
-		{"base missing", func(p *project, w *Worker) {
+		{"base missing", func(p *repo, w *Worker) {
 			p.setJSON(p.base, "0123456789abcdef0123456789abcdef01234567")
 			p.write("ok.txt", "ok\n")
 		}, false, want{row: recovery.UncommittedOnly, status: state.Failed, attempts: 3,
@@ -157,7 +157,7 @@ func TestRecoverLeavesTasksItCannotDecide(t *testing.T) {
 	})
 	t.Run("dry run and rows", func(t *testing.T) {
 		t.Parallel()
-		p, w := interrupted(t, func(p *project, w *Worker) { p.write("ok.txt", "ok\n") })
+		p, w := interrupted(t, func(p *repo, w *Worker) { p.write("ok.txt", "ok\n") })
 		before := p.read("harness-tasks.json")
 		got, err := w.Recover(ctx, RecoverOptions{DryRun: true})
 		require.NoError(t, err)
@@ -171,7 +171,7 @@ func TestRecoverLeavesTasksItCannotDecide(t *testing.T) {
 	})
 	t.Run("resume refused when there are changes", func(t *testing.T) {
 		t.Parallel()
-		p, w := interrupted(t, func(p *project, w *Worker) { p.write("ok.txt", "ok\n") })
+		p, w := interrupted(t, func(p *repo, w *Worker) { p.write("ok.txt", "ok\n") })
 		got, err := w.Recover(ctx, RecoverOptions{Resume: "task-001"})
 		require.NoError(t, err)
 		assert.True(t, failure.Is(got[0].Err, failure.Usage))
