@@ -23,7 +23,7 @@ SIZES=${SIZES:-1000 10000}
 LOG_MB=${LOG_MB:-52}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/harness-bench-steady.XXXXXX")
-trap '[ -n "${KEEP:-}" ] || { kill "$claude" 2>/dev/null; rm -rf "$work"; }' EXIT
+trap 'kill "$claude" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 bin=$work/bin
 scripts/build.sh "$bin" >/dev/null
 go build -o "$bin/pairtime" ./scripts/pairtime
@@ -35,7 +35,7 @@ unset HARNESS_STATE_ROOT HARNESS_WORKER_ID HARNESS_LOCK_DIR CLAUDE_CODE_SESSION_
 export HOME=$work/home XDG_RUNTIME_DIR=$work/run XDG_STATE_HOME= GIT_CONFIG_NOSYSTEM=1
 export GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@example.com GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@example.com
 mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
-sleep 100000 &
+sleep 100000 >/dev/null 2>&1 &
 claude=$! # stands in for Claude Code: alive, it holds the session lock
 
 # project DIR N MB ACTIVE

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 )
 
 // Names of the settings files Claude Code reads in a project's .claude
@@ -135,11 +136,12 @@ func appendNew(list []string, s string) []string {
 // symlinks resolved) and the top of the git work tree holding it, each
 // once, "" skipped.
 func Projects(dirs ...string) []string {
-	var out []string
+	var out, seen []string
 	for _, d := range dirs {
-		if d == "" {
-			continue
+		if d == "" || slices.Contains(seen, d) {
+			continue // (the project directory, the cwd and the state root are often one)
 		}
+		seen = append(seen, d)
 		if real, err := filepath.EvalSymlinks(d); err == nil {
 			d = real
 		}
