@@ -10,6 +10,7 @@
 #
 #   scripts/bench-steady.sh                 # 1,000 and 10,000 tasks, 40 pairs a row
 #   RUNS=20 SIZES=1000 scripts/bench-steady.sh
+#   BIN=/path/to/built/bin scripts/bench-steady.sh   # another build (scripts/build.sh DIR)
 #
 # The project: a git repository, a state of N tasks (60 % completed, the
 # rest pending in one dependency chain) adopted by `harness adopt`, a
@@ -25,7 +26,11 @@ LOG_MB=${LOG_MB:-52}
 work=$(mktemp -d "${TMPDIR:-/tmp}/harness-bench-steady.XXXXXX")
 trap 'kill "$claude" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 bin=$work/bin
-scripts/build.sh "$bin" >/dev/null
+if [ -n "${BIN:-}" ]; then
+	mkdir -p "$bin" && cp "$BIN"/harness* "$bin/"
+else
+	scripts/build.sh "$bin" >/dev/null
+fi
 go build -o "$bin/pairtime" ./scripts/pairtime
 mkdir -p "$work/floor"
 printf 'package main\n\nimport (\n\t"io"\n\t"os"\n)\n\nfunc main() { io.Copy(io.Discard, os.Stdin) }\n' >"$work/floor/main.go"
