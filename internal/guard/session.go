@@ -71,7 +71,7 @@ func (c *call) heartbeat() {
 	lease := taskcycle.LeaseFromEnv()
 	for _, cl := range myClaims(sum) {
 		if exp, err := time.Parse(time.RFC3339, cl.LeaseExpiresAt); err != nil || exp.Sub(now) < lease/2 {
-			taskcycle.New(c.Root, c.cwd).Heartbeat()
+			taskcycle.In(c.Project, c.cwd).Heartbeat()
 			return
 		}
 	}

@@ -78,7 +78,7 @@ func (c *call) cwd() string {
 
 // worker is the session as the harness command sees it: same identity, same
 // work tree.
-func (c *call) worker() *taskcycle.Worker { return taskcycle.New(c.Root, c.cwd()) }
+func (c *call) worker() *taskcycle.Worker { return taskcycle.In(c.Project, c.cwd()) }
 
 // tree is where the session's git work happens and its validation commands
 // run, exactly as for `harness validate`; the state root when there is no

@@ -25,7 +25,6 @@ import (
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
-	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/remote"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -352,7 +351,7 @@ func (w *Worker) integrate(ctx context.Context, s *state.State, ts []state.Task)
 	for _, t := range ts {
 		ids = append(ids, t.ID)
 	}
-	f := fence.Open(project.Open(w.Root))
+	f := fence.Open(w.Project())
 	jobs := make([]validation.Job, len(ts))
 	for i := range ts {
 		jobs[i] = validation.Job{Command: ts[i].Command, Timeout: ts[i].Timeout()}

@@ -10,7 +10,6 @@ import (
 	"github.com/harness-agent/harness/internal/fence"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/progress"
-	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/recovery"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -193,7 +192,7 @@ func (w *Worker) validateInterrupted(ctx context.Context, s *state.State, t stat
 		}
 		committed = fmt.Sprintf("committed the uncommitted changes (%s), ", git.Short(hash))
 	}
-	f := fence.Open(project.Open(w.Root))
+	f := fence.Open(w.Project())
 	r := f.Run(ctx, tree.Dir, t.Command, t.Timeout())
 	if fc := f.Close(fmt.Sprintf("the validation of %s (`%s`) in recovery", t.ID, t.Command)); fc.Tampered() {
 		rc.Outcome, rc.Err = w.fail(ctx, t, tree, failure.Tamper, "the validation command changed harness files, which were put back: "+fc.Files(), true)

@@ -27,6 +27,7 @@ import (
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -53,6 +54,26 @@ type Worker struct {
 	// validation they run passed in a process they trust, so it is not
 	// left to the verification gate.
 	Person bool
+
+	// project is the state root opened once (Project), handed to the
+	// fences around the project commands the worker runs.
+	project *project.Project
+}
+
+// In is New for a caller that opened the project already (a hook): the
+// worker's steps share its facts instead of reading them again.
+func In(p *project.Project, cwd string) *Worker {
+	w := New(p.Root, cwd)
+	w.project = p
+	return w
+}
+
+// Project is the worker's state root, opened once.
+func (w *Worker) Project() *project.Project {
+	if w.project == nil || w.project.Root != w.Root {
+		w.project = project.Open(w.Root)
+	}
+	return w.project
 }
 
 // New returns the worker of the calling process for the state root, its

@@ -12,7 +12,6 @@ import (
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
-	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/review"
 	"github.com/harness-agent/harness/internal/scope"
@@ -80,7 +79,7 @@ func (w *Worker) Validate(ctx context.Context, id string) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := fence.Open(project.Open(w.Root))
+	f := fence.Open(w.Project())
 	r := f.Run(ctx, tree.Dir, t.Command, t.Timeout())
 	// The command is the project's, not the harness's: whatever it did to
 	// the harness files or the record is put back before anything is
@@ -295,7 +294,7 @@ func (w *Worker) fail(ctx context.Context, t state.Task, tree Tree, category, me
 		f.NotRolledBack = "nothing to roll back"
 	}
 	if o.Task.Cleanup != "" {
-		fc := fence.Open(project.Open(w.Root))
+		fc := fence.Open(w.Project())
 		r := fc.Run(ctx, tree.Dir, o.Task.Cleanup, w.CleanupTimeout)
 		f.Cleanup = &r
 		if fence := fc.Close(fmt.Sprintf("on_failure.cleanup of %s (`%s`)", t.ID, o.Task.Cleanup)); fence.Tampered() {
