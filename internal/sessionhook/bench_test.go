@@ -134,6 +134,23 @@ func benchStop(b *testing.B, n int) {
 	}
 }
 
+// BenchmarkStopSteady is Stop as a session meets it between tasks, turn
+// end after turn end on 1,000 tasks and a 50 MB log, with nothing put back
+// between calls (BenchmarkStop1000 resets the valves before each, so each
+// of its calls rewrites the runtime file whole): the valve counts, opens
+// every few blocks and starts again, as in a session.
+func BenchmarkStopSteady(b *testing.B) {
+	benchProject(b, 1000, 50<<20, true)
+	p := hook.Parse([]byte(`{"session_id":"` + sessionID + `","hook_event_name":"Stop","stop_hook_active":false}`))
+	SessionStart(hook.Parse([]byte(`{"session_id":"` + sessionID + `","source":"startup"}`)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if d := Stop(p); d.Kind != hook.Block && d.Kind != hook.Allow {
+			b.Fatalf("neither blocked nor allowed: %+v", d)
+		}
+	}
+}
+
 // BenchmarkSessionStart1000 opens a session (count, recovery, dependency
 // validation, context with git facts) on 1,000 tasks.
 func BenchmarkSessionStart1000(b *testing.B) {
