@@ -55,8 +55,9 @@ func RemoteQueueRef(taskID string, gen int) string {
 	return fmt.Sprintf("refs/harness/queued/%s/g%d", git.RefName(taskID), gen)
 }
 
-// errTipMoved: the integration branch moved on the remote while a batch
-// was checked; drain runs it again on the new tip.
+// errTipMoved: the integration branch or the queue moved on the remote
+// while a batch was taken or checked; drain takes the queue again and runs
+// it on the new tip.
 var errTipMoved = errors.New("the integration branch moved on the remote")
 
 // FollowRemote moves the local integration branch up to tip, the remote's,
@@ -296,6 +297,18 @@ func (w *Worker) integrate(ctx context.Context, s *state.State, ts []state.Task)
 		}
 		tip = heads["refs/heads/"+branch]
 		FollowRemote(mainTop, branch, tip)
+		// The tasks as the state just fetched has them: another machine
+		// may have integrated one meanwhile, and removed its commit from
+		// the remote. The caller takes the queue again from that state.
+		cur, err := state.Load(w.Root)
+		if err != nil {
+			return nil, false, err
+		}
+		for i := range ts {
+			if !sameQueued(cur.Task(ts[i].ID), &ts[i]) {
+				return nil, false, errTipMoved
+			}
+		}
 	}
 	if tip == "" {
 		return nil, false, failure.New(failure.EnvSetup, "the integration branch %s does not exist", branch)

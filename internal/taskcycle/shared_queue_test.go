@@ -1,0 +1,64 @@
+package taskcycle
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/git"
+	"github.com/harness-agent/harness/internal/remote"
+	"github.com/harness-agent/harness/internal/state"
+)
+
+// In a chaos run of four machines, a supervisor's merge queue took over
+// another machine's queued task (it had waited a lease) while that
+// machine integrated it and removed its queue ref: the queue went on with
+// the task as its last poll had it, found no commit to rebase ("cannot
+// rebase task-014 onto main: … reference is not a tree"), and the whole
+// drain ended on that error, its own tasks left for a later poll. The
+// queue takes its tasks as the state it just fetched has them: a task no
+// longer queued there is run again from that state.
+func TestIntegrateTakesTheQueueAsTheRemoteHasIt(t *testing.T) {
+	defer isolate()()
+	p := newProject(t, state.Concurrent, task("task-001", "true"))
+	branch := git.CurrentBranch(p.dir)
+	_, err := state.Update(p.dir, func(s *state.State) error {
+		s.SetConfig("integration_branch", branch)
+		return nil
+	})
+	require.NoError(t, err)
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	p.sh("git init -q --bare " + bare + " && git remote add origin " + bare + " && git push -q origin HEAD:" + branch)
+	require.NoError(t, remote.Save(p.dir, remote.Config{Remote: "origin", Machine: "m1", Clone: "aaaaaa"}))
+
+	// m2's worker queued task-001 a lease ago; its commit is in m2's
+	// repository and on the remote's queue ref, not here
+	_, err = state.Update(p.dir, func(s *state.State) error {
+		tk := s.Task("task-001")
+		tk.Status, tk.ClaimedBy, tk.ClaimedClone, tk.Generation = state.InProgress, "m2-w1", "bbbbbb", 1
+		tk.StartedAtCommit, tk.ValidatedCommit, tk.ValidatedAt = p.base, "0123456789abcdef0123456789abcdef01234567", "2026-01-01T00:00:00Z"
+		return nil
+	})
+	require.NoError(t, err)
+	stale, err := state.Load(p.dir)
+	require.NoError(t, err)
+	require.Len(t, queuedTasks(stale, nil), 1, "taken over: it waited a lease")
+
+	// meanwhile m2 integrates it (and removes its queue ref)
+	_, err = state.Update(p.dir, func(s *state.State) error {
+		tk := s.Task("task-001")
+		tk.Status, tk.IntegratedCommit = state.Completed, p.base
+		tk.ClearClaim()
+		return nil
+	})
+	require.NoError(t, err)
+
+	_, _, err = p.worker("supervisor").integrate(context.Background(), stale, queuedTasks(stale, nil))
+	assert.ErrorIs(t, err, errTipMoved)
+	done, err := p.worker("supervisor").Integrate(context.Background(), 0)
+	assert.NoError(t, err)
+	assert.Empty(t, done)
+}
