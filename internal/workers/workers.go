@@ -539,10 +539,12 @@ const batchWait = 2 * time.Second
 // waits in it, and either every running session's worker has queued (or
 // holds nothing), or the oldest waiting task has waited batchWait. Tasks
 // validated at about the same time then go in one batch: their checks on
-// the merged tree run side by side instead of one after the other.
+// the merged tree run side by side instead of one after the other. A
+// shared job's queue waits while its remote cannot be reached: every
+// integration starts with a fetch.
 func (sv *Supervisor) batchReady(s *state.State) bool {
 	q := taskcycle.Queue(s)
-	if len(q) == 0 {
+	if len(q) == 0 || sv.offline != "" {
 		return false
 	}
 	working := 0
