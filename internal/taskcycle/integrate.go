@@ -131,6 +131,10 @@ func (w *Worker) queue(t state.Task, tree Tree) (*Outcome, error) {
 		// On the remote too: were this machine to die, another one
 		// integrates the task from there.
 		if err := rc.Push(w.Root, remote.Update{Ref: RemoteQueueRef(t.ID, t.Generation), New: hash, Force: true}); err != nil {
+			if errors.Is(err, remote.ErrRefused) {
+				return nil, failure.Wrap(failure.EnvSetup, err, "the job's remote %s refused %s's commit (%v): %s was not queued", rc.Remote, t.ID, err, t.ID).
+					WithHint("the work is committed in this tree; run `harness validate %s` again once the remote takes pushes (this machine must be allowed to push refs/harness/* to %s)", failure.ShellArg(t.ID), rc.Remote)
+			}
 			return nil, failure.Wrap(failure.EnvSetup, err, "the job's remote %s cannot be reached (%v): %s was not queued", rc.Remote, err, t.ID).
 				WithHint("the work is committed in this tree; run `harness validate %s` again when the remote answers", failure.ShellArg(t.ID))
 		}

@@ -62,3 +62,24 @@ func TestIntegrateTakesTheQueueAsTheRemoteHasIt(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Empty(t, done)
 }
+
+// While the remote refused every push (a server hook), a worker's
+// validation said the remote "cannot be reached" and to try again "when
+// the remote answers": it answered, and said no. A refusal is named as
+// one.
+func TestQueueNamesARefusal(t *testing.T) {
+	defer isolate()()
+	p := newProject(t, state.Concurrent, task("task-001", "true"))
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	p.sh("git init -q --bare " + bare + " && git remote add origin " + bare)
+	p.write("refuse", "#!/bin/sh\necho 'pushes are refused for a while' >&2\nexit 1\n")
+	p.sh("mv refuse " + bare + "/hooks/pre-receive && chmod 755 " + bare + "/hooks/pre-receive")
+	require.NoError(t, remote.Save(p.dir, remote.Config{Remote: "origin", Machine: "m1", Clone: "aaaaaa"}))
+	tk := p.task("task-001")
+	tk.Status, tk.ClaimedBy, tk.Generation, tk.StartedAtCommit = state.InProgress, "m1-w1", 1, p.base
+
+	_, err := p.worker("m1-w1").queue(tk, Tree{Top: p.dir, Dir: p.dir})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the job's remote origin refused task-001's commit")
+	assert.NotContains(t, err.Error(), "cannot be reached")
+}
