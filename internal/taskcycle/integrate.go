@@ -294,8 +294,16 @@ func (w *Worker) integrate(ctx context.Context, s *state.State, ts []state.Task)
 	_, shared := state.Shared(w.Root)
 	if shared {
 		// The tip is the remote's: the push that completes the tasks
-		// moves it only if no other machine moved it first.
-		heads, err := state.Sync(w.Root, "refs/heads/"+branch)
+		// moves it only if no other machine moved it first. Another
+		// machine's tasks, taken over, have their commits on the remote's
+		// queue refs: fetched with the state and the tip, in one go.
+		refs := []string{"refs/heads/" + branch}
+		for _, t := range ts {
+			if !git.CommitExists(mainTop, t.ValidatedCommit) {
+				refs = append(refs, RemoteQueueRef(t.ID, t.Generation))
+			}
+		}
+		heads, err := state.Sync(w.Root, refs...)
 		if err != nil {
 			return nil, false, err
 		}
@@ -331,21 +339,6 @@ func (w *Worker) integrate(ctx context.Context, s *state.State, ts []state.Task)
 			return nil, true, err
 		}
 		return []Integration{*in}, true, err
-	}
-	if shared {
-		var missing []string
-		for _, t := range ts {
-			if !git.CommitExists(mainTop, t.ValidatedCommit) {
-				missing = append(missing, RemoteQueueRef(t.ID, t.Generation))
-			}
-		}
-		if len(missing) > 0 {
-			// Another machine's tasks, taken over: their commits come
-			// from the remote's queue refs.
-			if _, err := state.Sync(w.Root, missing...); err != nil {
-				return nil, false, err
-			}
-		}
 	}
 	head := tip
 	merged := make([]string, len(ts))

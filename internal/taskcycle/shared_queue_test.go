@@ -83,3 +83,37 @@ func TestQueueNamesARefusal(t *testing.T) {
 	assert.Contains(t, err.Error(), "the job's remote origin refused task-001's commit")
 	assert.NotContains(t, err.Error(), "cannot be reached")
 }
+
+// A queued task of a machine that is gone is integrated by another one,
+// from its commit on the remote's queue ref, fetched with the state.
+func TestIntegrateTakesOverAQueuedTaskFromTheRemote(t *testing.T) {
+	defer isolate()()
+	p := newProject(t, state.Concurrent, task("task-001", "test -f done.txt"))
+	branch := git.CurrentBranch(p.dir)
+	_, err := state.Update(p.dir, func(s *state.State) error {
+		s.SetConfig("integration_branch", branch)
+		return nil
+	})
+	require.NoError(t, err)
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	p.sh("git init -q --bare " + bare + " && git remote add origin " + bare + " && git push -q origin HEAD:" + branch)
+	other := filepath.Join(t.TempDir(), "m2")
+	shIn(t, filepath.Dir(other), "git clone -q "+bare+" m2")
+	queued := shIn(t, other, "echo work > done.txt && git add done.txt && git commit -q -m 'task-001: Title of task-001' && git push -q origin HEAD:refs/harness/queued/task-001/g1 && git rev-parse HEAD")
+	require.NoError(t, remote.Save(p.dir, remote.Config{Remote: "origin", Machine: "m1", Clone: "aaaaaa"}))
+	_, err = state.Update(p.dir, func(s *state.State) error {
+		tk := s.Task("task-001")
+		tk.Status, tk.ClaimedBy, tk.ClaimedClone, tk.Generation = state.InProgress, "m2-w1", "bbbbbb", 1
+		tk.StartedAtCommit, tk.ValidatedCommit, tk.ValidatedAt = p.base, queued, "2026-01-01T00:00:00Z"
+		return nil
+	})
+	require.NoError(t, err)
+	require.False(t, git.CommitExists(p.dir, queued))
+
+	done, err := p.worker("supervisor").Integrate(context.Background(), 0)
+	require.NoError(t, err)
+	require.Len(t, done, 1)
+	assert.Nil(t, done[0].Failure)
+	assert.Equal(t, state.Completed, p.task("task-001").Status)
+	assert.Equal(t, "work", shIn(t, p.dir, "git --git-dir="+bare+" show "+branch+":done.txt"))
+}
