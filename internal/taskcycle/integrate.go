@@ -55,8 +55,9 @@ func RemoteQueueRef(taskID string, gen int) string {
 	return fmt.Sprintf("refs/harness/queued/%s/g%d", git.RefName(taskID), gen)
 }
 
-// errTipMoved: the integration branch moved on the remote while a batch
-// was checked; drain runs it again on the new tip.
+// errTipMoved: the integration branch or the queue moved on the remote
+// while a batch was taken or checked; drain takes the queue again and runs
+// it on the new tip.
 var errTipMoved = errors.New("the integration branch moved on the remote")
 
 // FollowRemote moves the local integration branch up to tip, the remote's,
@@ -130,6 +131,10 @@ func (w *Worker) queue(t state.Task, tree Tree) (*Outcome, error) {
 		// On the remote too: were this machine to die, another one
 		// integrates the task from there.
 		if err := rc.Push(w.Root, remote.Update{Ref: RemoteQueueRef(t.ID, t.Generation), New: hash, Force: true}); err != nil {
+			if errors.Is(err, remote.ErrRefused) {
+				return nil, failure.Wrap(failure.EnvSetup, err, "the job's remote %s refused %s's commit (%v): %s was not queued", rc.Remote, t.ID, err, t.ID).
+					WithHint("the work is committed in this tree; run `harness validate %s` again once the remote takes pushes (this machine must be allowed to push refs/harness/* to %s)", failure.ShellArg(t.ID), rc.Remote)
+			}
 			return nil, failure.Wrap(failure.EnvSetup, err, "the job's remote %s cannot be reached (%v): %s was not queued", rc.Remote, err, t.ID).
 				WithHint("the work is committed in this tree; run `harness validate %s` again when the remote answers", failure.ShellArg(t.ID))
 		}
@@ -289,13 +294,33 @@ func (w *Worker) integrate(ctx context.Context, s *state.State, ts []state.Task)
 	_, shared := state.Shared(w.Root)
 	if shared {
 		// The tip is the remote's: the push that completes the tasks
-		// moves it only if no other machine moved it first.
-		heads, err := state.Sync(w.Root, "refs/heads/"+branch)
+		// moves it only if no other machine moved it first. Another
+		// machine's tasks, taken over, have their commits on the remote's
+		// queue refs: fetched with the state and the tip, in one go.
+		refs := []string{"refs/heads/" + branch}
+		for _, t := range ts {
+			if !git.CommitExists(mainTop, t.ValidatedCommit) {
+				refs = append(refs, RemoteQueueRef(t.ID, t.Generation))
+			}
+		}
+		heads, err := state.Sync(w.Root, refs...)
 		if err != nil {
 			return nil, false, err
 		}
 		tip = heads["refs/heads/"+branch]
 		FollowRemote(mainTop, branch, tip)
+		// The tasks as the state just fetched has them: another machine
+		// may have integrated one meanwhile, and removed its commit from
+		// the remote. The caller takes the queue again from that state.
+		cur, err := state.Load(w.Root)
+		if err != nil {
+			return nil, false, err
+		}
+		for i := range ts {
+			if !sameQueued(cur.Task(ts[i].ID), &ts[i]) {
+				return nil, false, errTipMoved
+			}
+		}
 	}
 	if tip == "" {
 		return nil, false, failure.New(failure.EnvSetup, "the integration branch %s does not exist", branch)
@@ -314,21 +339,6 @@ func (w *Worker) integrate(ctx context.Context, s *state.State, ts []state.Task)
 			return nil, true, err
 		}
 		return []Integration{*in}, true, err
-	}
-	if shared {
-		var missing []string
-		for _, t := range ts {
-			if !git.CommitExists(mainTop, t.ValidatedCommit) {
-				missing = append(missing, RemoteQueueRef(t.ID, t.Generation))
-			}
-		}
-		if len(missing) > 0 {
-			// Another machine's tasks, taken over: their commits come
-			// from the remote's queue refs.
-			if _, err := state.Sync(w.Root, missing...); err != nil {
-				return nil, false, err
-			}
-		}
 	}
 	head := tip
 	merged := make([]string, len(ts))

@@ -539,10 +539,12 @@ const batchWait = 2 * time.Second
 // waits in it, and either every running session's worker has queued (or
 // holds nothing), or the oldest waiting task has waited batchWait. Tasks
 // validated at about the same time then go in one batch: their checks on
-// the merged tree run side by side instead of one after the other.
+// the merged tree run side by side instead of one after the other. A
+// shared job's queue waits while its remote cannot be reached: every
+// integration starts with a fetch.
 func (sv *Supervisor) batchReady(s *state.State) bool {
 	q := taskcycle.Queue(s)
-	if len(q) == 0 {
+	if len(q) == 0 || sv.offline != "" {
 		return false
 	}
 	working := 0
@@ -596,20 +598,24 @@ func (sv *Supervisor) startWhereWork(s *state.State) {
 	}
 	order := slices.Clone(sv.slots)
 	slices.SortStableFunc(order, func(a, b *slot) int { return boolInt(holds(s, b.id)) - boolInt(holds(s, a.id)) })
-	lapsed := expired(s)
+	lapsed := lastLapse(s, now)
 	for _, sl := range order {
 		if sl.cmd != nil || sl.stopped {
 			continue
 		}
-		// A claim whose lease ran out is a new event: a worker backing off
-		// after quick sessions may take it at once; one sitting out its own
-		// killed session's lease waits, so that a peer takes the task.
-		if now.Before(sl.notAfter) && (sl.sittingOut || !lapsed) {
+		// A claim whose lease ran out since the worker's last session
+		// started is a new event: a worker backing off after quick
+		// sessions may take it at once. Once: a session that could not
+		// take it (its claim refused by the remote) ends at once too, and
+		// trying again at every poll would spin through the sessions the
+		// supervisor gives up after. One sitting out its own killed
+		// session's lease waits, so that a peer takes the task.
+		if now.Before(sl.notAfter) && (sl.sittingOut || !lapsed.After(sl.started)) {
 			continue
 		}
 		switch {
 		case holds(s, sl.id):
-		case free > 0 || lapsed:
+		case free > 0 || !lapsed.IsZero():
 			free--
 		default:
 			continue
@@ -642,16 +648,20 @@ func holds(s *state.State, id string) bool {
 	return false
 }
 
-// expired reports whether some claim's lease has run out.
-func expired(s *state.State) bool {
-	now := time.Now()
+// lastLapse is when the last claim whose lease has run out by now ran
+// out; zero when none has.
+func lastLapse(s *state.State, now time.Time) time.Time {
+	var last time.Time
 	for i := range s.Tasks {
 		t := &s.Tasks[i]
-		if t.Status == state.InProgress && !t.Validated() && t.LeaseExpired(now) {
-			return true
+		if t.Status != state.InProgress || t.Validated() || !t.LeaseExpired(now) {
+			continue
+		}
+		if exp, err := time.Parse(time.RFC3339, t.LeaseExpiresAt); err == nil && exp.After(last) {
+			last = exp
 		}
 	}
-	return false
+	return last
 }
 
 // start runs a new headless session in the worker's tree.

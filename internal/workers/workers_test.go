@@ -97,3 +97,17 @@ func TestLastLineOf(t *testing.T) {
 	assert.Equal(t, tail[3], lastLineOf(tail, "", "w2"))
 	assert.Equal(t, "", lastLineOf(tail, "", "w3"))
 }
+
+// A machine cut off from the remote ran its merge queue at every poll,
+// and each run printed the same failed fetch, 15 errors of six lines in
+// 15 s beside the one line that says the remote cannot be reached. The
+// queue waits until the remote answers.
+func TestTheQueueWaitsForTheRemote(t *testing.T) {
+	s := &state.State{Tasks: []state.Task{
+		{ID: "a", Status: state.InProgress, ClaimedBy: "m1-w1", ValidatedCommit: "abc", ValidatedAt: "2026-01-01T00:00:00Z"},
+	}}
+	sv := &Supervisor{o: Options{Shared: &remote.Config{Remote: "origin", Machine: "m1"}, Now: time.Now}}
+	assert.True(t, sv.batchReady(s))
+	sv.offline = "the remote cannot be reached"
+	assert.False(t, sv.batchReady(s))
+}
