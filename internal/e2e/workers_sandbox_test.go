@@ -37,7 +37,7 @@ const plantScript = `for d in "$HOME"/.local/state/harness/records/*/; do touch 
 // Code's sandbox: the task cycle goes through the harness's MCP tools, the
 // work through Bash (confined), which also tries to write into the main
 // tree, outside its sandbox.
-func sandboxedBrain(main string) func(r *fakeapi.Request) (fakeapi.Turn, bool) {
+func sandboxedBrain(main, machine string) func(r *fakeapi.Request) (fakeapi.Turn, bool) {
 	return func(r *fakeapi.Request) (fakeapi.Turn, bool) {
 		name, input, result := lastTool(r)
 		switch {
@@ -57,7 +57,7 @@ func sandboxedBrain(main string) func(r *fakeapi.Request) (fakeapi.Turn, bool) {
 			// Beside the work, writes into the main tree and into the
 			// other workers' trees: outside this worker's sandbox.
 			others := ""
-			for _, w := range []string{"w1", "w2", "w3"} {
+			for _, w := range []string{machine + "w1", machine + "w2", machine + "w3"} {
 				if w != claimed.By {
 					others += fmt.Sprintf(" ../%s/escaped-%s", w, j.file)
 				}
@@ -90,6 +90,22 @@ func sandboxedBrain(main string) func(r *fakeapi.Request) (fakeapi.Turn, bool) {
 // trees fail. Every task is integrated exactly once.
 func TestScenarioWorkersSandboxed(t *testing.T) {
 	t.Parallel()
+	runSandboxedWorkers(t, false)
+}
+
+// TestScenarioWorkersSandboxedRemote is TestScenarioWorkersSandboxed on a
+// job shared through a git remote (a bare repository outside /tmp):
+// `harness workers 3 --remote origin --machine m1`. The MCP server's
+// verbs run outside the sandbox and publish each change on the remote's
+// refs like any verb; the sessions' own commands reach neither the record
+// nor the remote's refs. Every task is integrated exactly once, and the
+// remote's trail (`harness history`) replays without a violation.
+func TestScenarioWorkersSandboxedRemote(t *testing.T) {
+	t.Parallel()
+	runSandboxedWorkers(t, true)
+}
+
+func runSandboxedWorkers(t *testing.T, shared bool) {
 	p := newSandboxedProject(t)
 	p.initState()
 	p.writeFile("plant.sh", plantScript)
@@ -102,9 +118,21 @@ func TestScenarioWorkersSandboxed(t *testing.T) {
 		}
 		p.add(j.title, args...)
 	}
-	api := fakeapi.New(t, fakeapi.Loop(sandboxedBrain(p.Dir)))
+	args := []string{"workers", "3"}
+	machine := ""
+	if shared {
+		bare := filepath.Join(outsideTmp(t)(), "remote.git")
+		if out, err := exec.Command("git", "init", "-q", "--bare", "-b", "main", bare).CombinedOutput(); err != nil {
+			t.Fatalf("git init --bare: %v %s", err, out)
+		}
+		p.git("remote", "add", "origin", bare)
+		p.git("push", "-q", "origin", "main")
+		args = append(args, "--remote", "origin", "--machine", "m1")
+		machine = "m1-"
+	}
+	api := fakeapi.New(t, fakeapi.Loop(sandboxedBrain(p.Dir, machine)))
 	claude := RequireClaude(t)
-	cmd := exec.Command(filepath.Join(p.Bin, "harness"), "workers", "3", "--", "--dangerously-skip-permissions")
+	cmd := exec.Command(filepath.Join(p.Bin, "harness"), append(args, "--", "--dangerously-skip-permissions")...)
 	cmd.Dir = p.Dir
 	trees := outsideTmp(t)()
 	cmd.Env = append(runEnv(p, api), "HARNESS_CLAUDE="+claude, noRetries, "HARNESS_WORKTREES="+trees)
@@ -154,7 +182,7 @@ func TestScenarioWorkersSandboxed(t *testing.T) {
 			t.Errorf("a worker's sandboxed command wrote into the main tree (escaped-%s)", j.file)
 		}
 	}
-	if found, _ := filepath.Glob(filepath.Join(trees, "*", "w*", "escaped-*")); len(found) > 0 {
+	if found, _ := filepath.Glob(filepath.Join(trees, "*", machine+"w*", "escaped-*")); len(found) > 0 {
 		t.Errorf("a worker's sandboxed command wrote into another worker's tree: %v", found)
 	}
 	// plant.sh ran as a check and as a cleanup, and never reached the record.
@@ -166,5 +194,14 @@ func TestScenarioWorkersSandboxed(t *testing.T) {
 	}
 	if strings.Contains(log, "TAMPER") {
 		t.Errorf("TAMPER in the log:\n%s", log)
+	}
+	if shared {
+		history := exec.Command(filepath.Join(p.Bin, "harness"), "history")
+		history.Dir = p.Dir
+		history.Env = runEnv(p, api)
+		out, err := testbin.AsPerson(history).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "no task was held by two workers at once, none was integrated twice") || strings.Contains(string(out), "VIOLATION") {
+			t.Errorf("harness history: %v\n%s", err, out)
+		}
 	}
 }
