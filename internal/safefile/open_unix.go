@@ -3,6 +3,8 @@
 package safefile
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -13,4 +15,75 @@ import (
 // process's. Reads and writes of a regular file ignore O_NONBLOCK.
 func open(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return os.OpenFile(path, flag|syscall.O_NONBLOCK|syscall.O_NOCTTY, perm)
+}
+
+// readFile is ReadFile in system calls of its own: an *os.File of a file
+// opened O_NONBLOCK costs an epoll registration (refused for a regular
+// file) and its Stat a second fstat, and a read of a regular file that
+// comes back short has met the end (a second read to see EOF is not
+// needed).
+func readFile(path string, limit int64) ([]byte, error) {
+	fd, err := retry(func() (int, error) {
+		return syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if uint32(st.Mode)&syscall.S_IFMT != syscall.S_IFREG {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(modeOf(uint32(st.Mode))))}
+	}
+	if st.Size > limit {
+		return nil, tooLarge(path, limit)
+	}
+	data := make([]byte, 0, st.Size+1)
+	for {
+		n, err := retry(func() (int, error) { return syscall.Read(fd, data[len(data):cap(data)]) })
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+		asked := cap(data) - len(data)
+		data = data[:len(data)+n]
+		if int64(len(data)) > limit {
+			return nil, tooLarge(path, limit)
+		}
+		if n < asked {
+			return data, nil // short: the end of a regular file
+		}
+		data = append(data, 0)[:len(data)] // it grew: room for more
+	}
+}
+
+// retry runs a system call again while a signal interrupts it (the Go
+// runtime's own preemption signals among them).
+func retry(call func() (int, error)) (int, error) {
+	for {
+		n, err := call()
+		if err != syscall.EINTR {
+			return n, err
+		}
+	}
+}
+
+// modeOf is the file type of a stat's mode, as fs.FileMode says it.
+func modeOf(m uint32) fs.FileMode {
+	switch m & syscall.S_IFMT {
+	case syscall.S_IFDIR:
+		return fs.ModeDir
+	case syscall.S_IFIFO:
+		return fs.ModeNamedPipe
+	case syscall.S_IFSOCK:
+		return fs.ModeSocket
+	case syscall.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFBLK:
+		return fs.ModeDevice
+	case syscall.S_IFLNK:
+		return fs.ModeSymlink
+	}
+	return fs.ModeIrregular
 }

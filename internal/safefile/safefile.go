@@ -64,23 +64,17 @@ func regular(f *os.File, err error) (*os.File, error) {
 }
 
 // ReadFile reads the regular file at path whole, when it holds at most
-// limit bytes.
-func ReadFile(path string, limit int64) ([]byte, error) {
-	f, err := Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > limit {
+// limit bytes. Every hook reads a few such files, so on Unix it does so in
+// four system calls (open, fstat, read, close; readFile).
+func ReadFile(path string, limit int64) ([]byte, error) { return readFile(path, limit) }
+
+// readAll reads f, whose size was size when it was opened, whole: one
+// byte past the limit is asked for, to tell a file that grew past it.
+func readAll(f *os.File, path string, size, limit int64) ([]byte, error) {
+	if size > limit {
 		return nil, tooLarge(path, limit)
 	}
-	// The size may change while it is read: read one byte past the limit
-	// to tell a file that grew past it.
-	data := make([]byte, 0, fi.Size()+1)
+	data := make([]byte, 0, size+1)
 	for {
 		n, err := f.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]

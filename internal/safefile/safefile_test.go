@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,6 +31,7 @@ func TestReadFile(t *testing.T) {
 		{"regular", write("a", "hello"), 10, "hello", nil},
 		{"empty", write("e", ""), 10, "", nil},
 		{"exactly the limit", write("l", "12345"), 5, "12345", nil},
+		{"larger than one read", write("big", strings.Repeat("x", 300<<10)), 1 << 20, strings.Repeat("x", 300<<10), nil},
 		{"over the limit", write("o", "123456"), 5, "", ErrTooLarge},
 		{"symlink to a regular file", link, 100, "via a link", nil},
 		{"directory", dir, 100, "", ErrNotRegular},
