@@ -636,7 +636,7 @@ func TouchLog(root string, fi os.FileInfo) { stampLog(root, fi) }
 
 func writeMark(dir string, m Mark) error {
 	markWrites.Add(1)
-	return replace(filepath.Join(dir, markName), m.encode())
+	return jsonobj.WriteFile(filepath.Join(dir, markName), m.encode(), 0o600)
 }
 
 // markWrites counts this process's writes of a mark: a mark read before

@@ -17,6 +17,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/harness-agent/harness/internal/atomicfile"
+	"github.com/harness-agent/harness/internal/jsonobj"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/safefile"
@@ -117,10 +119,11 @@ func Store(st *state.State) {
 	}
 }
 
-// write replaces the cache atomically (a temporary file renamed over it)
-// but without fsync: the cache is derived data, and a copy lost or left
-// empty by a crash is read as stale and rebuilt from the state. An fsync
-// costs milliseconds on every state write, the hooks' included.
+// write writes the cache (jsonobj.WriteFile: in place when only the key's
+// stamp and a count moved, else a temporary file renamed over it) but
+// without fsync: the cache is derived data, and a copy lost or left empty
+// by a crash is read as stale and rebuilt from the state. An fsync costs
+// milliseconds on every state write, the hooks' included.
 //
 // A second copy goes to the record's directory (internal/record), outside
 // the work tree, where removing .harness-runtime (`git clean -fdx`, a
@@ -129,17 +132,9 @@ func Store(st *state.State) {
 func (s *Summary) write(dir string) {
 	data := s.encode()
 	os.MkdirAll(filepath.Join(dir, RuntimeDir), 0o755)
-	replace(Path(dir), data, 0o644)
+	jsonobj.WriteFile(Path(dir), data, 0o644)
 	if copy := recordPath(dir); copy != "" {
-		replace(copy, data, 0o600)
-	}
-}
-
-// replace writes data to path through a temporary file renamed over it.
-func replace(path string, data []byte, perm os.FileMode) {
-	tmp := fmt.Sprintf("%s.%d", path, os.Getpid())
-	if os.WriteFile(tmp, data, perm) != nil || os.Rename(tmp, path) != nil {
-		os.Remove(tmp)
+		jsonobj.WriteFile(copy, data, 0o600)
 	}
 }
 
@@ -350,7 +345,7 @@ func cached(dir string, fits func(key string) bool) *Summary {
 	if s != nil {
 		// .harness-runtime was removed: the record's copy puts it back.
 		if data, err := safefile.ReadFile(copy, maxSummary); err == nil && os.MkdirAll(filepath.Join(dir, RuntimeDir), 0o755) == nil {
-			replace(Path(dir), data, 0o644)
+			atomicfile.Replace(Path(dir), data, 0o644)
 		}
 	}
 	return s
