@@ -14,7 +14,7 @@ import (
 var historyVerb = &command{
 	name: "history",
 	args: "[--quiet]",
-	summary: "replay a job shared through a git remote from its audit trail (the remote's refs/harness/state): every change, " +
+	summary: "replay a job shared through a git remote from its audit trail (the remote's refs/harness/state and refs/harness/tasks/*): every change, " +
 		"who made it and what it did, checking that no task was held by two workers at once nor integrated twice (exit 1 when one was)",
 	run:  runHistory,
 	view: true,
@@ -57,8 +57,8 @@ func runHistory(e *Env, c *command, args []string) int {
 		lost = append(lost, fmt.Sprintf("%s %d", m, r.Rejected[m]))
 		total += r.Rejected[m]
 	}
-	fmt.Fprintf(e.Stdout, "%d changes on %s %s; pushes that lost a race (replayed or refused, as each machine's log has them): %d (%s)\n",
-		len(r.Steps), rc.Remote, remote.StateRef, total, strings.Join(lost, ", "))
+	fmt.Fprintf(e.Stdout, "%d changes on %s %s and %d task refs; pushes that lost a race (replayed or refused, as each machine's log has them): %d (%s)\n",
+		len(r.Steps), rc.Remote, remote.StateRef, r.TaskRefs, total, strings.Join(lost, ", "))
 	local, _ := safefile.ReadFile(state.Path(dir), state.MaxFileSize)
 	if len(r.Steps) > 0 && string(local) == string(r.Final) {
 		fmt.Fprintf(e.Stdout, "replayed: the last change is this machine's %s, byte for byte\n", state.FileName)

@@ -213,7 +213,7 @@ func publishRemote(dir string, rc *remote.Config, n int, now time.Time) error {
 		return nil
 	}
 	if head := heads[remote.StateRef]; head != "" && remote.ReadSynced(dir).Commit == "" {
-		theirs, _ := remote.Read(dir, head, remote.TasksFile)
+		theirs, _ := state.Composed(dir)
 		mine, _ := safefile.ReadFile(state.Path(dir), state.MaxFileSize)
 		if string(theirs) != string(mine) {
 			return failure.New(failure.Usage, "the remote %s already holds a job (%s %s), not this one", rc.Remote, remote.StateRef, git.Short(head)).
@@ -268,9 +268,9 @@ func (e *Env) joinRemote(rc *remote.Config, n int) (string, error) {
 		return "", failure.New(failure.Usage, "the remote %s holds no job (no %s)", rc.Remote, remote.StateRef).
 			WithHint("publish it from the machine that holds it: harness workers N --remote %s", rc.Remote)
 	}
-	data, ok := remote.Read(top, head, remote.TasksFile)
-	if !ok {
-		return "", failure.New(failure.EnvSetup, "the remote's %s (%s) holds no %s", remote.StateRef, git.Short(head), remote.TasksFile)
+	data, err := state.Composed(top)
+	if err != nil {
+		return "", err
 	}
 	if _, err := state.Parse(data, state.Path(top)); err != nil {
 		return "", err
@@ -281,12 +281,11 @@ func (e *Env) joinRemote(rc *remote.Config, n int) (string, error) {
 	if err := remote.Save(top, *rc); err != nil {
 		return "", failure.Wrap(failure.EnvSetup, err, "cannot record the remote: %v", err)
 	}
-	if err := state.Restore(top, data); err != nil {
+	if err := state.Materialize(top); err != nil {
 		return "", err
 	}
 	progress.Append(top, progress.Entry{Time: e.Now(), Type: progress.Init,
 		Message: fmt.Sprintf("machine %s joined the job shared through %s (state %s)", rc.Machine, rc.Remote, git.Short(head))})
-	remote.WriteSynced(top, remote.Synced{Commit: head})
 	marker := filepath.Join(top, root.ActiveMarker)
 	if _, err := os.Stat(marker); os.IsNotExist(err) {
 		if err := os.WriteFile(marker, nil, 0o644); err != nil {

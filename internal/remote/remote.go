@@ -1,24 +1,28 @@
 // Package remote carries a job's state through a git remote, so that
 // workers on several machines share one job without a server of their own:
-// the tasks file and each machine's progress log live in the tree of a
-// commit on the remote's refs/harness/state, and every change is a new
-// commit pushed with compare-and-swap (git push --force-with-lease), which
-// every git server applies atomically. The history of that ref is the
-// job's audit trail.
+// the job (its tasks file) lives in the tree of a commit on the remote's
+// refs/harness/state, each task that changed since on a ref of its own
+// (refs/harness/tasks/<id>), and every change is a new commit on the refs
+// it moves, pushed with compare-and-swap (git push --force-with-lease),
+// which every git server applies atomically. Two changes race only when
+// they move the same ref: the same task, or the job as a whole. The
+// history of those refs is the job's audit trail.
 //
-// This package is the transport alone: fetch the ref, read what it holds,
-// write a commit on top of it, push it if the ref is still where it was.
-// What a change is, and how one that lost the race is replayed, is
-// internal/state's (UpdateThen).
+// This package is the transport alone: fetch the refs, read what they
+// hold, write commits on top of them, push them if they are still where
+// they were. What a change is, which refs it moves, and how one that lost
+// the race is replayed, is internal/state's (UpdateThen).
 package remote
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +44,23 @@ const TasksFile = "harness-tasks.json"
 // LogFile is machine's progress log's name in its machine ref's tree (in
 // the state commit's, on a job shared before machine refs).
 func LogFile(machine string) string { return "harness-progress." + machine + ".txt" }
+
+// tasksPrefix holds one ref per task that changed since it was added to
+// the job, refs/harness/tasks/<id>: a commit whose tree holds the task's
+// entry (TaskFile), which stands for the task's entry in the state
+// commit's tasks file. Every change of a task moves its ref alone, so two
+// machines changing different tasks never race.
+const tasksPrefix = "refs/harness/tasks/"
+
+// TaskRefs is what Fetch takes to bring every task's ref (it always does).
+const TaskRefs = tasksPrefix
+
+// TaskRef is the ref of the task id on the remote.
+func TaskRef(id string) string { return tasksPrefix + id }
+
+// TaskFile is the task's entry's name in a task ref's tree: the task's
+// JSON object, as in the tasks file.
+const TaskFile = "task.json"
 
 // machinesPrefix holds one ref per machine, refs/harness/machines/<name>:
 // a commit whose tree holds the machine's log and its supervisor's board.
@@ -228,8 +249,12 @@ func Save(root string, c Config) error {
 
 // Synced is what this machine last took from or gave to the remote.
 type Synced struct {
-	Commit string `json:"commit"` // the state commit the local tasks file is
-	Log    int64  `json:"log"`    // the size of the local log as last published
+	Commit string `json:"commit"` // the state commit the local tasks file is made of
+	// Refs stands for the state commit and every task ref's commit the
+	// local tasks file is made of (a hash of them): when it is what was
+	// fetched, the file is the remote's already.
+	Refs string `json:"refs,omitempty"`
+	Log  int64  `json:"log"` // the size of the local log as last published
 }
 
 // ReadSynced returns root's Synced, zero when none.
@@ -257,11 +282,17 @@ var ErrUnreachable = errors.New("remote unreachable")
 // netEnv keeps git from asking for credentials on a terminal nobody reads.
 var netEnv = []string{"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "SSH_ASKPASS=true"}
 
-// Fetch brings the remote's state ref and the extra refs into this
-// repository (each under refs/harness/remote/…) and returns the commit
-// each one is at on the remote, "" for one that does not exist there.
+// Fetch brings the remote's state ref, its task refs and the extra refs
+// into this repository (each under refs/harness/remote/…), in one fetch,
+// and returns the commit each named one is at on the remote, "" for one
+// that does not exist there (the task refs: Tracked).
 func (c Config) Fetch(dir string, extra ...string) (map[string]string, error) {
-	refs := append([]string{StateRef}, extra...)
+	refs := []string{StateRef, tasksPrefix}
+	for _, r := range extra {
+		if r != tasksPrefix {
+			refs = append(refs, r)
+		}
+	}
 	args := []string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc", "--prune", c.Remote}
 	for _, r := range refs {
 		// A pattern refspec: a ref missing on the remote is no error, and
@@ -337,6 +368,60 @@ func MachineTime(dir, machine string) time.Time {
 	return time.Unix(sec, 0).UTC()
 }
 
+// Tracked returns the state commit and each task's ref (task id → commit)
+// as last fetched into dir's repository, read in one step.
+func Tracked(dir string) (state string, tasks map[string]string) {
+	tasks = map[string]string{}
+	prefix := Track(tasksPrefix)
+	out, _ := git.Run(dir, "for-each-ref", "--format=%(objectname) %(refname)", trackRef, prefix)
+	for _, l := range strings.Split(out, "\n") {
+		commit, ref, ok := strings.Cut(l, " ")
+		switch {
+		case !ok:
+		case ref == trackRef:
+			state = commit
+		default:
+			tasks[strings.TrimPrefix(ref, prefix)] = commit
+		}
+	}
+	return state, tasks
+}
+
+// ReadAll returns the file of each "commit:name" of specs, in one git
+// process; nil for one that does not exist.
+func ReadAll(dir string, specs []string) [][]byte {
+	out := make([][]byte, len(specs))
+	if len(specs) == 0 {
+		return out
+	}
+	var in strings.Builder
+	for _, s := range specs {
+		in.WriteString(s + "\n")
+	}
+	data, err := git.Cmd{Dir: dir, Stdin: []byte(in.String())}.Output("cat-file", "--batch")
+	if err != nil {
+		return out
+	}
+	// Each answer: "<oid> <type> <size>\n<content>\n", or "<spec> missing\n".
+	for i := range specs {
+		line, rest, ok := bytes.Cut(data, []byte("\n"))
+		if !ok {
+			break
+		}
+		data = rest
+		f := strings.Fields(string(line))
+		if len(f) != 3 || f[1] != "blob" {
+			continue
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil || n+1 > len(data) {
+			break
+		}
+		out[i], data = data[:n:n], data[n+1:]
+	}
+	return out
+}
+
 // Read returns the file name in the tree of commit, byte for byte; ok is
 // false when it has none.
 func Read(dir, commit, name string) ([]byte, bool) {
@@ -396,6 +481,24 @@ func Commit(dir, parent string, files map[string][]byte, message string) (string
 	return git.Cmd{Dir: dir, Env: identity}.Run(args...)
 }
 
+// CommitFile writes a commit on parent ("" for the first) whose tree holds
+// name alone, and returns it: a task ref's commit.
+func CommitFile(dir, parent, name string, data []byte, message string) (string, error) {
+	hash, err := git.Cmd{Dir: dir, Stdin: data}.Run("hash-object", "-w", "--stdin")
+	if err != nil {
+		return "", err
+	}
+	treeHash, err := git.Cmd{Dir: dir, Stdin: []byte("100644 blob " + hash + "\t" + name + "\n")}.Run("mktree")
+	if err != nil {
+		return "", err
+	}
+	args := []string{"commit-tree", treeHash, "-m", message}
+	if parent != "" {
+		args = append(args, "-p", parent)
+	}
+	return git.Cmd{Dir: dir, Env: identity}.Run(args...)
+}
+
 var identity = []string{"GIT_AUTHOR_NAME=harness", "GIT_AUTHOR_EMAIL=harness@localhost",
 	"GIT_COMMITTER_NAME=harness", "GIT_COMMITTER_EMAIL=harness@localhost"}
 
@@ -439,9 +542,10 @@ func (c Config) Push(dir string, ups ...Update) error {
 	return nil
 }
 
-// Change is one commit of the state ref's history.
+// Change is one commit of the history of the state ref or of a task's.
 type Change struct {
 	Commit  string
+	Ref     string    // the ref on the remote it moved: StateRef or a TaskRef
 	Time    time.Time // when it was made (the committer's clock)
 	Subject string    // who made it, by which command
 }
@@ -472,24 +576,33 @@ func classify(porcelain string, err error) error {
 	return fmt.Errorf("%w: %s", ErrUnreachable, oneLine(err.Error()))
 }
 
-// History lists the state ref's changes as last fetched, oldest first.
-func History(dir string) ([]Change, error) {
+// Changes lists the changes of the state ref and of every task's ref as
+// last fetched, oldest first, a ref's own in the order they were made (one
+// git process: their histories share no commit).
+func Changes(dir string) ([]Change, error) {
 	if git.RefHead(dir, trackRef) == "" {
 		return nil, nil
 	}
-	out, err := git.Run(dir, "log", "--reverse", "--first-parent", "--format=%H %ct %s", trackRef)
+	out, err := git.Run(dir, "log", "--reverse", "--date-order", "--source", "--format=%H %ct %S %s",
+		trackRef, "--glob="+strings.TrimSuffix(Track(tasksPrefix), "/"))
 	if err != nil || out == "" {
 		return nil, err
 	}
 	var changes []Change
 	for _, line := range strings.Split(out, "\n") {
-		parts := strings.SplitN(line, " ", 3)
-		if len(parts) < 3 {
+		parts := strings.SplitN(line, " ", 4)
+		if len(parts) < 4 {
 			continue
 		}
 		var sec int64
 		fmt.Sscan(parts[1], &sec)
-		changes = append(changes, Change{Commit: parts[0], Time: time.Unix(sec, 0).UTC(), Subject: parts[2]})
+		ref := StateRef
+		if id, ok := strings.CutPrefix(parts[2], Track(tasksPrefix)); ok {
+			ref = TaskRef(id)
+		} else if parts[2] != trackRef {
+			continue
+		}
+		changes = append(changes, Change{Commit: parts[0], Ref: ref, Time: time.Unix(sec, 0).UTC(), Subject: parts[3]})
 	}
 	return changes, nil
 }

@@ -71,11 +71,30 @@ func TestPushIsCompareAndSwap(t *testing.T) {
 	assert.Equal(t, "{}\n", string(data), "kept from the parent, byte for byte")
 	assert.ElementsMatch(t, []string{TasksFile, LogFile("m")}, Files(dir, second))
 
-	changes, err := History(dir)
+	// A task's ref beside it: one fetch brings both, and the trail lists
+	// the changes of both, each with its ref.
+	task, err := CommitFile(dir, "", TaskFile, []byte("{\"id\": \"task-001\"}\n"), "third: task")
 	require.NoError(t, err)
-	require.Len(t, changes, 2)
-	assert.Equal(t, "first", changes[0].Subject)
-	assert.Equal(t, "second", changes[1].Subject)
+	require.NoError(t, c.Push(dir, Update{Ref: TaskRef("task-001"), New: task}))
+	gitIn(t, dir, "update-ref", "-d", Track(TaskRef("task-001")))
+	_, err = c.Fetch(dir)
+	require.NoError(t, err)
+	head, tasks := Tracked(dir)
+	assert.Equal(t, second, head)
+	assert.Equal(t, map[string]string{"task-001": task}, tasks)
+	got := ReadAll(dir, []string{task + ":" + TaskFile, second + ":" + TasksFile, second + ":nothing"})
+	assert.Equal(t, []string{"{\"id\": \"task-001\"}\n", "{}\n", ""}, []string{string(got[0]), string(got[1]), string(got[2])})
+	assert.Nil(t, got[2])
+
+	changes, err := Changes(dir)
+	require.NoError(t, err)
+	require.Len(t, changes, 3)
+	byRef := map[string][]string{}
+	for _, ch := range changes {
+		byRef[ch.Ref] = append(byRef[ch.Ref], ch.Subject)
+	}
+	assert.Equal(t, map[string][]string{StateRef: {"first", "second"}, TaskRef("task-001"): {"third: task"}}, byRef,
+		"each ref's changes, in the order they were made")
 }
 
 func TestUnreachable(t *testing.T) {

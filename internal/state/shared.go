@@ -1,18 +1,26 @@
 package state
 
-// A job shared through a git remote (internal/remote): the remote's
-// refs/harness/state is the state, and this machine's tasks file a copy of
-// it. Every change is made on the state as the remote has it and published
-// by compare-and-swap before it is written here; a change that lost the
-// race is replayed on the new state when the tasks it touched did not move
-// there, and refused as no longer applying when they did.
+// A job shared through a git remote (internal/remote): the remote's refs
+// are the state, and this machine's tasks file a copy of what they make:
+// the tasks file of refs/harness/state with each task that has a ref of its
+// own (refs/harness/tasks/<id>) as that ref has it. A change of tasks moves
+// those tasks' refs alone; a change of the job as a whole (tasks added or
+// removed, settings, session counts) moves the state ref. Every change is
+// made on the state as the remote has it and published by one atomic
+// compare-and-swap of the refs it moves before it is written here, so two
+// changes race only when they move the same ref: the same task, or the
+// job. A change that lost the race is replayed on the new state when the
+// tasks it touched did not move there, and refused as no longer applying
+// when they did.
 
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,6 +31,7 @@ import (
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/remote"
 	"github.com/harness-agent/harness/internal/safefile"
+	"github.com/tidwall/gjson"
 )
 
 // Shared reports whether the job of dir is shared through a git remote,
@@ -45,7 +54,7 @@ var ErrRefMoved = errors.New("a published ref moved on the remote")
 // changed on the remote by another machine since.
 type Conflict struct {
 	Task string // the task changed on both sides ("" for the job's settings)
-	By   string // the state commit's message that changed it
+	By   string // the message of the commit that changed it
 }
 
 func (c *Conflict) Error() string {
@@ -67,12 +76,10 @@ const maxRaces = 50
 // updateShared is UpdateThen for a job shared through rc. The caller holds
 // the transaction lock.
 func updateShared(dir string, rc remote.Config, fn func(*State) error, written func(*State)) (*State, error) {
-	heads, err := rc.Fetch(dir)
-	if err != nil {
+	if _, err := rc.Fetch(dir); err != nil {
 		return nil, unreachable(rc, err)
 	}
-	head := heads[remote.StateRef]
-	if err := materialize(dir, head); err != nil {
+	if _, err := materialize(dir); err != nil {
 		return nil, err
 	}
 	s, err := loadForChange(dir)
@@ -98,7 +105,7 @@ func updateShared(dir string, rc remote.Config, fn func(*State) error, written f
 		progress.AppendBytes(dir, lines)
 		return s, nil
 	}
-	c := &change{dir: dir, rc: rc, s: s, head: head, doc: doc, lines: lines}
+	c := &change{dir: dir, rc: rc, s: s, doc: doc, lines: lines}
 	if err := c.publish(); err != nil {
 		return s, err
 	}
@@ -107,15 +114,14 @@ func updateShared(dir string, rc remote.Config, fn func(*State) error, written f
 	for _, l := range c.lost {
 		progress.AppendBytes(dir, l)
 	}
-	if c.head == head {
-		if _, err := s.save(); err != nil {
-			return s, err
-		}
-	} else {
-		if err := Restore(dir, c.doc); err != nil {
-			return s, err
-		}
-		ns, err := Parse(c.doc, Path(dir))
+	// The local file becomes what the refs make now, byte for byte what
+	// any machine makes of them.
+	made, err := materialize(dir)
+	if err != nil {
+		return s, err
+	}
+	if made != nil {
+		ns, err := Parse(made, Path(dir))
 		if err != nil {
 			return s, err
 		}
@@ -123,11 +129,6 @@ func updateShared(dir string, rc remote.Config, fn func(*State) error, written f
 		ns.snapshot()
 		s = ns
 	}
-	// The log is published on the machine's own ref (PublishLog), not
-	// with the change: how much of it was stays as it was.
-	synced := remote.ReadSynced(dir)
-	synced.Commit = c.pushed
-	remote.WriteSynced(dir, synced)
 	if written != nil {
 		written(s)
 	}
@@ -139,19 +140,17 @@ type change struct {
 	dir   string
 	rc    remote.Config
 	s     *State   // the state as the change left it
-	head  string   // the state commit it is made on
 	doc   []byte   // the tasks file it makes
 	lines []byte   // the log lines it wrote
 	lost  [][]byte // a LOCK line per race it lost and was replayed
-	// pushed is the state commit that published it.
-	pushed string
 }
 
-// publish pushes the change as a commit on c.head, with the refs it
-// moves (PublishRef), as one compare-and-swap. A lost race fetches the new
-// state and replays the change on it (replay), until it lands, no longer
-// applies (*Conflict), moves a ref another machine moved (ErrRefMoved),
-// or has lost too often or too long.
+// publish pushes the change: a commit on the ref of each task it changed,
+// and on the state ref when it changed the job as a whole, with the refs
+// it moves (PublishRef), as one compare-and-swap. A lost race fetches the
+// new state and replays the change on it (replay), until it lands, no
+// longer applies (*Conflict), moves a ref another machine moved
+// (ErrRefMoved), or has lost too often or too long.
 func (c *change) publish() error {
 	message := changeMessage(c.rc)
 	// A change that keeps losing gives up in bounded time, sooner in a
@@ -165,26 +164,22 @@ func (c *change) publish() error {
 		refs = append(refs, u.Ref)
 	}
 	for race := 1; ; race++ {
-		// The tasks file alone: the smaller the push, the shorter the
-		// window in which another machine's change makes it lose.
-		commit, err := remote.Commit(c.dir, c.head, map[string][]byte{remote.TasksFile: c.doc}, message)
+		ups, err := c.updates(message)
 		if err != nil {
 			return failure.Wrap(failure.EnvSetup, err, "cannot write the state commit: %v", err)
 		}
-		ups := append([]remote.Update{{Ref: remote.StateRef, Old: c.head, New: commit}}, c.s.publish...)
 		if beforePush != nil {
 			beforePush()
 		}
 		err = c.rc.Push(c.dir, ups...)
 		if err == nil {
-			c.pushed = commit
 			return nil
 		}
 		if !errors.Is(err, remote.ErrLost) {
 			return unreachable(c.rc, err)
 		}
 		if race >= maxRaces || time.Now().After(deadline) {
-			return failure.New(failure.EnvSetup, "%s: lost the race for %s %d times in a row; the change was not made", c.rc.Remote, remote.StateRef, race).
+			return failure.New(failure.EnvSetup, "%s: lost the race for %s %d times in a row; the change was not made", c.rc.Remote, refList(ups), race).
 				WithHint("too many machines write the job at once; run the command again")
 		}
 		time.Sleep(backoff(race - 1))
@@ -197,49 +192,237 @@ func (c *change) publish() error {
 				return ErrRefMoved
 			}
 		}
-		head := heads[remote.StateRef]
-		theirs, ok := remote.Read(c.dir, head, remote.TasksFile)
-		if !ok {
-			return failure.New(failure.EnvSetup, "%s: %s holds no %s", c.rc.Remote, remote.StateRef, remote.TasksFile)
+		ref, by := moved(c.dir, ups)
+		theirs, _, err := compose(c.dir, tracked(c.dir))
+		if err != nil {
+			return err
 		}
-		by := remote.Subject(c.dir, head)
 		doc, conflict := replay(c.s, theirs, by)
 		if conflict != nil {
 			progress.Append(c.dir, progress.Entry{Time: time.Now(), Session: c.s.SessionCount, Type: progress.Lock,
 				Message: fmt.Sprintf("remote push of `%s` rejected: %s", commandLine(), conflict.Error())})
-			materialize(c.dir, head)
+			materialize(c.dir)
 			return failure.Wrap(failure.Usage, conflict, "%s", conflict.Error()).
 				WithHint("run `harness status` to see the job as it is now")
 		}
 		c.lost = append(c.lost, []byte(progress.Entry{Time: time.Now(), Session: c.s.SessionCount, Type: progress.Lock,
-			Message: fmt.Sprintf("remote push of `%s` rejected: %s moved (%s); replayed on the new state", commandLine(), remote.StateRef, by)}.String()+"\n"))
-		c.head, c.doc = head, doc
+			Message: fmt.Sprintf("remote push of `%s` rejected: %s moved (%s); replayed on the new state", commandLine(), ref, by)}.String()+"\n"))
+		c.doc = doc
 	}
 }
 
-// materialize makes the local tasks file the state commit head's, when it
-// is not already: a change of another machine, or this machine's own
-// published just before a crash. The caller holds the transaction lock.
-func materialize(dir, head string) error {
-	if head == "" || remote.ReadSynced(dir).Commit == head {
+// updates writes the commits of the change on the refs as last fetched
+// and returns the moves that publish them: the ref of each task the change
+// changed, from where it was (a task's first change creates it); the state
+// ref when the change is the job's (jobLevel), with the removed tasks'
+// refs deleted; and the refs the change publishes with them.
+func (c *change) updates(message string) ([]remote.Update, error) {
+	v := tracked(c.dir)
+	var ups []remote.Update
+	if v.head == "" || jobLevel(c.s) {
+		commit, err := remote.Commit(c.dir, v.head, map[string][]byte{remote.TasksFile: c.doc}, message)
+		if err != nil {
+			return nil, err
+		}
+		ups = append(ups, remote.Update{Ref: remote.StateRef, Old: v.head, New: commit})
+		for _, i := range c.s.removed {
+			if id := c.s.origTasks[i].ID; v.tasks[id] != "" {
+				ups = append(ups, remote.Update{Ref: remote.TaskRef(id), Old: v.tasks[id]})
+			}
+		}
+	}
+	if len(c.s.removed) == 0 {
+		for i := range c.s.origTasks {
+			t := &c.s.Tasks[i]
+			if unchanged(&c.s.origTasks[i], t) {
+				continue
+			}
+			entry := taskEntry(c.doc, t.ID)
+			if entry == nil {
+				return nil, fmt.Errorf("%s is not in the tasks file the change makes", t.ID)
+			}
+			old := v.tasks[t.ID]
+			commit, err := remote.CommitFile(c.dir, old, remote.TaskFile, entry, message)
+			if err != nil {
+				return nil, err
+			}
+			ups = append(ups, remote.Update{Ref: remote.TaskRef(t.ID), Old: old, New: commit})
+		}
+	}
+	return append(ups, c.s.publish...), nil
+}
+
+// jobLevel reports whether s changed the job as a whole, not only some of
+// its tasks: such a change moves the state ref.
+func jobLevel(s *State) bool {
+	return s.SessionCount != s.origCount || s.LastSession != s.origLast || len(s.configSet) > 0 ||
+		len(s.removed) > 0 || len(s.Tasks) > len(s.origTasks)
+}
+
+// moved names the first ref of ups that is no longer where the push
+// expected it, as just fetched, and the message of the commit that moved
+// it ("" when none did: the server held it locked for another push).
+func moved(dir string, ups []remote.Update) (ref, by string) {
+	v := tracked(dir)
+	for _, u := range ups {
+		now, ok := v.tasks[strings.TrimPrefix(u.Ref, remote.TaskRefs)], strings.HasPrefix(u.Ref, remote.TaskRefs)
+		if u.Ref == remote.StateRef {
+			now, ok = v.head, true
+		}
+		if ok && now != u.Old {
+			if now == "" {
+				return u.Ref, "deleted"
+			}
+			return u.Ref, remote.Subject(dir, now)
+		}
+	}
+	return refList(ups), "another push at the same instant"
+}
+
+// refList names the refs of ups (the ones of the job: not the branch).
+func refList(ups []remote.Update) string {
+	var names []string
+	for _, u := range ups {
+		if u.Ref == remote.StateRef || strings.HasPrefix(u.Ref, remote.TaskRefs) {
+			names = append(names, u.Ref)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// taskEntry is the task id as its ref holds it: its JSON object in doc,
+// byte for byte (nil when doc has none).
+func taskEntry(doc []byte, id string) []byte {
+	var entry []byte
+	gjson.GetBytes(doc, "tasks").ForEach(func(_, v gjson.Result) bool {
+		if v.Get("id").Str == id {
+			entry = append([]byte(v.Raw), '\n')
+			return false
+		}
+		return true
+	})
+	return entry
+}
+
+// parseEntry reads a task ref's entry: nil when it is not the task id.
+func parseEntry(entry []byte, id string) *Task {
+	if len(entry) == 0 {
 		return nil
 	}
-	data, ok := remote.Read(dir, head, remote.TasksFile)
-	if !ok {
-		return failure.New(failure.EnvSetup, "the remote's %s (%s) holds no %s", remote.StateRef, head, remote.TasksFile)
+	doc := make([]byte, 0, len(entry)+16)
+	doc = append(append(append(doc, `{"tasks": [`...), entry...), "]}"...)
+	return ParseTask(doc, id)
+}
+
+// ParseEntry reads the entry a task ref holds (remote.TaskFile): nil when
+// it does not parse as the task id.
+func ParseEntry(entry []byte, id string) *Task { return parseEntry(entry, id) }
+
+// refs is where the job's refs were last fetched into a repository.
+type refs struct {
+	head  string            // the state commit
+	tasks map[string]string // task id → its ref's commit
+}
+
+func tracked(dir string) refs {
+	head, tasks := remote.Tracked(dir)
+	return refs{head, tasks}
+}
+
+// sum stands for v in a few bytes: two machines' tasks files made of the
+// same refs are the same file.
+func (v refs) sum() string {
+	h := fnv.New64a()
+	h.Write([]byte(v.head))
+	for _, id := range v.ids() {
+		h.Write([]byte("\n" + id + " " + v.tasks[id]))
 	}
-	if _, err := Parse(data, Path(dir)); err != nil {
-		return failure.Wrap(failure.EnvSetup, err, "the remote's %s (%s) holds a tasks file the harness cannot read: %v", remote.StateRef, head, err)
+	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+func (v refs) ids() []string {
+	ids := make([]string, 0, len(v.tasks))
+	for id := range v.tasks {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// compose makes the tasks file the refs v hold: the state commit's, each
+// task that has a ref edited to that ref's entry (a ref of a task the
+// state does not hold, or whose entry does not parse, is left out). Its
+// bytes depend on the refs alone.
+func compose(dir string, v refs) ([]byte, string, error) {
+	if v.head == "" {
+		return nil, "", nil
+	}
+	ids := v.ids()
+	specs := []string{v.head + ":" + remote.TasksFile}
+	for _, id := range ids {
+		specs = append(specs, v.tasks[id]+":"+remote.TaskFile)
+	}
+	blobs := remote.ReadAll(dir, specs)
+	if blobs[0] == nil {
+		return nil, "", failure.New(failure.EnvSetup, "the remote's %s (%s) holds no %s", remote.StateRef, git.Short(v.head), remote.TasksFile)
+	}
+	s, err := Parse(blobs[0], Path(dir))
+	if err != nil {
+		return nil, "", failure.Wrap(failure.EnvSetup, err, "the remote's %s (%s) holds a tasks file the harness cannot read: %v", remote.StateRef, git.Short(v.head), err)
+	}
+	s.snapshot()
+	for k, id := range ids {
+		if t, e := s.Task(id), parseEntry(blobs[k+1], id); t != nil && e != nil {
+			*t = *e
+		}
+	}
+	doc, touched, err := s.apply()
+	if err == nil && len(touched) > 0 {
+		err = s.readBack(doc, touched)
+	}
+	if err != nil {
+		return nil, "", failure.Wrap(failure.EnvSetup, err, "the remote's task refs make a tasks file the harness cannot write: %v", err)
+	}
+	return doc, v.sum(), nil
+}
+
+// Composed is the tasks file the job's refs make, as last fetched into the
+// repository of dir (nil when no state was fetched).
+func Composed(dir string) ([]byte, error) {
+	doc, _, err := compose(dir, tracked(dir))
+	return doc, err
+}
+
+// materialize makes the local tasks file the one the refs last fetched
+// make, when it is not already: a change of another machine, or this
+// machine's own published just before a crash. It returns the file it
+// made, nil when the local one was already it. The caller holds the
+// transaction lock.
+func materialize(dir string) ([]byte, error) {
+	v := tracked(dir)
+	synced := remote.ReadSynced(dir)
+	if v.head == "" || synced.Refs == v.sum() {
+		return nil, nil
+	}
+	data, sum, err := compose(dir, v)
+	if err != nil {
+		return nil, err
 	}
 	if cur, err := safefile.ReadFile(Path(dir), MaxFileSize); err != nil || string(cur) != string(data) {
 		if err := Restore(dir, data); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	s := remote.ReadSynced(dir)
-	s.Commit = head
-	remote.WriteSynced(dir, s)
-	return nil
+	synced.Commit, synced.Refs = v.head, sum
+	remote.WriteSynced(dir, synced)
+	return data, nil
+}
+
+// Materialize makes the local tasks file of dir the one the job's refs
+// make, as last fetched: a clone joining the job.
+func Materialize(dir string) error {
+	_, err := materialize(dir)
+	return err
 }
 
 // replay makes on theirs, the tasks file as the remote now has it, the
@@ -347,7 +530,8 @@ func Sync(dir string, extra ...string) (map[string]string, error) {
 	if err != nil {
 		return nil, unreachable(rc, err)
 	}
-	return heads, materialize(dir, heads[remote.StateRef])
+	_, err = materialize(dir)
+	return heads, err
 }
 
 // ErrMachineMoved is returned by PublishLog when the machine's ref was

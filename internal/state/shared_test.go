@@ -1,6 +1,8 @@
 package state
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,15 +55,59 @@ func sharedJob(t *testing.T) (a, b string) {
 	return a, b
 }
 
+// remoteTasks is the tasks file the remote's refs make, fetched into dir.
 func remoteTasks(t *testing.T, dir string) *State {
 	t.Helper()
-	gitIn(t, dir, "fetch", "-q", "origin", "+refs/harness/state:refs/harness/remote/state")
-	data, ok := remote.Read(dir, "refs/harness/remote/state", remote.TasksFile)
-	require.True(t, ok)
+	_, err := remote.Config{Remote: "origin"}.Fetch(dir)
+	require.NoError(t, err)
+	data, err := Composed(dir)
+	require.NoError(t, err)
 	s, err := Parse(data, "remote")
 	require.NoError(t, err)
 	return s
 }
+
+// remoteRefs lists where the job's refs are on the remote of dir: the
+// state ref and each task's.
+func remoteRefs(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := gitIn(t, dir, "ls-remote", "origin", "refs/harness/state", "refs/harness/tasks/*")
+	refs := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if commit, ref, ok := strings.Cut(l, "\t"); ok {
+			refs[ref] = commit
+		}
+	}
+	return refs
+}
+
+// claimTask is a claim of task id by worker, as taskcycle makes it.
+func claimTask(id, worker, lease string) func(*State) error {
+	return func(s *State) error {
+		t := s.Task(id)
+		if t.Status != Pending {
+			return fmt.Errorf("%s is %s", id, t.Status)
+		}
+		t.Status, t.ClaimedBy, t.LeaseExpiresAt = InProgress, worker, lease
+		t.Generation++
+		return nil
+	}
+}
+
+// claimAny claims the first pending task for worker, as a claim that
+// lost its task claims again.
+func claimAny(worker string) func(*State) error {
+	return func(s *State) error {
+		for i := range s.Tasks {
+			if s.Tasks[i].Status == Pending {
+				return claimTask(s.Tasks[i].ID, worker, future)(s)
+			}
+		}
+		return errors.New("nothing to claim")
+	}
+}
+
+const future = "2999-01-01T00:00:00Z"
 
 func TestSharedChangeIsMadeOnTheRemotesState(t *testing.T) {
 	a, b := sharedJob(t)
@@ -91,11 +137,33 @@ func TestSharedChangeIsMadeOnTheRemotesState(t *testing.T) {
 func TestSharedRace(t *testing.T) {
 	tests := []struct {
 		name     string
-		theirs   string // the task a changes just before b pushes
-		conflict bool
+		theirs   func(*State) // a's change, made just before b pushes
+		mine     func(*State)
+		raced    bool   // b's push lost the race and was replayed
+		conflict string // the task b's change no longer applies to
+		check    func(*testing.T, *State)
 	}{
-		{"other tasks: replayed on the new state", "task-001", false},
-		{"the same task: no longer applies", "task-002", true},
+		{"another task: no race",
+			func(s *State) { s.Task("task-001").Title = "a's" },
+			func(s *State) { s.Task("task-002").Priority = "P0" }, false, "",
+			func(t *testing.T, r *State) {
+				assert.Equal(t, "a's", r.Task("task-001").Title, "a's change kept")
+				assert.Equal(t, "P0", r.Task("task-002").Priority, "b's change made")
+			}},
+		{"the job on both sides: replayed on the new state",
+			func(s *State) { s.SessionCount++ },
+			func(s *State) { s.SessionCount++; s.Task("task-002").Priority = "P0" }, true, "",
+			func(t *testing.T, r *State) {
+				assert.Equal(t, 4, r.SessionCount, "both counted")
+				assert.Equal(t, "P0", r.Task("task-002").Priority)
+			}},
+		{"the same task: no longer applies",
+			func(s *State) { s.Task("task-002").Title = "a's" },
+			func(s *State) { s.Task("task-002").Priority = "P0" }, true, "task-002",
+			func(t *testing.T, r *State) {
+				assert.Equal(t, "a's", r.Task("task-002").Title)
+				assert.NotEqual(t, "P0", r.Task("task-002").Priority, "b's change was not made")
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,58 +174,195 @@ func TestSharedRace(t *testing.T) {
 			beforePush = func() {
 				if once {
 					once = false
-					_, err := Update(a, func(s *State) error { s.Task(tt.theirs).Title = "a's"; return nil })
+					_, err := Update(a, func(s *State) error { tt.theirs(s); return nil })
 					require.NoError(t, err)
 				}
 			}
 			defer func() { beforePush = nil }()
 			_, err = Update(b, func(s *State) error {
-				s.Task("task-002").Priority = "P0"
+				tt.mine(s)
 				return progress.Append(b, progress.Entry{Type: progress.Init, Message: "b's change"})
 			})
 			r := remoteTasks(t, b)
+			tt.check(t, r)
 			log, _ := os.ReadFile(progress.Path(b))
-			if tt.conflict {
+			local, _ := os.ReadFile(Path(b))
+			if tt.conflict != "" {
+				assert.Equal(t, string(r.Raw()), string(local), "b's file is the remote's again")
 				var c *Conflict
 				require.ErrorAs(t, err, &c)
-				assert.Equal(t, "task-002", c.Task)
-				assert.Contains(t, err.Error(), "task-002 changed on the remote meanwhile (a: ")
-				assert.Equal(t, "a's", r.Task("task-002").Title)
-				assert.NotEqual(t, "P0", r.Task("task-002").Priority, "b's change was not made")
+				assert.Equal(t, tt.conflict, c.Task)
+				assert.Contains(t, err.Error(), tt.conflict+" changed on the remote meanwhile (a: ")
 				assert.NotContains(t, string(log), "b's change", "a change not made logs nothing of itself")
 				assert.Contains(t, string(log), "LOCK remote push of `")
-				local, _ := os.ReadFile(Path(b))
-				assert.Equal(t, string(r.Raw()), string(local), "b's file is the remote's again")
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, "a's", r.Task("task-001").Title, "a's change kept")
-			assert.Equal(t, "P0", r.Task("task-002").Priority, "b's change replayed on it")
 			assert.Contains(t, string(log), "b's change")
-			assert.Contains(t, string(log), "; replayed on the new state")
+			// A change that did not race knows nothing of a's yet: b's
+			// next fetch brings it.
+			mine, err := Parse(local, "b")
+			require.NoError(t, err)
+			assert.Equal(t, "P0", mine.Task("task-002").Priority)
+			_, err = Sync(b)
+			require.NoError(t, err)
+			local, _ = os.ReadFile(Path(b))
+			assert.Equal(t, string(r.Raw()), string(local), "b's file is what the remote's refs make")
+			if tt.raced {
+				assert.Contains(t, string(log), "rejected: refs/harness/state moved (a: ")
+				assert.Contains(t, string(log), "; replayed on the new state")
+			} else {
+				assert.NotContains(t, string(log), "LOCK remote push of `", "changes of different tasks do not race")
+			}
 			_, ok := remote.Read(b, "refs/harness/remote/state", remote.LogFile("b"))
 			assert.False(t, ok, "a change pushes the tasks file alone")
+		})
+	}
+}
 
-			// The log goes to b's own ref, and the state ref stays where it is.
-			state := remote.TrackedHead(b)
-			require.NoError(t, PublishLog(b, map[string][]byte{remote.BoardFile("b"): []byte("{}\n")}))
-			_, err = remote.Config{Remote: "origin"}.Fetch(b, remote.MachineRefs)
-			require.NoError(t, err)
-			assert.Equal(t, state, remote.TrackedHead(b), "publishing a log does not move the state")
-			pushed, ok := remote.MachineFile(b, "b", remote.LogFile("b"))
-			require.True(t, ok)
-			assert.Contains(t, string(pushed), "b's change")
-			board, ok := remote.MachineFile(b, "b", remote.BoardFile("b"))
-			require.True(t, ok)
-			assert.Equal(t, "{}\n", string(board))
+func TestSharedLogOnTheMachinesRef(t *testing.T) {
+	a, b := sharedJob(t)
+	_, err := Update(b, func(s *State) error {
+		s.Task("task-002").Priority = "P0"
+		return progress.Append(b, progress.Entry{Type: progress.Init, Message: "b's change"})
+	})
+	require.NoError(t, err)
+	_, err = Update(a, func(s *State) error { s.SessionCount++; return nil })
+	require.NoError(t, err)
 
-			// Another clone publishing under b's name moves b's ref: b's
-			// next publication is refused, and says so.
-			other, err := remote.Commit(b, "", map[string][]byte{remote.BoardFile("b"): []byte("{\"clone\":\"zzzzzz\"}\n")}, "b: log")
-			require.NoError(t, err)
-			gitIn(t, b, "push", "-q", "-f", "origin", other+":"+remote.MachineRef("b"))
-			require.NoError(t, progress.Append(b, progress.Entry{Type: progress.Init, Message: "more"}))
-			assert.ErrorIs(t, PublishLog(b, nil), ErrMachineMoved)
+	// The log goes to b's own ref, and the state ref stays where it is.
+	state := remote.TrackedHead(b)
+	require.NoError(t, PublishLog(b, map[string][]byte{remote.BoardFile("b"): []byte("{}\n")}))
+	_, err = remote.Config{Remote: "origin"}.Fetch(b, remote.MachineRefs)
+	require.NoError(t, err)
+	assert.NotEqual(t, state, remote.TrackedHead(b), "a's change fetched")
+	state = remote.TrackedHead(b)
+	require.NoError(t, PublishLog(b, map[string][]byte{remote.BoardFile("b"): []byte("{\"more\": 1}\n")}))
+	assert.Equal(t, state, remoteRefs(t, b)[remote.StateRef], "publishing a log does not move the state")
+	pushed, ok := remote.MachineFile(b, "b", remote.LogFile("b"))
+	require.True(t, ok)
+	assert.Contains(t, string(pushed), "b's change")
+	board, ok := remote.MachineFile(b, "b", remote.BoardFile("b"))
+	require.True(t, ok)
+	assert.Equal(t, "{\"more\": 1}\n", string(board))
+
+	// Another clone publishing under b's name moves b's ref: b's
+	// next publication is refused, and says so.
+	other, err := remote.Commit(b, "", map[string][]byte{remote.BoardFile("b"): []byte("{\"clone\":\"zzzzzz\"}\n")}, "b: log")
+	require.NoError(t, err)
+	gitIn(t, b, "push", "-q", "-f", "origin", other+":"+remote.MachineRef("b"))
+	require.NoError(t, progress.Append(b, progress.Entry{Type: progress.Init, Message: "more"}))
+	assert.ErrorIs(t, PublishLog(b, nil), ErrMachineMoved)
+}
+
+// moves lists the refs that moved between two listings of remoteRefs.
+func moves(before, after map[string]string) []string {
+	var out []string
+	for ref, commit := range after {
+		if before[ref] != commit {
+			out = append(out, ref)
+		}
+	}
+	for ref := range before {
+		if _, ok := after[ref]; !ok {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
+// TestSharedClaims: a claim, its renewal, its reap and its validation move
+// the claimed task's ref alone; claims of different tasks do not race,
+// claims of one task do, and the loser claims another.
+func TestSharedClaims(t *testing.T) {
+	const past = "2000-01-01T00:00:00Z"
+	type step struct {
+		who   string // a or b
+		fn    func(*State) error
+		other func(*State) error // a's change made just before b's push, when set
+		moved []string           // the refs the step (and other) moved on the remote
+		raced bool               // b's push lost a race
+		check func(*testing.T, *State)
+	}
+	task1, task2 := remote.TaskRef("task-001"), remote.TaskRef("task-002")
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"two machines claiming different tasks do not race", []step{
+			{"b", claimTask("task-002", "b-w1", future), claimTask("task-001", "a-w1", future), []string{task1, task2}, false,
+				func(t *testing.T, r *State) {
+					assert.Equal(t, "a-w1", r.Task("task-001").ClaimedBy)
+					assert.Equal(t, "b-w1", r.Task("task-002").ClaimedBy)
+				}},
+		}},
+		{"two machines racing for one task: one wins, the other claims another", []step{
+			{"b", claimTask("task-002", "b-w1", future), claimTask("task-002", "a-w1", future), []string{task2}, true,
+				func(t *testing.T, r *State) { assert.Equal(t, "a-w1", r.Task("task-002").ClaimedBy, "a won") }},
+			{"b", claimAny("b-w1"), nil, []string{task1}, false,
+				func(t *testing.T, r *State) {
+					assert.Equal(t, "b-w1", r.Task("task-001").ClaimedBy, "b took the other")
+				}},
+		}},
+		{"a renewal moves its claim alone", []step{
+			{"a", claimTask("task-001", "a-w1", "2999-01-01T00:00:00Z"), nil, []string{task1}, false, nil},
+			{"b", claimTask("task-002", "b-w1", future), nil, []string{task2}, false, nil},
+			{"a", func(s *State) error { s.Task("task-001").LeaseExpiresAt = "2999-06-01T00:00:00Z"; return nil }, nil, []string{task1}, false,
+				func(t *testing.T, r *State) {
+					assert.Equal(t, "2999-06-01T00:00:00Z", r.Task("task-001").LeaseExpiresAt)
+					assert.Equal(t, "b-w1", r.Task("task-002").ClaimedBy)
+				}},
+		}},
+		{"an expired claim reaped by another machine moves that claim alone", []step{
+			{"a", claimTask("task-001", "a-w1", past), nil, []string{task1}, false, nil},
+			{"b", claimTask("task-002", "b-w1", future), nil, []string{task2}, false, nil},
+			{"b", func(s *State) error {
+				t := s.Task("task-001")
+				t.ClaimedBy, t.LeaseExpiresAt, t.Attempts = "b-w2", future, t.Attempts+1
+				t.Generation++
+				return nil
+			}, nil, []string{task1}, false, func(t *testing.T, r *State) {
+				assert.Equal(t, "b-w2", r.Task("task-001").ClaimedBy)
+				assert.Equal(t, 2, r.Task("task-001").Generation)
+			}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := sharedJob(t)
+			dirs := map[string]string{"a": a, "b": b}
+			defer func() { beforePush = nil }()
+			for i, st := range tt.steps {
+				before := remoteRefs(t, a)
+				beforePush = nil
+				if st.other != nil {
+					once := true
+					beforePush = func() {
+						if once {
+							once = false
+							_, err := Update(a, st.other)
+							require.NoError(t, err)
+						}
+					}
+				}
+				dir := dirs[st.who]
+				logBefore, _ := os.ReadFile(progress.Path(dir))
+				_, err := Update(dir, st.fn)
+				if st.raced && st.other != nil {
+					var c *Conflict
+					require.ErrorAs(t, err, &c, "step %d", i)
+				} else {
+					require.NoError(t, err, "step %d", i)
+				}
+				after := remoteRefs(t, a)
+				assert.ElementsMatch(t, st.moved, moves(before, after), "step %d: the refs moved", i)
+				log, _ := os.ReadFile(progress.Path(dir))
+				lost := strings.Count(string(log), "LOCK remote push of `") - strings.Count(string(logBefore), "LOCK remote push of `")
+				assert.Equal(t, st.raced, lost > 0, "step %d: lost a race", i)
+				if st.check != nil {
+					st.check(t, remoteTasks(t, dir))
+				}
+			}
 		})
 	}
 }

@@ -1,10 +1,13 @@
-// Package trail reads a shared job's audit trail: the history of the
-// remote's refs/harness/state, one commit per change, each naming the
-// machine, worker and command that made it. Replaying it checks what the
-// compare-and-swap pushes promise: every change parses, no task was held
-// by two workers at once (a claim moves to a new holder only once the
-// old one's lease ran out, with a higher fencing generation), and no task
-// was integrated twice.
+// Package trail reads a shared job's audit trail: the histories of the
+// remote's refs/harness/state and of each task's ref
+// (refs/harness/tasks/<id>), one commit per change of each ref, each
+// naming the machine, worker and command that made it. Replaying it checks
+// what the compare-and-swap pushes promise: every change parses, no task
+// was held by two workers at once (a claim moves to a new holder only once
+// the old one's lease ran out, with a higher fencing generation), and no
+// task was integrated twice. A task's life is the state ref's history
+// until its ref has a commit, then its ref's: once a task has a ref, the
+// state's entry of it no longer counts.
 package trail
 
 import (
@@ -31,35 +34,59 @@ type Report struct {
 	Violations []string       // broken promises, with the commit that broke them
 	Final      []byte         // the tasks file of the last change
 	Rejected   map[string]int // pushes each machine lost, from its log's LOCK lines
+	TaskRefs   int            // how many tasks have a ref of their own
 }
 
 // Replay walks the trail fetched into the repository of dir.
 func Replay(dir string) (*Report, error) {
-	changes, err := remote.History(dir)
+	changes, err := remote.Changes(dir)
 	if err != nil {
 		return nil, err
 	}
 	r := &Report{Rejected: map[string]int{}}
-	var prev *state.State
-	integrated := map[string]string{}
-	for _, c := range changes {
-		data, ok := remote.Read(dir, c.Commit, remote.TasksFile)
-		if !ok {
-			r.Violations = append(r.Violations, fmt.Sprintf("%s: holds no %s", short(c.Commit), remote.TasksFile))
-			continue
-		}
-		cur, err := state.Parse(data, remote.TasksFile)
-		if err != nil {
-			r.Violations = append(r.Violations, fmt.Sprintf("%s: %v", short(c.Commit), err))
-			continue
-		}
-		step := Step{Change: c}
-		for i := range cur.Tasks {
-			t := &cur.Tasks[i]
-			var p *state.Task
-			if prev != nil {
-				p = prev.Task(t.ID)
+	specs := make([]string, len(changes))
+	since := map[string]time.Time{} // each task's ref's first change
+	for i, c := range changes {
+		specs[i] = c.Commit + ":" + remote.TasksFile
+		if id, ok := strings.CutPrefix(c.Ref, remote.TaskRefs); ok {
+			specs[i] = c.Commit + ":" + remote.TaskFile
+			if _, seen := since[id]; !seen {
+				since[id] = c.Time
 			}
+		}
+	}
+	r.TaskRefs = len(since)
+	blobs := remote.ReadAll(dir, specs)
+	prev := map[string]*state.Task{}
+	integrated := map[string]string{}
+	for i, c := range changes {
+		step := Step{Change: c}
+		var cur []*state.Task
+		if id, ok := strings.CutPrefix(c.Ref, remote.TaskRefs); ok {
+			t := state.ParseEntry(blobs[i], id)
+			if t == nil {
+				r.Violations = append(r.Violations, fmt.Sprintf("%s (%s): holds no entry of %s", short(c.Commit), c.Subject, id))
+				continue
+			}
+			cur = append(cur, t)
+		} else {
+			s, err := state.Parse(blobs[i], remote.TasksFile)
+			if blobs[i] == nil {
+				err = fmt.Errorf("holds no %s", remote.TasksFile)
+			}
+			if err != nil {
+				r.Violations = append(r.Violations, fmt.Sprintf("%s: %v", short(c.Commit), err))
+				continue
+			}
+			for k := range s.Tasks {
+				// A task whose ref had changed by then lives there.
+				if first, ok := since[s.Tasks[k].ID]; !ok || c.Time.Before(first) {
+					cur = append(cur, &s.Tasks[k])
+				}
+			}
+		}
+		for _, t := range cur {
+			p := prev[t.ID]
 			ev, bad := compare(p, t, c.Time)
 			step.Events = append(step.Events, ev...)
 			for _, b := range bad {
@@ -71,11 +98,16 @@ func Replay(dir string) (*Report, error) {
 				}
 				integrated[t.ID] = t.IntegratedCommit
 			}
+			prev[t.ID] = t
 		}
 		r.Steps = append(r.Steps, step)
-		r.Final, prev = data, cur
 	}
 	if len(changes) > 0 {
+		final, err := state.Composed(dir)
+		if err != nil {
+			r.Violations = append(r.Violations, fmt.Sprintf("the refs make no tasks file: %v", err))
+		}
+		r.Final = final
 		for _, m := range machineNames(dir) {
 			log, _ := remote.MachineFile(dir, m, remote.LogFile(m))
 			r.Rejected[m] = strings.Count(string(log), "LOCK remote push of `")
@@ -184,7 +216,7 @@ type board struct {
 // every one with a log on the remote, with the claims its workers hold in
 // s (the state as the remote has it) and when it last changed the state.
 func Machines(dir string, s *state.State) []Machine {
-	changes, _ := remote.History(dir)
+	changes, _ := remote.Changes(dir)
 	if len(changes) == 0 {
 		return nil
 	}

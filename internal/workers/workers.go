@@ -361,7 +361,7 @@ func InUse(b RemoteBoard, last time.Time, clone string, now time.Time, lease tim
 // lastChange is when the machine (or one of its workers) last changed the
 // state fetched into dir's repository; zero when never.
 func lastChange(dir, machine string) time.Time {
-	changes, _ := remote.History(dir)
+	changes, _ := remote.Changes(dir)
 	for i := len(changes) - 1; i >= 0; i-- {
 		who, _, _ := strings.Cut(changes[i].Subject, ":")
 		if name, _, _ := strings.Cut(who, "-"); name == machine {
