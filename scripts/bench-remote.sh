@@ -6,9 +6,10 @@
 # each machine is a clone with its own home, lock and worktree directories,
 # and the sessions are a stand-in for Claude Code that claims, writes the
 # file its task's check wants, and validates, timing each claim. Prints one
-# markdown table row per machine count (changes: the commits of the state
-# ref, and the pushes that lost a race per change); docs/perf.md holds the
-# latest.
+# markdown table row per machine count (changes: the commits the remote
+# took, on the state ref and on the task refs, and the pushes that lost a
+# race per change; changes/s: per second of the run); docs/perf.md holds
+# the latest.
 #
 #   scripts/bench-remote.sh
 #
@@ -106,8 +107,9 @@ run() {
 	local done lost changes
 	done=$(grep -o '"status": *"completed"' "$r/m1/harness-tasks.json" | wc -l)
 	lost=$(cat "$r"/m*/harness-progress.txt | grep -c 'LOCK remote push of `' || true)
-	# the changes the remote took: the state ref's commits
-	changes=$(git --git-dir="$r/remote.git" rev-list --count refs/harness/state 2>/dev/null || echo 0)
+	# the changes the remote took: the commits of the state ref and of the
+	# task refs (a job shared before task refs has none)
+	changes=$(git --git-dir="$r/remote.git" rev-list --count refs/harness/state --glob=refs/harness/tasks 2>/dev/null || echo 0)
 	sort -n "$r/latencies" | awk -v label="$label" -v tasks="$TASKS" -v done="$done" -v lost="$lost" -v changes="$changes" -v wall="$(( (end - start) / 1000000 ))" '
 		{ lat[NR] = $1; t[NR] = $2; if (NR == 1 || $2 < first) first = $2; if ($2 > last) last = $2 }
 		END {
@@ -115,13 +117,14 @@ run() {
 			p50 = lat[int(n * 0.50) > 0 ? int(n * 0.50) : 1]
 			p95 = lat[int(n * 0.95) > 0 ? int(n * 0.95) : 1]
 			span = (last - first) / 1e9
-			share = changes > 0 ? sprintf("%d (%.0f %%)", changes, 100 * lost / changes) : "-"
-			printf "| %s | %d | %d/%d | %d | %d | %d | %.1f | %s | %d | %.1f |\n", label, n, done, tasks, p50, p95, lat[n], (span > 0 ? n / span : 0), share, lost, wall / 1000
+			share = changes > 0 ? sprintf("%d (%.1f %%)", changes, 100 * lost / changes) : "-"
+			rate = changes > 0 ? sprintf("%.1f", changes / (wall / 1000)) : "-"
+			printf "| %s | %d | %d/%d | %d | %d | %d | %.1f | %s | %s | %d | %.1f |\n", label, n, done, tasks, p50, p95, lat[n], (span > 0 ? n / span : 0), share, rate, lost, wall / 1000
 		}'
 }
 
-echo "| machines × workers | claims | tasks done | claim p50 ms | p95 ms | max ms | claims/s | changes (lost per change) | pushes that lost a race | wall s |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| machines × workers | claims | tasks done | claim p50 ms | p95 ms | max ms | claims/s | changes (lost per change) | changes/s | pushes that lost a race | wall s |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for m in $COUNTS; do
 	say "$m machines × $WORKERS workers, $TASKS tasks (0: no remote)"
 	run "$m"
