@@ -6,10 +6,10 @@
 # each machine is a clone with its own home, lock and worktree directories,
 # and the sessions are a stand-in for Claude Code that claims, writes the
 # file its task's check wants, and validates, timing each claim. Prints one
-# markdown table row per machine count (changes: the commits the remote
-# took, on the state ref and on the task refs, and the pushes that lost a
-# race per change; changes/s: per second of the run); docs/perf.md holds
-# the latest.
+# markdown table row per machine count (changes: the pushes of the state
+# the remote took, counted by a post-receive hook there, whatever refs
+# they moved, and the pushes that lost a race per change; changes/s: per
+# second of the run); docs/perf.md holds the latest.
 #
 #   scripts/bench-remote.sh
 #
@@ -77,6 +77,11 @@ run() {
 	fi
 	mkdir -p "$r"
 	git init -q --bare -b main "$r/remote.git"
+	# One line per push that moved the job's state (the state ref or a
+	# task's ref; the branch, logs and queue refs alone are not changes).
+	printf '#!/bin/sh\ngrep -q " refs/harness/\\(state\\|tasks/\\)" && echo >>"%s/changes"\nexit 0\n' "$r" >"$r/remote.git/hooks/post-receive"
+	chmod 755 "$r/remote.git/hooks/post-receive"
+	: >"$r/changes"
 	(
 		machine_env "$1" 1
 		mkdir "$r/m1" && cd "$r/m1"
@@ -107,9 +112,7 @@ run() {
 	local done lost changes
 	done=$(grep -o '"status": *"completed"' "$r/m1/harness-tasks.json" | wc -l)
 	lost=$(cat "$r"/m*/harness-progress.txt | grep -c 'LOCK remote push of `' || true)
-	# the changes the remote took: the commits of the state ref and of the
-	# task refs (a job shared before task refs has none)
-	changes=$(git --git-dir="$r/remote.git" rev-list --count refs/harness/state --glob=refs/harness/tasks 2>/dev/null || echo 0)
+	changes=$(wc -l <"$r/changes")
 	sort -n "$r/latencies" | awk -v label="$label" -v tasks="$TASKS" -v done="$done" -v lost="$lost" -v changes="$changes" -v wall="$(( (end - start) / 1000000 ))" '
 		{ lat[NR] = $1; t[NR] = $2; if (NR == 1 || $2 < first) first = $2; if ($2 > last) last = $2 }
 		END {
