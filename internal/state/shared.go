@@ -14,6 +14,7 @@ package state
 // when they did.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -115,9 +116,18 @@ func updateShared(dir string, rc remote.Config, fn func(*State) error, written f
 		progress.AppendBytes(dir, l)
 	}
 	// The local file becomes what the refs make now, byte for byte what
-	// any machine makes of them.
-	made, err := materialize(dir)
-	if err != nil {
+	// any machine makes of them: the change's own file when it did not
+	// race (compose: the refs it pushed make it), else made again.
+	var made []byte
+	if len(c.lost) == 0 {
+		if _, err := s.save(); err != nil {
+			return s, err
+		}
+		synced := remote.ReadSynced(dir)
+		v := tracked(dir)
+		synced.Commit, synced.Refs = v.head, v.sum()
+		remote.WriteSynced(dir, synced)
+	} else if made, err = materialize(dir); err != nil {
 		return s, err
 	}
 	if made != nil {
@@ -349,10 +359,12 @@ func (v refs) ids() []string {
 	return ids
 }
 
-// compose makes the tasks file the refs v hold: the state commit's, each
-// task that has a ref edited to that ref's entry (a ref of a task the
-// state does not hold, or whose entry does not parse, is left out). Its
-// bytes depend on the refs alone.
+// compose makes the tasks file the refs v hold: the state commit's, the
+// entry of each task that has a ref replaced by that ref's, byte for byte
+// (a ref of a task the state does not hold, or whose entry does not parse,
+// is left out). Its bytes depend on the refs alone, and a change of one
+// task's entry in it is that entry's bytes alone: the file a change made
+// here is the file the refs it pushed make.
 func compose(dir string, v refs) ([]byte, string, error) {
 	if v.head == "" {
 		return nil, "", nil
@@ -366,24 +378,35 @@ func compose(dir string, v refs) ([]byte, string, error) {
 	if blobs[0] == nil {
 		return nil, "", failure.New(failure.EnvSetup, "the remote's %s (%s) holds no %s", remote.StateRef, git.Short(v.head), remote.TasksFile)
 	}
-	s, err := Parse(blobs[0], Path(dir))
-	if err != nil {
-		return nil, "", failure.Wrap(failure.EnvSetup, err, "the remote's %s (%s) holds a tasks file the harness cannot read: %v", remote.StateRef, git.Short(v.head), err)
-	}
-	s.snapshot()
+	entries := map[string][]byte{}
 	for k, id := range ids {
-		if t, e := s.Task(id), parseEntry(blobs[k+1], id); t != nil && e != nil {
-			*t = *e
+		if parseEntry(blobs[k+1], id) != nil {
+			entries[id] = bytes.TrimRight(blobs[k+1], "\n")
 		}
 	}
-	doc, touched, err := s.apply()
-	if err == nil && len(touched) > 0 {
-		err = s.readBack(doc, touched)
-	}
-	if err != nil {
-		return nil, "", failure.Wrap(failure.EnvSetup, err, "the remote's task refs make a tasks file the harness cannot write: %v", err)
+	doc := splice(blobs[0], entries)
+	if _, err := Parse(doc, Path(dir)); err != nil {
+		return nil, "", failure.Wrap(failure.EnvSetup, err, "the remote's %s (%s) and task refs make a tasks file the harness cannot read: %v", remote.StateRef, git.Short(v.head), err)
 	}
 	return doc, v.sum(), nil
+}
+
+// splice returns doc with the entry of each task of entries (id → its JSON
+// object) in place of doc's, in one pass.
+func splice(doc []byte, entries map[string][]byte) []byte {
+	if len(entries) == 0 {
+		return doc
+	}
+	out := make([]byte, 0, len(doc)+len(doc)/4)
+	last := 0
+	gjson.GetBytes(doc, "tasks").ForEach(func(_, t gjson.Result) bool {
+		if e, ok := entries[t.Get("id").Str]; ok && t.Index > last {
+			out = append(append(out, doc[last:t.Index]...), e...)
+			last = t.Index + len(t.Raw)
+		}
+		return true
+	})
+	return append(out, doc[last:]...)
 }
 
 // Composed is the tasks file the job's refs make, as last fetched into the

@@ -356,6 +356,12 @@ func TestSharedClaims(t *testing.T) {
 				}
 				after := remoteRefs(t, a)
 				assert.ElementsMatch(t, st.moved, moves(before, after), "step %d: the refs moved", i)
+				for _, d := range []string{a, b} {
+					local, _ := os.ReadFile(Path(d))
+					made, err := Composed(d)
+					require.NoError(t, err)
+					assert.Equal(t, string(made), string(local), "step %d: the local file is what the refs last fetched make, byte for byte", i)
+				}
 				log, _ := os.ReadFile(progress.Path(dir))
 				lost := strings.Count(string(log), "LOCK remote push of `") - strings.Count(string(logBefore), "LOCK remote push of `")
 				assert.Equal(t, st.raced, lost > 0, "step %d: lost a race", i)
