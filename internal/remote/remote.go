@@ -536,9 +536,16 @@ func (c Config) Push(dir string, ups ...Update) error {
 	if out, err := (git.Cmd{Dir: dir, Env: netEnv, Timeout: netTimeout()}).Output(args...); err != nil {
 		return classify(string(out), err)
 	}
+	// The local copies follow, in one git process.
+	var in strings.Builder
 	for _, u := range ups {
-		git.SetRef(dir, Track(u.Ref), u.New)
+		if u.New == "" {
+			fmt.Fprintf(&in, "delete %s\n", Track(u.Ref))
+		} else {
+			fmt.Fprintf(&in, "update %s %s\n", Track(u.Ref), u.New)
+		}
 	}
+	git.Cmd{Dir: dir, Stdin: []byte(in.String())}.Run("update-ref", "--stdin")
 	return nil
 }
 

@@ -313,6 +313,18 @@ func TestSharedClaims(t *testing.T) {
 					assert.Equal(t, "b-w1", r.Task("task-002").ClaimedBy)
 				}},
 		}},
+		{"a task removed: the state ref moves, and the task's ref goes", []step{
+			{"a", claimTask("task-001", "a-w1", future), nil, []string{task1}, false, nil},
+			{"b", func(s *State) error { s.RemoveTasks("task-001"); return nil }, nil, []string{remote.StateRef, task1}, false,
+				func(t *testing.T, r *State) {
+					assert.Nil(t, r.Task("task-001"))
+					assert.Len(t, r.Tasks, 1)
+				}},
+		}},
+		{"tasks added: the state ref moves alone", []step{
+			{"a", func(s *State) error { s.AddTask(Task{ID: "task-003", Title: "Three", Status: Pending}); return nil }, nil, []string{remote.StateRef}, false,
+				func(t *testing.T, r *State) { assert.NotNil(t, r.Task("task-003")) }},
+		}},
 		{"an expired claim reaped by another machine moves that claim alone", []step{
 			{"a", claimTask("task-001", "a-w1", past), nil, []string{task1}, false, nil},
 			{"b", claimTask("task-002", "b-w1", future), nil, []string{task2}, false, nil},
