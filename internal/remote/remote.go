@@ -304,7 +304,9 @@ func (c Config) Fetch(dir string, extra ...string) (map[string]string, error) {
 	}
 	out := map[string]string{}
 	for _, r := range refs {
-		out[r] = git.RefHead(dir, Track(r))
+		if !strings.HasSuffix(r, "/") { // a prefix has no one commit
+			out[r] = git.RefHead(dir, Track(r))
+		}
 	}
 	return out, nil
 }
