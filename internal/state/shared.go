@@ -271,7 +271,8 @@ func jobLevel(s *State) bool {
 
 // moved names the first ref of ups that is no longer where the push
 // expected it, as just fetched, and the message of the commit that moved
-// it ("" when none did: the server held it locked for another push).
+// it; when none did, the server held one locked for another push at the
+// same instant.
 func moved(dir string, ups []remote.Update) (ref, by string) {
 	v := tracked(dir)
 	for _, u := range ups {
