@@ -385,6 +385,28 @@ func TestSharedClaims(t *testing.T) {
 	}
 }
 
+// TestSharedCrashAfterPush: a change published whose machine died before
+// it wrote its own file loses nothing: the next change finds the refs
+// ahead of the file and makes it from them first.
+func TestSharedCrashAfterPush(t *testing.T) {
+	a, _ := sharedJob(t)
+	before, err := os.ReadFile(Path(a))
+	require.NoError(t, err)
+	synced := remote.ReadSynced(a)
+	_, err = Update(a, claimTask("task-001", "a-w1", future))
+	require.NoError(t, err)
+	// The crash: the local file and its record of the refs as they were.
+	require.NoError(t, Restore(a, before))
+	remote.WriteSynced(a, synced)
+
+	s, err := Update(a, claimTask("task-002", "a-w2", future))
+	require.NoError(t, err)
+	assert.Equal(t, "a-w1", s.Task("task-001").ClaimedBy, "the published claim is kept")
+	assert.Equal(t, "a-w2", s.Task("task-002").ClaimedBy)
+	local, _ := os.ReadFile(Path(a))
+	assert.Equal(t, string(remoteTasks(t, a).Raw()), string(local))
+}
+
 func TestSharedUnreachable(t *testing.T) {
 	a, _ := sharedJob(t)
 	before, err := os.ReadFile(Path(a))
