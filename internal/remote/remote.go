@@ -255,6 +255,9 @@ type Synced struct {
 	// fetched, the file is the remote's already.
 	Refs string `json:"refs,omitempty"`
 	Log  int64  `json:"log"` // the size of the local log as last published
+	// Machine is the commit this clone last pushed on its machine's ref:
+	// the ref found elsewhere was moved by another clone.
+	Machine string `json:"machine,omitempty"`
 }
 
 // ReadSynced returns root's Synced, zero when none.

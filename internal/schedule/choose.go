@@ -85,27 +85,44 @@ func overlapping(tasks []state.Task) func(*state.Task) bool {
 // machines, whose claims are not serialised by one lock but race on the
 // remote: every worker picking the same first task would make all but
 // one lose. It takes, among the tasks ChooseApart would take as readily
-// (as eligible, the same priority, a check, no overlap), the one at key's
-// place (key: the worker's id), so that workers spread over them. The
-// order of priorities is kept.
-func ChooseSpread(tasks []state.Task, key string) Choice {
+// (as eligible, the same priority, a check, no overlap), one of its own
+// machine's share when there is one, at the worker's place in it, so that
+// workers spread over them. The order of priorities is kept.
+//
+// Each task falls to one of machines (the job's machines by name, the
+// worker's own among them) by a hash of its id, so two machines choosing
+// at the same instant take different tasks as long as each has one of its
+// own: what one machine has not seen yet of another's claims is in the
+// other's share. A machine whose share is done takes from the others'.
+// The worker's machine is its id's part before the first '-'.
+func ChooseSpread(tasks []state.Task, worker string, machines []string) Choice {
 	c := ChooseApart(tasks)
 	if c.Next == nil {
 		return c
 	}
 	overlaps := overlapping(tasks)
-	var same []*state.Task
+	var same, own []*state.Task
+	machine, _, _ := strings.Cut(worker, "-")
 	for _, t := range Candidates(tasks) {
 		if t.Status == c.Next.Status && Rank(t.Priority) == Rank(c.Next.Priority) && strings.TrimSpace(t.Command) != "" && !overlaps(t) {
 			same = append(same, t)
+			if len(machines) > 1 && machines[hash(t.ID)%uint32(len(machines))] == machine {
+				own = append(own, t)
+			}
 		}
 	}
-	if len(same) < 2 {
+	if len(own) > 0 {
+		same = own
+	} else if len(same) < 2 {
 		return c
 	}
+	return Choice{Next: same[hash(worker)%uint32(len(same))], Skipped: c.Skipped}
+}
+
+func hash(s string) uint32 {
 	h := fnv.New32a()
-	h.Write([]byte(key))
-	return Choice{Next: same[h.Sum32()%uint32(len(same))], Skipped: c.Skipped}
+	h.Write([]byte(s))
+	return h.Sum32()
 }
 
 // Unchecked reports whether t is work still to do without a validation

@@ -570,7 +570,8 @@ var ErrMachineMoved = errors.New("the machine's ref moved on the remote: another
 // So it does not race other machines, and never makes another machine's
 // change race: the state ref is not moved. It is pushed with a lease on
 // where this clone last saw it all the same: ErrMachineMoved says another
-// clone took the name.
+// clone took the name, and so does a ref fetched since (the supervisor
+// fetches every machine's) that is not where this clone last pushed it.
 func PublishLog(dir string, files map[string][]byte) error {
 	rc, ok := remote.Load(dir)
 	if !ok {
@@ -588,6 +589,10 @@ func PublishLog(dir string, files map[string][]byte) error {
 	}
 	ref := remote.MachineRef(rc.Machine)
 	tip := git.RefHead(dir, remote.Track(ref))
+	if synced.Machine != "" && tip != synced.Machine {
+		// Fetched moved since this clone last pushed it.
+		return ErrMachineMoved
+	}
 	changed := map[string][]byte{}
 	for name, data := range files {
 		if cur, ok := remote.Read(dir, tip, name); !ok || string(cur) != string(data) {
@@ -608,7 +613,27 @@ func PublishLog(dir string, files map[string][]byte) error {
 		}
 		return unreachable(rc, err)
 	}
-	synced.Log = int64(len(logText))
+	synced.Log, synced.Machine = int64(len(logText)), commit
+	remote.WriteSynced(dir, synced)
+	return nil
+}
+
+// TakeMachineRef makes the machine's ref, where it was last fetched, the
+// one this clone's next PublishLog builds on: the name was judged free
+// (workers.CheckName) though another clone, or this one before a crash,
+// moved the ref since this clone last pushed it.
+func TakeMachineRef(dir string) error {
+	rc, ok := remote.Load(dir)
+	if !ok {
+		return nil
+	}
+	unlock, err := lock.Tx(dir)
+	if err != nil {
+		return failure.Wrap(failure.EnvSetup, err, "%v", err)
+	}
+	defer unlock()
+	synced := remote.ReadSynced(dir)
+	synced.Machine = git.RefHead(dir, remote.Track(remote.MachineRef(rc.Machine)))
 	remote.WriteSynced(dir, synced)
 	return nil
 }

@@ -253,6 +253,26 @@ func TestSharedLogOnTheMachinesRef(t *testing.T) {
 	gitIn(t, b, "push", "-q", "-f", "origin", other+":"+remote.MachineRef("b"))
 	require.NoError(t, progress.Append(b, progress.Entry{Type: progress.Init, Message: "more"}))
 	assert.ErrorIs(t, PublishLog(b, nil), ErrMachineMoved)
+	// So it is when the other clone's commit was fetched meanwhile (the
+	// supervisor fetches every machine's ref): nothing is pushed on it.
+	_, err = Sync(b, remote.MachineRefs)
+	require.NoError(t, err)
+	assert.ErrorIs(t, PublishLog(b, nil), ErrMachineMoved)
+	assert.Equal(t, other, remoteRefsOf(t, b, remote.MachineRef("b")))
+	// The name judged free, b takes the ref where it is now.
+	require.NoError(t, TakeMachineRef(b))
+	require.NoError(t, PublishLog(b, nil))
+	pushed, ok = remote.MachineFile(b, "b", remote.LogFile("b"))
+	require.True(t, ok)
+	assert.Contains(t, string(pushed), "more")
+}
+
+// remoteRefsOf is where ref is on the remote of dir.
+func remoteRefsOf(t *testing.T, dir, ref string) string {
+	t.Helper()
+	out := gitIn(t, dir, "ls-remote", "origin", ref)
+	commit, _, _ := strings.Cut(out, "\t")
+	return commit
 }
 
 // moves lists the refs that moved between two listings of remoteRefs.

@@ -10,6 +10,7 @@ import (
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/remote"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -179,13 +180,26 @@ func (w *Worker) claim(id string) (*Claim, error) {
 // choose picks the next task: in concurrent mode, apart from the other
 // workers' scopes.
 func choose(s *state.State, worker string) schedule.Choice {
-	if _, shared := state.Shared(s.Dir); shared {
-		return schedule.ChooseSpread(s.Tasks, worker)
+	if rc, shared := state.Shared(s.Dir); shared {
+		return schedule.ChooseSpread(s.Tasks, worker, machines(s.Dir, rc.Machine))
 	}
 	if s.Concurrent() {
 		return schedule.ChooseApart(s.Tasks)
 	}
 	return schedule.Choose(s.Tasks)
+}
+
+// machines lists the machines of the shared job of dir by name, as their
+// refs were last fetched, this one among them.
+func machines(dir, self string) []string {
+	names := []string{self}
+	for m := range remote.Published(dir) {
+		if m != self {
+			names = append(names, m)
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 // Busy returns the task that stops this worker from claiming another (one

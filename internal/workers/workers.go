@@ -185,7 +185,9 @@ func (sv *Supervisor) nameTaken() {
 		} else {
 			sv.lostName = err.Error()
 		}
+		return
 	}
+	state.TakeMachineRef(sv.o.Root)
 }
 
 // RemoteBoard is a machine's board as a shared job's remote holds it.
@@ -231,15 +233,17 @@ func (sv *Supervisor) own(t *state.Task) bool {
 	return isWorkerID(t.ClaimedBy)
 }
 
-// sync brings a shared job's state and integration branch from the remote
-// (state.Sync) and this machine's log to it; the main tree's branch
+// sync brings a shared job's state, integration branch and machines'
+// refs from the remote (state.Sync) and this machine's log to it; the main tree's branch
 // follows the remote's. While the remote cannot be reached no new session
 // starts: a claim could not be published.
 func (sv *Supervisor) sync() {
 	if sv.o.Shared == nil {
 		return
 	}
-	heads, err := state.Sync(sv.o.Root, "refs/heads/"+sv.branch)
+	// The machines' refs too: a claim takes from its machine's share of
+	// the tasks among the machines it knows (schedule.ChooseSpread).
+	heads, err := state.Sync(sv.o.Root, "refs/heads/"+sv.branch, remote.MachineRefs)
 	if err != nil {
 		if sv.offline == "" {
 			sv.say("harness workers: the remote %s cannot be reached: no new session starts until it answers (%v)", sv.o.Shared.Remote, err)
