@@ -475,15 +475,7 @@ func Commit(dir, parent string, files map[string][]byte, message string) (string
 	for name, meta := range entries {
 		fmt.Fprintf(&tree, "%s\t%s\n", meta, name)
 	}
-	treeHash, err := git.Cmd{Dir: dir, Stdin: []byte(tree.String())}.Run("mktree")
-	if err != nil {
-		return "", err
-	}
-	args := []string{"commit-tree", treeHash, "-m", message}
-	if parent != "" {
-		args = append(args, "-p", parent)
-	}
-	return git.Cmd{Dir: dir, Env: identity}.Run(args...)
+	return commitTree(dir, tree.String(), parent, message)
 }
 
 // CommitFile writes a commit on parent ("" for the first) whose tree holds
@@ -493,7 +485,13 @@ func CommitFile(dir, parent, name string, data []byte, message string) (string, 
 	if err != nil {
 		return "", err
 	}
-	treeHash, err := git.Cmd{Dir: dir, Stdin: []byte("100644 blob " + hash + "\t" + name + "\n")}.Run("mktree")
+	return commitTree(dir, "100644 blob "+hash+"\t"+name+"\n", parent, message)
+}
+
+// commitTree makes the tree that tree lists (git mktree's input) and a
+// commit of it on parent ("" for the first), and returns the commit.
+func commitTree(dir, tree, parent, message string) (string, error) {
+	treeHash, err := git.Cmd{Dir: dir, Stdin: []byte(tree)}.Run("mktree")
 	if err != nil {
 		return "", err
 	}
