@@ -2,6 +2,7 @@ package shellscan
 
 import (
 	"path"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -57,7 +58,21 @@ func chdirs(dirs []field, dir field) []field {
 
 type handler func(a *analyzer, c *ctx, args []field) res
 
-var handlers map[string]handler
+// handlers are the commands the analyser knows, by name. The table is
+// made the first time a command is looked up (handlerFor), not when the
+// package is initialised: every hook links it, and most calls (a Read, an
+// inactive project, the check after a call) never analyse a command.
+var (
+	handlers     map[string]handler
+	handlersOnce sync.Once
+)
+
+// handlerFor is the handler of the command named name.
+func handlerFor(name string) (handler, bool) {
+	handlersOnce.Do(makeHandlers)
+	h, ok := handlers[name]
+	return h, ok
+}
 
 func baseName(s string) string {
 	if s == "" {
@@ -86,7 +101,7 @@ func (a *analyzer) dispatch(c *ctx, args []field) res {
 		return r
 	}
 	base := baseName(name.text)
-	if h, ok := handlers[base]; ok {
+	if h, ok := handlerFor(base); ok {
 		return h(a, c, args[1:])
 	}
 	if kind := interpreter(base); kind != "" {
@@ -104,7 +119,7 @@ func (a *analyzer) inCall(name string) bool {
 	return false
 }
 
-func init() {
+func makeHandlers() {
 	handlers = map[string]handler{
 		// Shell state.
 		"cd":     hCd,

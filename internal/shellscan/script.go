@@ -308,7 +308,7 @@ func looksLikeCommand(s string) bool {
 	if first == "" || strings.ContainsAny(first, "%{}()") {
 		return false
 	}
-	if _, ok := handlers[baseName(first)]; ok {
+	if _, ok := handlerFor(baseName(first)); ok {
 		return true
 	}
 	return interpreter(baseName(first)) != ""
