@@ -24,19 +24,12 @@ import (
 func TestIntegrateTakesTheQueueAsTheRemoteHasIt(t *testing.T) {
 	defer isolate()()
 	p := newProject(t, state.Concurrent, task("task-001", "true"))
-	branch := git.CurrentBranch(p.dir)
-	_, err := state.Update(p.dir, func(s *state.State) error {
-		s.SetConfig("integration_branch", branch)
-		return nil
-	})
-	require.NoError(t, err)
-	bare := filepath.Join(t.TempDir(), "remote.git")
-	p.sh("git init -q --bare " + bare + " && git remote add origin " + bare + " && git push -q origin HEAD:" + branch)
+	p.sharedBranch()
 	require.NoError(t, remote.Save(p.dir, remote.Config{Remote: "origin", Machine: "m1", Clone: "aaaaaa"}))
 
 	// m2's worker queued task-001 a lease ago; its commit is in m2's
 	// repository and on the remote's queue ref, not here
-	_, err = state.Update(p.dir, func(s *state.State) error {
+	_, err := state.Update(p.dir, func(s *state.State) error {
 		tk := s.Task("task-001")
 		tk.Status, tk.ClaimedBy, tk.ClaimedClone, tk.Generation = state.InProgress, "m2-w1", "bbbbbb", 1
 		tk.StartedAtCommit, tk.ValidatedCommit, tk.ValidatedAt = p.base, "0123456789abcdef0123456789abcdef01234567", "2026-01-01T00:00:00Z"
@@ -89,19 +82,12 @@ func TestQueueNamesARefusal(t *testing.T) {
 func TestIntegrateTakesOverAQueuedTaskFromTheRemote(t *testing.T) {
 	defer isolate()()
 	p := newProject(t, state.Concurrent, task("task-001", "test -f done.txt"))
-	branch := git.CurrentBranch(p.dir)
-	_, err := state.Update(p.dir, func(s *state.State) error {
-		s.SetConfig("integration_branch", branch)
-		return nil
-	})
-	require.NoError(t, err)
-	bare := filepath.Join(t.TempDir(), "remote.git")
-	p.sh("git init -q --bare " + bare + " && git remote add origin " + bare + " && git push -q origin HEAD:" + branch)
+	branch, bare := p.sharedBranch()
 	other := filepath.Join(t.TempDir(), "m2")
 	shIn(t, filepath.Dir(other), "git clone -q "+bare+" m2")
 	queued := shIn(t, other, "echo work > done.txt && git add done.txt && git commit -q -m 'task-001: Title of task-001' && git push -q origin HEAD:refs/harness/queued/task-001/g1 && git rev-parse HEAD")
 	require.NoError(t, remote.Save(p.dir, remote.Config{Remote: "origin", Machine: "m1", Clone: "aaaaaa"}))
-	_, err = state.Update(p.dir, func(s *state.State) error {
+	_, err := state.Update(p.dir, func(s *state.State) error {
 		tk := s.Task("task-001")
 		tk.Status, tk.ClaimedBy, tk.ClaimedClone, tk.Generation = state.InProgress, "m2-w1", "bbbbbb", 1
 		tk.StartedAtCommit, tk.ValidatedCommit, tk.ValidatedAt = p.base, queued, "2026-01-01T00:00:00Z"
@@ -116,4 +102,20 @@ func TestIntegrateTakesOverAQueuedTaskFromTheRemote(t *testing.T) {
 	assert.Nil(t, done[0].Failure)
 	assert.Equal(t, state.Completed, p.task("task-001").Status)
 	assert.Equal(t, "work", shIn(t, p.dir, "git --git-dir="+bare+" show "+branch+":done.txt"))
+}
+
+// sharedBranch makes the project's current branch its integration branch
+// and pushes it to a new bare repository, origin; it returns the branch
+// and the bare repository's path.
+func (p *repo) sharedBranch() (branch, bare string) {
+	p.t.Helper()
+	branch = git.CurrentBranch(p.dir)
+	_, err := state.Update(p.dir, func(s *state.State) error {
+		s.SetConfig("integration_branch", branch)
+		return nil
+	})
+	require.NoError(p.t, err)
+	bare = filepath.Join(p.t.TempDir(), "remote.git")
+	p.sh("git init -q --bare " + bare + " && git remote add origin " + bare + " && git push -q origin HEAD:" + branch)
+	return branch, bare
 }
