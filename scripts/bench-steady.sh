@@ -11,6 +11,17 @@
 #   scripts/bench-steady.sh                 # 1,000 and 10,000 tasks, 40 pairs a row
 #   RUNS=20 SIZES=1000 scripts/bench-steady.sh
 #   BIN=/path/to/built/bin scripts/bench-steady.sh   # another build (scripts/build.sh DIR)
+#   REF=/path/to/reference/hooks scripts/bench-steady.sh
+#
+# REF names the directory of the Python reference's hooks (the skill's
+# upstream, skills/harness/hooks of github.com/cexll/myclaude: harness-
+# sessionstart.py, harness-stop.py, harness-subagentstop.py). With it, each
+# hook the reference also has is timed a second time against the reference's
+# (`python3 HOOK.py`) instead of the floor, on the same project and payload:
+# the "× faster than the reference" rows of docs/perf.md. The reference is
+# not part of this repository; bring it yourself. PYTHON names the
+# interpreter (default python3); give a real one, not a version manager's
+# shim (pyenv's python3 is a shell script that adds some 60 ms a run).
 #
 # The project: a git repository, a state of N tasks (60 % completed, the
 # rest pending in one dependency chain) adopted by `harness adopt`, a
@@ -70,6 +81,7 @@ project() {
 	local p='{"session_id":"bench","cwd":"'$dir'"'
 	echo "$p"',"hook_event_name":"SessionStart","source":"startup"}' >"$dir.start.json"
 	echo "$p"',"hook_event_name":"Stop","stop_hook_active":false}' >"$dir.stop.json"
+	echo "$p"',"hook_event_name":"SubagentStop","stop_hook_active":false,"agent_id":"a1","agent_type":"general-purpose"}' >"$dir.substop.json"
 	for i in $(seq -w 25); do
 		echo "$p"',"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"'$dir'/src/f'$((10#$i))'.go"}}' >"$dir.read.$i.json"
 		echo "$p"',"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"grep -n func src/f'$((10#$i))'.go"}}' >"$dir.grep.$i.json"
@@ -84,6 +96,13 @@ row() {
 		"$bin/pairtime" -n "$RUNS" -label "$1" -a "$bin/$3" -ain "$4" -b "$bin/floor")
 }
 
+# refrow NAME DIR HOOK INPUT REFHOOK: our hook (A) against the reference's (B)
+refrow() {
+	[ -n "${REF:-}" ] || return 0
+	(cd "$2" && CLAUDE_CODE_SESSION_ID=bench CLAUDE_PID=$claude CLAUDE_PROJECT_DIR=$2 \
+		"$bin/pairtime" -n "$RUNS" -label "$1, vs reference" -a "$bin/$3" -ain "$4" -b "${PYTHON:-python3} $REF/$5")
+}
+
 echo "bench-steady: $RUNS pairs a row; log ${LOG_MB} MB; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 for n in $SIZES; do
 	d=$work/p$n
@@ -95,6 +114,9 @@ for n in $SIZES; do
 	row "post-tool-use, Bash ($n tasks)" "$d" harness-post-tool-use "$d.post.*.json"
 	row "pre-tool-use, Bash go test: checkpoint, git included ($n tasks)" "$d" harness-pre-tool-use "$d.test.*.json"
 	row "session-start, between tasks, git included ($n tasks)" "$d" harness-session-start "$d.start.json"
+	refrow "stop, work remains ($n tasks)" "$d" harness-stop "$d.stop.json" harness-stop.py
+	refrow "subagent-stop ($n tasks)" "$d" harness-subagent-stop "$d.substop.json" harness-subagentstop.py
+	refrow "session-start, between tasks ($n tasks)" "$d" harness-session-start "$d.start.json" harness-sessionstart.py
 done
 d=$work/inactive
 project "$d" "${SIZES##* }" 0 0
@@ -102,3 +124,6 @@ row "stop, inactive" "$d" harness-stop "$d.stop.json"
 row "pre-tool-use, inactive" "$d" harness-pre-tool-use "$d.grep.*.json"
 row "post-tool-use, inactive" "$d" harness-post-tool-use "$d.post.*.json"
 row "session-start, inactive" "$d" harness-session-start "$d.start.json"
+refrow "stop, inactive" "$d" harness-stop "$d.stop.json" harness-stop.py
+refrow "subagent-stop, inactive" "$d" harness-subagent-stop "$d.substop.json" harness-subagentstop.py
+refrow "session-start, inactive" "$d" harness-session-start "$d.start.json" harness-sessionstart.py

@@ -186,9 +186,12 @@ func CommitExists(dir, hash string) bool {
 
 // Changes lists the paths (relative to the work tree top) that differ from
 // HEAD, untracked ones included and ignored ones not, leaving out the
-// harness's own files in the state root stateRoot.
+// harness's own files in the state root stateRoot. It reads and never
+// writes: git status would otherwise refresh the index under its lock
+// (index.lock), and a person's `git commit` at that instant would fail on
+// the lock the harness held.
 func Changes(dir, stateRoot string) ([]string, error) {
-	out, err := Run(dir, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	out, err := Run(dir, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all")
 	if err != nil {
 		return nil, err
 	}
@@ -292,21 +295,9 @@ func HeadMark(dir string) string {
 	if err != nil {
 		return ""
 	}
-	gitDir := gitEntry(abs)
+	gitDir, common := dirs(abs)
 	if gitDir == "" {
 		return ""
-	}
-	if fi, err := os.Stat(gitDir); err == nil && !fi.IsDir() {
-		// A linked worktree or submodule: "gitdir: <path>".
-		data, err := safefile.ReadFile(gitDir, safefile.Small)
-		if err != nil {
-			return ""
-		}
-		p := strings.TrimSpace(strings.TrimPrefix(string(data), "gitdir:"))
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(filepath.Dir(gitDir), p)
-		}
-		gitDir = p
 	}
 	head, err := safefile.ReadFile(filepath.Join(gitDir, "HEAD"), safefile.Small)
 	if err != nil {
@@ -316,14 +307,6 @@ func HeadMark(dir string) string {
 	ref, ok := strings.CutPrefix(mark, "ref: ")
 	if !ok {
 		return mark // detached: HEAD holds the hash
-	}
-	common := gitDir
-	if data, err := safefile.ReadFile(filepath.Join(gitDir, "commondir"), safefile.Small); err == nil {
-		if p := strings.TrimSpace(string(data)); filepath.IsAbs(p) {
-			common = p
-		} else {
-			common = filepath.Join(gitDir, p)
-		}
 	}
 	for _, d := range []string{gitDir, common} {
 		if data, err := safefile.ReadFile(filepath.Join(d, filepath.FromSlash(ref)), safefile.Small); err == nil {

@@ -134,7 +134,9 @@ func startContext(c *call, v view, st started) string {
 	return b.String()
 }
 
-// gitLine is HEAD and whether the tree is dirty, in one line.
+// gitLine is HEAD and whether the tree is dirty, in one line. HEAD is read
+// from the repository's files where they say it for certain (git.HeadLine),
+// from `git log` otherwise; whether the tree is dirty takes `git status`.
 func gitLine(dir, stateRoot string) string {
 	if !git.Available() {
 		return "git: not installed (the harness needs git as its checkpoint store)"
@@ -149,7 +151,11 @@ func gitLine(dir, stateRoot string) string {
 		paths, err = git.Changes(dir, stateRoot)
 		changes <- err
 	}()
-	head, err := git.Run(dir, "log", "-1", "--format=%h %s")
+	head, ok := git.HeadLine(dir)
+	var err error
+	if !ok {
+		head, err = git.Run(dir, "log", "-1", "--format=%h %s")
+	}
 	if err != nil {
 		if !git.Available() {
 			return "git: not installed (the harness needs git as its checkpoint store)"

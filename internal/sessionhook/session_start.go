@@ -77,10 +77,13 @@ func SessionStart(p hook.Payload) hook.Decision {
 		// model lost what it was told, so it is told again.
 		return excluded()
 	}
+	// The context's git line takes a git process, the longest step of a
+	// session start: it runs from here, beside everything after it.
+	st.concurrent = peek(c.Root)
+	gitFacts := st.gitFacts()
 	if stop := st.lock(); stop != nil {
 		return *stop
 	}
-	gitFacts := st.gitFacts()
 	if stop := st.count(); stop != nil {
 		return *stop
 	}
@@ -143,7 +146,8 @@ func begin(c *call, p hook.Payload) *start {
 	return st
 }
 
-// lock takes the session lock in exclusive mode. It returns the decision
+// lock takes the session lock in exclusive mode (st.concurrent says the
+// mode, read before the lock). It returns the decision
 // to stop with when it cannot: another live session holds it, or the lock
 // directory is unusable.
 func (st *start) lock() (stop *hook.Decision) {
@@ -151,7 +155,6 @@ func (st *start) lock() (stop *hook.Decision) {
 	// The transaction lock's file, made here, outside Claude Code's
 	// sandbox: the agent's verbs inside it open it, they cannot make it.
 	lock.Prepare(c.Root)
-	st.concurrent = peek(c.Root)
 	if st.concurrent {
 		return nil
 	}
@@ -172,9 +175,9 @@ func (st *start) lock() (stop *hook.Decision) {
 	return nil
 }
 
-// gitFacts gathers the context's git line while the state transaction
-// runs: it does not depend on the state (session-start's recovery row
-// leaves git alone).
+// gitFacts gathers the context's git line while the lock is taken and the
+// state transaction runs: it does not depend on the state (session-start's
+// recovery row leaves git alone). A session locked out does not wait for it.
 func (st *start) gitFacts() <-chan string {
 	facts := make(chan string, 1)
 	modeOnly := &state.State{Config: state.Config{ConcurrencyMode: state.Exclusive}}

@@ -1,0 +1,421 @@
+package git
+
+import (
+	"bufio"
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"io"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/harness-agent/harness/internal/safefile"
+)
+
+// HeadLine returns what `git log -1 --format='%h %s'` prints in the work
+// tree holding dir (HEAD's abbreviated hash and its subject), read from
+// the repository's files instead of a git process: a session start asks it
+// each time, and a process costs more than the rest of the hook. ok is
+// false wherever the answer is not certain from the files alone, and the
+// caller then asks git: an unborn branch, a reftable, replace refs or
+// grafts, a SHA-256 repository, a commit stored as a delta or behind an
+// alternate, a multi-pack index, configuration that could change the
+// output (core.abbrev, an output encoding, includes), git's own
+// environment variables.
+func HeadLine(dir string) (line string, ok bool) {
+	if os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_WORK_TREE") != "" || os.Getenv("GIT_CEILING_DIRECTORIES") != "" ||
+		os.Getenv("GIT_OBJECT_DIRECTORY") != "" || os.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES") != "" ||
+		os.Getenv("GIT_CONFIG_PARAMETERS") != "" || os.Getenv("GIT_CONFIG_COUNT") != "" || os.Getenv("GIT_CONFIG_GLOBAL") != "" ||
+		os.Getenv("GIT_CONFIG_SYSTEM") != "" || os.Getenv("GIT_REPLACE_REF_BASE") != "" || os.Getenv("GIT_COMMON_DIR") != "" {
+		return "", false
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	gitDir, common := dirs(abs)
+	if gitDir == "" || !plainConfig(common) || plainOdd(common) {
+		return "", false
+	}
+	oid, ok := resolveHead(gitDir, common)
+	if !ok {
+		return "", false
+	}
+	objects := filepath.Join(common, "objects")
+	store := readStore(objects)
+	if store == nil {
+		return "", false
+	}
+	body, ok := store.commit(oid)
+	if !ok {
+		return "", false
+	}
+	subject, ok := subjectOf(body)
+	if !ok {
+		return "", false
+	}
+	abbrev, ok := store.abbrev(oid)
+	if !ok {
+		return "", false
+	}
+	return abbrev + " " + subject, true
+}
+
+// dirs returns the repository directory of the work tree holding abs (for
+// a linked worktree, its own directory under the main one's .git) and the
+// common directory (where objects and shared refs live); "" outside a
+// repository.
+func dirs(abs string) (gitDir, common string) {
+	gitDir = gitEntry(abs)
+	if gitDir == "" {
+		return "", ""
+	}
+	if fi, err := os.Stat(gitDir); err == nil && !fi.IsDir() {
+		// A linked worktree or submodule: "gitdir: <path>".
+		data, err := safefile.ReadFile(gitDir, safefile.Small)
+		if err != nil {
+			return "", ""
+		}
+		p := strings.TrimSpace(strings.TrimPrefix(string(data), "gitdir:"))
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(gitDir), p)
+		}
+		gitDir = p
+	}
+	common = gitDir
+	if data, err := safefile.ReadFile(filepath.Join(gitDir, "commondir"), safefile.Small); err == nil {
+		if p := strings.TrimSpace(string(data)); filepath.IsAbs(p) {
+			common = p
+		} else {
+			common = filepath.Join(gitDir, p)
+		}
+	}
+	return gitDir, common
+}
+
+// plainConfig reports whether no configuration file git reads says
+// anything that could change HeadLine's answer: the abbreviation's length,
+// an output encoding, an include (which could say either), a reftable or
+// another object format.
+func plainConfig(common string) bool {
+	home, _ := os.UserHomeDir()
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	files := []string{filepath.Join(common, "config"), filepath.Join(common, "config.worktree")}
+	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		files = append(files, "/etc/gitconfig")
+	}
+	if xdg != "" {
+		files = append(files, filepath.Join(xdg, "git", "config"))
+	}
+	if home != "" {
+		files = append(files, filepath.Join(home, ".gitconfig"))
+	}
+	for _, f := range files {
+		data, err := safefile.ReadFile(f, safefile.Small)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return false
+		}
+		low := strings.ToLower(string(data))
+		for _, word := range []string{"abbrev", "encoding", "include", "objectformat", "refstorage", "showsignature"} {
+			if strings.Contains(low, word) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// plainOdd reports whether the repository has what makes `git log` show
+// another commit than the files say (grafts, replace refs) or stores refs
+// in a reftable.
+func plainOdd(common string) bool {
+	for _, p := range []string{"info/grafts", "reftable", "refs/replace"} {
+		if _, err := os.Lstat(filepath.Join(common, p)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveHead follows HEAD to the commit it names, through loose refs and
+// packed-refs; ok is false for an unborn branch or anything unexpected.
+func resolveHead(gitDir, common string) (oid [20]byte, ok bool) {
+	name := "HEAD"
+	for depth := 0; depth < 5; depth++ {
+		base := common
+		if name == "HEAD" || !strings.HasPrefix(name, "refs/") || strings.HasPrefix(name, "refs/bisect/") ||
+			strings.HasPrefix(name, "refs/worktree/") || strings.HasPrefix(name, "refs/rewritten/") {
+			base = gitDir
+		}
+		data, err := safefile.ReadFile(filepath.Join(base, filepath.FromSlash(name)), safefile.Small)
+		if errors.Is(err, os.ErrNotExist) && base == common {
+			return packedRef(common, name)
+		}
+		if err != nil {
+			return oid, false
+		}
+		v := strings.TrimSpace(string(data))
+		if target, sym := strings.CutPrefix(v, "ref: "); sym {
+			if strings.Contains(target, "..") {
+				return oid, false
+			}
+			name = strings.TrimSpace(target)
+			continue
+		}
+		return parseOid(v)
+	}
+	return oid, false
+}
+
+// packedRef looks name up in packed-refs.
+func packedRef(common, name string) (oid [20]byte, ok bool) {
+	f, err := os.Open(filepath.Join(common, "packed-refs"))
+	if err != nil {
+		return oid, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if len(line) > 41 && line[40] == ' ' && line[41:] == name {
+			return parseOid(line[:40])
+		}
+	}
+	return oid, false
+}
+
+func parseOid(s string) (oid [20]byte, ok bool) {
+	if len(s) != 40 {
+		return oid, false
+	}
+	if _, err := hex.Decode(oid[:], []byte(s)); err != nil {
+		return oid, false
+	}
+	return oid, true
+}
+
+// store is a repository's object directory: its loose objects and the
+// index of each pack.
+type store struct {
+	dir   string
+	packs []*packIndex
+}
+
+// packIndex is a pack's .idx (version 2), read whole: it is a few bytes a
+// object and looked up by binary search.
+type packIndex struct {
+	pack string // the .pack file
+	data []byte
+	n    int
+}
+
+// readStore opens objects; nil when it holds something HeadLine does not
+// read (alternates, a multi-pack index, an index of another version).
+func readStore(objects string) *store {
+	for _, p := range []string{"info/alternates", "pack/multi-pack-index"} {
+		if _, err := os.Lstat(filepath.Join(objects, p)); err == nil {
+			return nil
+		}
+	}
+	s := &store{dir: objects}
+	idxs, _ := filepath.Glob(filepath.Join(objects, "pack", "pack-*.idx"))
+	for _, idx := range idxs {
+		data, err := os.ReadFile(idx)
+		if err != nil || len(data) < 8+256*4 || !bytes.Equal(data[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
+			return nil
+		}
+		n := int(binary.BigEndian.Uint32(data[8+255*4:]))
+		if len(data) < 8+256*4+n*(20+4+4)+40 {
+			return nil
+		}
+		s.packs = append(s.packs, &packIndex{pack: strings.TrimSuffix(idx, ".idx") + ".pack", data: data, n: n})
+	}
+	return s
+}
+
+func (p *packIndex) oidAt(i int) []byte {
+	off := 8 + 256*4 + i*20
+	return p.data[off : off+20]
+}
+
+// find returns the position of oid, or where it would be.
+func (p *packIndex) find(oid [20]byte) (int, bool) {
+	lo := 0
+	if oid[0] > 0 {
+		lo = int(binary.BigEndian.Uint32(p.data[8+(int(oid[0])-1)*4:]))
+	}
+	hi := int(binary.BigEndian.Uint32(p.data[8+int(oid[0])*4:]))
+	i := lo + sort.Search(hi-lo, func(k int) bool { return bytes.Compare(p.oidAt(lo+k), oid[:]) >= 0 })
+	return i, i < hi && bytes.Equal(p.oidAt(i), oid[:])
+}
+
+// offset is the pack offset of the object at position i.
+func (p *packIndex) offset(i int) (int64, bool) {
+	base := 8 + 256*4 + p.n*24
+	v := binary.BigEndian.Uint32(p.data[base+i*4:])
+	if v&0x80000000 == 0 {
+		return int64(v), true
+	}
+	large := 8 + 256*4 + p.n*28 + int(v&0x7fffffff)*8
+	if large+8 > len(p.data)-40 {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(p.data[large:])), true
+}
+
+// commit returns the body of commit oid, loose or whole in a pack.
+func (s *store) commit(oid [20]byte) ([]byte, bool) {
+	h := hex.EncodeToString(oid[:])
+	if f, err := os.Open(filepath.Join(s.dir, h[:2], h[2:])); err == nil {
+		defer f.Close()
+		z, err := zlib.NewReader(f)
+		if err != nil {
+			return nil, false
+		}
+		data, err := io.ReadAll(io.LimitReader(z, 16<<20))
+		if err != nil {
+			return nil, false
+		}
+		body, ok := bytes.CutPrefix(data, []byte("commit "))
+		if !ok {
+			return nil, false
+		}
+		_, body, ok = bytes.Cut(body, []byte{0})
+		return body, ok
+	}
+	for _, p := range s.packs {
+		if i, found := p.find(oid); found {
+			off, ok := p.offset(i)
+			if !ok {
+				return nil, false
+			}
+			return packedCommit(p.pack, off)
+		}
+	}
+	return nil, false
+}
+
+// packedCommit reads the commit stored whole at off in pack; a delta (or
+// anything else) is not read.
+func packedCommit(pack string, off int64) ([]byte, bool) {
+	f, err := os.Open(pack)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	r := bufio.NewReader(io.NewSectionReader(f, off, 1<<40))
+	b, err := r.ReadByte()
+	if err != nil || (b>>4)&7 != 1 { // 1: a commit, stored whole
+		return nil, false
+	}
+	size := int64(b & 0x0f)
+	for shift := 4; b&0x80 != 0; shift += 7 {
+		if b, err = r.ReadByte(); err != nil || shift > 56 {
+			return nil, false
+		}
+		size |= int64(b&0x7f) << shift
+	}
+	if size > 16<<20 {
+		return nil, false
+	}
+	z, err := zlib.NewReader(r)
+	if err != nil {
+		return nil, false
+	}
+	body := make([]byte, size)
+	if _, err := io.ReadFull(z, body); err != nil {
+		return nil, false
+	}
+	return body, true
+}
+
+// subjectOf is a commit's %s: the first paragraph of its message, each
+// line without its trailing blanks, joined by spaces. ok is false for a
+// message in another encoding than UTF-8 (git would convert it).
+func subjectOf(body []byte) (string, bool) {
+	headers, msg, found := bytes.Cut(body, []byte("\n\n"))
+	if !found {
+		headers, msg = body, nil
+	}
+	for _, h := range bytes.Split(headers, []byte("\n")) {
+		if enc, ok := bytes.CutPrefix(h, []byte("encoding ")); ok && !strings.EqualFold(string(enc), "utf-8") && !strings.EqualFold(string(enc), "utf8") {
+			return "", false
+		}
+	}
+	lines := strings.Split(string(msg), "\n")
+	i := 0
+	for i < len(lines) && strings.TrimRight(lines[i], " \t\r\n\v\f") == "" {
+		i++
+	}
+	var parts []string
+	for ; i < len(lines); i++ {
+		l := strings.TrimRight(lines[i], " \t\r\n\v\f")
+		if l == "" {
+			break
+		}
+		parts = append(parts, l)
+	}
+	return strings.Join(parts, " "), true
+}
+
+// abbrev is oid as %h abbreviates it: git's automatic length for the
+// count of packed objects (at least 7 hex digits), longer while another
+// object, loose or packed, begins with the same digits.
+func (s *store) abbrev(oid [20]byte) (string, bool) {
+	count := 0
+	for _, p := range s.packs {
+		count += p.n
+	}
+	length := max((bits.Len(uint(count))+1)/2, 7) // msb(count)+1 bits, four to a hex digit, collisions at half of them
+	h := hex.EncodeToString(oid[:])
+	// The longest run of hex digits oid shares with another object.
+	shared := 0
+	for _, p := range s.packs {
+		i, found := p.find(oid)
+		for _, j := range []int{i - 1, i, i + 1} {
+			if j < 0 || j >= p.n || (found && j == i) || bytes.Equal(p.oidAt(j), oid[:]) {
+				continue
+			}
+			shared = max(shared, commonHex(h, hex.EncodeToString(p.oidAt(j))))
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join(s.dir, h[:2]))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", false
+	}
+	for _, e := range entries {
+		if other := h[:2] + e.Name(); len(other) == 40 && other != h && isHex(other) {
+			shared = max(shared, commonHex(h, other))
+		}
+	}
+	return h[:max(length, shared+1)], true
+}
+
+func commonHex(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
+}

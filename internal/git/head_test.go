@@ -1,0 +1,123 @@
+package git
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// HeadLine must print exactly what `git log -1 --format='%h %s'` prints,
+// or say it cannot (and git is asked): each case is checked against git
+// itself.
+func TestHeadLineAgreesWithGit(t *testing.T) {
+	cases := []struct {
+		name   string
+		script string // run in a fresh repository with one commit, "base"
+		at     string // where HeadLine is asked, relative to the repository
+		ok     bool   // whether HeadLine answers from the files
+	}{
+		{name: "loose commit", ok: true},
+		{name: "a subject over several lines, blank lines before, trailing blanks",
+			script: `printf '\n\n  first line  \nsecond line\t\n\nbody\n' | git commit -q --allow-empty --cleanup=verbatim -F -`, ok: true},
+		{name: "an empty message", script: `git commit -q --allow-empty --allow-empty-message -m ''`, ok: true},
+		{name: "packed objects and refs", script: `echo x >f && git add f && git commit -q -m "after gc" && git gc -q`, ok: true},
+		{name: "packed, then a loose commit on top", script: `git gc -q && git commit -q --allow-empty -m "loose on packed"`, ok: true},
+		{name: "detached HEAD", script: `git commit -q --allow-empty -m two && git checkout -q HEAD~1`, ok: true},
+		{name: "a branch whose name is a path", script: `git checkout -q -b feature/x/y && git commit -q --allow-empty -m "on feature"`, ok: true},
+		{name: "below the top", script: `mkdir -p a/b && touch a/b/f`, at: "a/b", ok: true},
+		{name: "linked worktree", script: `git worktree add -q wt -b side && git -C wt commit -q --allow-empty -m "in the worktree"`, at: "wt", ok: true},
+		{name: "a latin-1 message: git converts it", script: `printf 'caf\351\n' | git -c i18n.commitEncoding=ISO-8859-1 commit -q --allow-empty -F -`},
+		{name: "core.abbrev set", script: `git config core.abbrev 12`},
+		{name: "a replace ref", script: `git commit -q --allow-empty -m other && git replace HEAD HEAD~1`},
+		{name: "unborn branch", script: `git checkout -q --orphan fresh`},
+		{name: "an alternate", script: `git clone -q --shared . ../shared-$$ && cp -r ../shared-$$/.git/objects/info .git/objects/`},
+		{name: "the commit a delta in a pack", script: `for i in 1 2 3 4 5 6; do git commit -q --allow-empty -m "a long subject repeated to make the commits alike, number $i"; done && git repack -q -a -d -f --depth=50 --window=50`, ok: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := repo(t, nil)
+			if c.script != "" {
+				sh(t, dir, c.script)
+			}
+			at := filepath.Join(dir, c.at)
+			want, werr := Run(at, "log", "-1", "--format=%h %s")
+			got, ok := HeadLine(at)
+			if !c.ok {
+				assert.False(t, ok, "HeadLine answered %q where git should be asked (git: %q)", got, want)
+				return
+			}
+			require.NoError(t, werr)
+			if !ok {
+				// A delta is left to git; every other listed case is read.
+				if c.name == "the commit a delta in a pack" {
+					t.Skip("the commit was stored as a delta: git is asked")
+				}
+				t.Fatalf("HeadLine did not answer; git says %q", want)
+			}
+			assert.Equal(t, want, got)
+		})
+	}
+}
+
+// The abbreviation grows as git's does: with the count of packed objects,
+// and past another object sharing its first digits.
+func TestHeadLineAbbreviation(t *testing.T) {
+	t.Run("many packed objects", func(t *testing.T) {
+		dir := repo(t, nil)
+		// 20,000 blobs through fast-import: msb(20001)+1 = 15 bits, 8 digits.
+		var in strings.Builder
+		for i := 0; i < 20000; i++ {
+			body := fmt.Sprintf("blob %d\n", i)
+			fmt.Fprintf(&in, "blob\ndata %d\n%s\n", len(body), body)
+		}
+		write(t, dir, map[string]string{"blobs.fi": in.String()})
+		sh(t, dir, "git fast-import --quiet <blobs.fi && rm blobs.fi")
+		want, err := Run(dir, "log", "-1", "--format=%h %s")
+		require.NoError(t, err)
+		got, ok := HeadLine(dir)
+		require.True(t, ok)
+		assert.Equal(t, want, got)
+		assert.Len(t, strings.Fields(got)[0], 8)
+	})
+	t.Run("a loose object sharing nine digits", func(t *testing.T) {
+		dir := repo(t, nil)
+		head := sh(t, dir, "git rev-parse HEAD")
+		// A loose object's name is all git reads to abbreviate: a file
+		// named like an object sharing nine digits makes git print ten.
+		twin := head[:9] + strings.Repeat(string("0123456789abcdef"[(strings.IndexByte("0123456789abcdef", head[9])+1)%16]), 31)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "objects", twin[:2], twin[2:]), nil, 0o444))
+		want, err := Run(dir, "log", "-1", "--format=%h %s")
+		require.NoError(t, err)
+		got, ok := HeadLine(dir)
+		require.True(t, ok)
+		assert.Equal(t, want, got)
+		assert.Len(t, strings.Fields(got)[0], 10)
+	})
+}
+
+// Outside a repository HeadLine says it cannot answer, and never panics on
+// damaged files.
+func TestHeadLineDamaged(t *testing.T) {
+	_, ok := HeadLine(t.TempDir())
+	assert.False(t, ok, "outside a repository")
+	for name, script := range map[string]string{
+		"HEAD garbage":             `echo 'ref: ../../etc/passwd' >.git/HEAD`,
+		"ref file garbage":         `echo nothex >.git/refs/heads/$(git symbolic-ref --short HEAD)`,
+		"object truncated":         `f=$(git rev-parse HEAD); p=.git/objects/$(echo $f | cut -c1-2)/$(echo $f | cut -c3-); chmod u+w $p; head -c 10 $p >$p.t; mv $p.t $p`,
+		"pack index truncated":     `git gc -q && for i in .git/objects/pack/*.idx; do chmod u+w $i; head -c 1100 $i >$i.t; mv $i.t $i; done`,
+		"pack truncated":           `git gc -q && for p in .git/objects/pack/*.pack; do chmod u+w $p; head -c 20 $p >$p.t; mv $p.t $p; done`,
+		"packed-refs lost its ref": `git gc -q && : >.git/packed-refs`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := repo(t, nil)
+			sh(t, dir, script)
+			got, ok := HeadLine(dir)
+			assert.False(t, ok, "answered %q", got)
+		})
+	}
+}
