@@ -108,6 +108,10 @@ for n in $SIZES; do
 	d=$work/p$n
 	project "$d" "$n" "$LOG_MB" 1
 	(cd "$d" && CLAUDE_CODE_SESSION_ID=bench CLAUDE_PID=$claude CLAUDE_PROJECT_DIR=$d "$bin/harness-session-start" <"$d.start.json" >/dev/null)
+	# A tree whose files were all written in the last two seconds is
+	# "racily clean" to the session start's kept git answer (treecache), as
+	# it is to git's index: a session's tree is older than that.
+	sleep 2.5
 	row "stop, work remains ($n tasks)" "$d" harness-stop "$d.stop.json"
 	row "pre-tool-use, Read ($n tasks)" "$d" harness-pre-tool-use "$d.read.*.json"
 	row "pre-tool-use, Bash grep ($n tasks)" "$d" harness-pre-tool-use "$d.grep.*.json"

@@ -191,12 +191,28 @@ func CommitExists(dir, hash string) bool {
 // (index.lock), and a person's `git commit` at that instant would fail on
 // the lock the harness held.
 func Changes(dir, stateRoot string) ([]string, error) {
-	out, err := Run(dir, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	changes, _, err := status(dir, stateRoot, false)
+	return changes, err
+}
+
+// ChangesIgnored is Changes with the ignored paths git matched beside it,
+// as `git status --ignored=matching` names them: a directory an ignore
+// pattern matches as one path with a trailing slash, its contents not
+// listed. The harness's own files are in neither list.
+func ChangesIgnored(dir, stateRoot string) (changes, ignored []string, err error) {
+	return status(dir, stateRoot, true)
+}
+
+func status(dir, stateRoot string, withIgnored bool) (changes, ignored []string, err error) {
+	args := []string{"--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all"}
+	if withIgnored {
+		args = append(args, "--ignored=matching")
+	}
+	out, err := Run(dir, args...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	top, _ := Top(dir)
-	var changes []string
 	entries := strings.Split(out, "\x00")
 	for i := 0; i < len(entries); i++ {
 		e := entries[i]
@@ -207,17 +223,22 @@ func Changes(dir, stateRoot string) ([]string, error) {
 		if e[0] == 'R' || e[0] == 'C' {
 			i++ // the rename's source follows
 		}
-		if ownedByHarness(top, path, stateRoot) {
+		if OwnedByHarness(top, strings.TrimSuffix(path, "/"), stateRoot) {
+			continue
+		}
+		if e[:2] == "!!" {
+			ignored = append(ignored, path)
 			continue
 		}
 		changes = append(changes, path)
 	}
-	return changes, nil
+	return changes, ignored, nil
 }
 
-// ownedByHarness reports whether path (relative to top) is a harness file of
-// stateRoot.
-func ownedByHarness(top, path, stateRoot string) bool {
+// OwnedByHarness reports whether path (relative to the work tree top) is a
+// harness file of the state root stateRoot: the harness's changes are never
+// the work's.
+func OwnedByHarness(top, path, stateRoot string) bool {
 	if top == "" || stateRoot == "" {
 		return root.IsHarnessFile(path)
 	}
@@ -276,7 +297,7 @@ func ChangedSince(dir, base, stateRoot string) ([]string, error) {
 	seen := map[string]bool{}
 	var changed []string
 	for _, path := range strings.Split(diff+"\x00"+untracked, "\x00") {
-		if path == "" || seen[path] || ownedByHarness(top, path, stateRoot) {
+		if path == "" || seen[path] || OwnedByHarness(top, path, stateRoot) {
 			continue
 		}
 		seen[path] = true

@@ -28,25 +28,15 @@ import (
 // output (core.abbrev, an output encoding, includes), git's own
 // environment variables.
 func HeadLine(dir string) (line string, ok bool) {
-	if os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_WORK_TREE") != "" || os.Getenv("GIT_CEILING_DIRECTORIES") != "" ||
-		os.Getenv("GIT_OBJECT_DIRECTORY") != "" || os.Getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES") != "" ||
-		os.Getenv("GIT_CONFIG_PARAMETERS") != "" || os.Getenv("GIT_CONFIG_COUNT") != "" || os.Getenv("GIT_CONFIG_GLOBAL") != "" ||
-		os.Getenv("GIT_CONFIG_SYSTEM") != "" || os.Getenv("GIT_REPLACE_REF_BASE") != "" || os.Getenv("GIT_COMMON_DIR") != "" {
+	r, ok := Plain(dir)
+	if !ok || !plainConfig(r.Common) {
 		return "", false
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", false
-	}
-	gitDir, common := dirs(abs)
-	if gitDir == "" || !plainConfig(common) || plainOdd(common) {
-		return "", false
-	}
-	oid, ok := resolveHead(gitDir, common)
+	oid, ok := resolveHead(r.GitDir, r.Common)
 	if !ok {
 		return "", false
 	}
-	objects := filepath.Join(common, "objects")
+	objects := filepath.Join(r.Common, "objects")
 	store := readStore(objects)
 	if store == nil {
 		return "", false
@@ -64,6 +54,67 @@ func HeadLine(dir string) (line string, ok bool) {
 		return "", false
 	}
 	return abbrev + " " + subject, true
+}
+
+// Repo is where a work tree's repository keeps its files.
+type Repo struct {
+	GitDir string // the work tree's own (a linked worktree's, under the main one's .git)
+	Common string // where objects and shared refs live
+}
+
+// Plain returns the repository of the work tree holding dir when its files
+// alone say what git would: none of git's environment variables that move
+// or add to it is set, and no graft, replace ref or reftable changes what
+// HEAD names. ok is false otherwise, and outside a repository.
+func Plain(dir string) (r Repo, ok bool) {
+	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_OBJECT_DIRECTORY",
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG_GLOBAL",
+		"GIT_CONFIG_SYSTEM", "GIT_REPLACE_REF_BASE", "GIT_COMMON_DIR", "GIT_INDEX_FILE"} {
+		if os.Getenv(v) != "" {
+			return r, false
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return r, false
+	}
+	r.GitDir, r.Common = dirs(abs)
+	if r.GitDir == "" || plainOdd(r.Common) {
+		return r, false
+	}
+	return r, true
+}
+
+// HeadOid is the hash of the commit HEAD names, read from the files; ok is
+// false for an unborn branch or anything unexpected.
+func (r Repo) HeadOid() (string, bool) {
+	oid, ok := resolveHead(r.GitDir, r.Common)
+	if !ok {
+		return "", false
+	}
+	return hex.EncodeToString(oid[:]), true
+}
+
+// ConfigFiles are the configuration files git reads for this repository,
+// in its order (system, global, repository); the ones that do not exist
+// included.
+func (r Repo) ConfigFiles() []string {
+	home, _ := os.UserHomeDir()
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	var files []string
+	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		files = append(files, "/etc/gitconfig")
+	}
+	if xdg != "" {
+		files = append(files, filepath.Join(xdg, "git", "config"))
+	}
+	if home != "" {
+		files = append(files, filepath.Join(home, ".gitconfig"))
+	}
+	return append(files, filepath.Join(r.Common, "config"), filepath.Join(r.Common, "config.worktree"))
 }
 
 // dirs returns the repository directory of the work tree holding abs (for
@@ -103,21 +154,7 @@ func dirs(abs string) (gitDir, common string) {
 // an output encoding, an include (which could say either), a reftable or
 // another object format.
 func plainConfig(common string) bool {
-	home, _ := os.UserHomeDir()
-	xdg := os.Getenv("XDG_CONFIG_HOME")
-	if xdg == "" && home != "" {
-		xdg = filepath.Join(home, ".config")
-	}
-	files := []string{filepath.Join(common, "config"), filepath.Join(common, "config.worktree")}
-	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
-		files = append(files, "/etc/gitconfig")
-	}
-	if xdg != "" {
-		files = append(files, filepath.Join(xdg, "git", "config"))
-	}
-	if home != "" {
-		files = append(files, filepath.Join(home, ".gitconfig"))
-	}
+	files := Repo{Common: common}.ConfigFiles()
 	for _, f := range files {
 		data, err := safefile.ReadFile(f, safefile.Small)
 		if errors.Is(err, os.ErrNotExist) {

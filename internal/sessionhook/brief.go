@@ -11,6 +11,7 @@ import (
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
+	"github.com/harness-agent/harness/internal/treecache"
 )
 
 // recentLines is how many log lines the session context quotes; statsScan is
@@ -136,8 +137,10 @@ func startContext(c *call, v view, st started) string {
 
 // gitLine is HEAD and whether the tree is dirty, in one line. HEAD is read
 // from the repository's files where they say it for certain (git.HeadLine),
-// from `git log` otherwise; whether the tree is dirty takes `git status`.
-func gitLine(dir, stateRoot string) string {
+// from `git log` otherwise; whether the tree is dirty is `git status`'s
+// answer, or the answer it gave last time (kept in the file kept) when no
+// file it rests on has changed since (treecache).
+func gitLine(dir, stateRoot, kept string) string {
 	if !git.Available() {
 		return "git: not installed (the harness needs git as its checkpoint store)"
 	}
@@ -148,7 +151,7 @@ func gitLine(dir, stateRoot string) string {
 	var paths []string
 	go func() {
 		var err error
-		paths, err = git.Changes(dir, stateRoot)
+		paths, err = treecache.Changes(dir, stateRoot, kept)
 		changes <- err
 	}()
 	head, ok := git.HeadLine(dir)

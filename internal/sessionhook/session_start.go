@@ -175,6 +175,12 @@ func (st *start) lock() (stop *hook.Decision) {
 	return nil
 }
 
+// treeFile, in the record's directory, keeps the tree's state as git last
+// gave it and what that answer rests on (treecache). A dot file: the
+// record's integrity checks leave it out, and it is no state, only the
+// hooks' cache.
+const treeFile = ".tree-cache"
+
 // gitFacts gathers the context's git line while the lock is taken and the
 // state transaction runs: it does not depend on the state (session-start's
 // recovery row leaves git alone). A session locked out does not wait for it.
@@ -184,7 +190,11 @@ func (st *start) gitFacts() <-chan string {
 	if st.concurrent {
 		modeOnly.Config.ConcurrencyMode = state.Concurrent
 	}
-	go func() { facts <- gitLine(st.c.tree(modeOnly).Top, st.c.Root) }()
+	top, kept := st.c.tree(modeOnly).Top, ""
+	if rec := st.c.Record(); rec != "" {
+		kept = filepath.Join(rec, treeFile)
+	}
+	go func() { facts <- gitLine(top, st.c.Root, kept) }()
 	return facts
 }
 

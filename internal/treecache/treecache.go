@@ -1,0 +1,282 @@
+// Package treecache knows whether a work tree is still as `git status`
+// last described it, from the files' stat alone, the way git's own index
+// knows a file is unchanged: a session start then gives the tree's state
+// without a git process when nothing moved since the last one.
+//
+// What git's answer rests on is kept as one digest: HEAD's commit, the
+// index's stat, the configuration and exclude files' stat, and for every
+// directory git walked (ignored ones left out, as git reported them) the
+// names in it and each file's stat (size, times to the nanosecond, inode,
+// mode). When the digest taken now is the kept one, nothing git looks at
+// has changed, and the kept answer is the answer. When it differs, git is
+// asked and its answer kept again, unless something it rests on changed
+// in the two seconds before git ran or while it did (a file written within
+// one tick of the clock keeps its time: git calls such entries "racily
+// clean"), in which case nothing is kept and the next call asks git again.
+package treecache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"hash"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/harness-agent/harness/internal/atomicfile"
+	"github.com/harness-agent/harness/internal/git"
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/safefile"
+)
+
+// MaxEntries bounds the files and directories one digest covers: past it,
+// git's own parallel stat is the better tool, and nothing is kept.
+const MaxEntries = 20000
+
+// racyWindow is how recent a change must be for the digest to distrust
+// it: the coarsest file times in use (FAT's two seconds) included. A
+// variable for the tests.
+var racyWindow = 2 * time.Second
+
+const magic = "harness-tree 1"
+
+var errTooBig = errors.New("too many entries")
+
+// Changes is git.Changes(dir, stateRoot): the paths that differ from HEAD,
+// the harness's own files left out. file keeps the last answer and its
+// digest ("": nothing is kept, git is asked).
+func Changes(dir, stateRoot, file string) ([]string, error) {
+	top, err := git.Top(dir)
+	if err != nil || file == "" {
+		return git.Changes(dir, stateRoot)
+	}
+	repo, ok := git.Plain(top)
+	if !ok || hasSubmodules(top) {
+		return git.Changes(dir, stateRoot)
+	}
+	before, beforeOK := repoState(repo)
+	if kept, ok := read(file); ok && beforeOK {
+		if sum, _, err := digest(top, stateRoot, before, kept.ignored, time.Time{}); err == nil && sum == kept.sum {
+			return kept.changes, nil
+		}
+	}
+	t0 := time.Now()
+	changes, ignored, err := git.ChangesIgnored(dir, stateRoot)
+	if err != nil {
+		return nil, err
+	}
+	// Kept only when the repository did not move while git ran and no
+	// entry changed close enough to it to hide a change in its time.
+	if after, ok := repoState(repo); beforeOK && ok && after == before {
+		if sum, racy, err := digest(top, stateRoot, after, ignored, t0.Add(-racyWindow)); err == nil && !racy {
+			write(file, kept{sum: sum, ignored: ignored, changes: changes})
+		}
+	}
+	return changes, nil
+}
+
+// hasSubmodules reports whether the tree has submodules: their trees'
+// changes are git's answer too, and the digest does not walk into them.
+func hasSubmodules(top string) bool {
+	_, err := os.Lstat(filepath.Join(top, ".gitmodules"))
+	return err == nil
+}
+
+// repoState is what of the repository git's answer rests on: HEAD's commit,
+// the index's stat, and the stat of every configuration, exclude and
+// attributes file git reads. ok is false when HEAD cannot be read from the
+// files, or when a configuration names its own excludes or attributes file
+// (the digest would have to follow it).
+func repoState(r git.Repo) (string, bool) {
+	head, ok := r.HeadOid()
+	if !ok {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	files := append(r.ConfigFiles(), filepath.Join(r.GitDir, "index"),
+		filepath.Join(r.Common, "info", "exclude"), filepath.Join(r.Common, "info", "attributes"))
+	if xdg := xdgGit(); xdg != "" {
+		files = append(files, filepath.Join(xdg, "ignore"), filepath.Join(xdg, "attributes"))
+	}
+	for i, f := range files {
+		fi, err := os.Lstat(f)
+		b.WriteString("\x00")
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			b.WriteString("-")
+			continue
+		case err != nil:
+			return "", false
+		}
+		b.WriteString(record.StampOf(fi).String())
+		if i < len(r.ConfigFiles()) {
+			data, err := safefile.ReadFile(f, safefile.Small)
+			if err != nil {
+				return "", false
+			}
+			low := bytes.ToLower(data)
+			if bytes.Contains(low, []byte("excludesfile")) || bytes.Contains(low, []byte("attributesfile")) || bytes.Contains(low, []byte("include")) {
+				return "", false
+			}
+		}
+	}
+	return b.String(), true
+}
+
+// xdgGit is git's directory under XDG_CONFIG_HOME (~/.config/git).
+func xdgGit() string {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "git")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".config", "git")
+	}
+	return ""
+}
+
+// digest walks the tree as git did (its ignored paths, the repository and
+// the harness's files left out) and returns the digest of the repository's
+// state rs (repoState) and every entry's name and stat. With since set, racy says whether
+// any entry (or directory) changed at or after it.
+func digest(top, stateRoot, rs string, ignored []string, since time.Time) (sum string, racy bool, err error) {
+	w := &walker{top: top, stateRoot: stateRoot, ignored: map[string]bool{}, h: sha256.New(), since: since}
+	for _, p := range ignored {
+		w.ignored[p] = true
+	}
+	w.h.Write([]byte(magic + "\x00" + top + "\x00" + stateRoot + "\x00" + rs + "\x00"))
+	if err := w.dir(""); err != nil {
+		return "", false, err
+	}
+	return hex.EncodeToString(w.h.Sum(nil)), w.racy, nil
+}
+
+type walker struct {
+	top, stateRoot string
+	ignored        map[string]bool // git's ignored paths; a directory's ends in "/"
+	h              hash.Hash
+	since          time.Time
+	racy           bool
+	n              int
+}
+
+// dir adds the directory rel (relative to the top, "" for the top) and
+// everything under it that git looks at.
+func (w *walker) dir(rel string) error {
+	abs := filepath.Join(w.top, filepath.FromSlash(rel))
+	if !w.since.IsZero() {
+		if fi, err := os.Lstat(abs); err == nil {
+			w.check(fi)
+		}
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".git" {
+			continue // the repository (or a nested one's), not its work
+		}
+		p := path.Join(rel, name)
+		if git.OwnedByHarness(w.top, p, w.stateRoot) {
+			continue
+		}
+		if w.n++; w.n > MaxEntries {
+			return errTooBig
+		}
+		if e.IsDir() {
+			if w.ignored[p+"/"] {
+				continue
+			}
+			w.h.Write([]byte("D" + p + "\x00"))
+			if err := w.dir(p); err != nil {
+				return err
+			}
+			continue
+		}
+		if w.ignored[p] {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return err // gone since the directory was read: changing
+		}
+		w.check(fi)
+		w.h.Write([]byte("F" + p + "\x00" + record.StampOf(fi).String() + ":" + strconv.FormatUint(uint64(fi.Mode()), 8) + "\x00"))
+	}
+	return nil
+}
+
+// check marks the walk racy when fi changed at or after since.
+func (w *walker) check(fi os.FileInfo) {
+	if w.since.IsZero() {
+		return
+	}
+	s := record.StampOf(fi)
+	if s.ModNs >= w.since.UnixNano() || s.CtimeNs >= w.since.UnixNano() {
+		w.racy = true
+	}
+}
+
+// kept is the file's content: the digest, the ignored paths git reported
+// (the next walk leaves them out too) and git's answer.
+type kept struct {
+	sum              string
+	ignored, changes []string
+}
+
+// read parses the kept answer; ok is false for a missing or damaged file.
+func read(file string) (k kept, ok bool) {
+	data, err := safefile.ReadFile(file, 8<<20)
+	if err != nil {
+		return k, false
+	}
+	f := strings.Split(string(data), "\x00")
+	if len(f) < 4 || f[0] != magic {
+		return k, false
+	}
+	k.sum, f = f[1], f[2:]
+	list := func() ([]string, bool) {
+		if len(f) == 0 {
+			return nil, false
+		}
+		n, err := strconv.Atoi(f[0])
+		if err != nil || n < 0 || n > len(f)-1 {
+			return nil, false
+		}
+		var l []string // nil when empty, as git.Changes says "no change"
+		if n > 0 {
+			l = f[1 : 1+n]
+		}
+		f = f[1+n:]
+		return l, true
+	}
+	if k.ignored, ok = list(); !ok {
+		return k, false
+	}
+	if k.changes, ok = list(); !ok {
+		return k, false
+	}
+	return k, len(k.sum) == 64
+}
+
+// write keeps k in file, whole or not at all; a failure only costs the
+// next call a git process.
+func write(file string, k kept) {
+	var b strings.Builder
+	b.WriteString(magic + "\x00" + k.sum + "\x00")
+	for _, l := range [][]string{k.ignored, k.changes} {
+		b.WriteString(strconv.Itoa(len(l)) + "\x00")
+		for _, p := range l {
+			b.WriteString(p + "\x00")
+		}
+	}
+	_ = atomicfile.Replace(file, []byte(b.String()), 0o600)
+}

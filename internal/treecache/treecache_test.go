@@ -1,0 +1,162 @@
+package treecache
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/git"
+)
+
+// fixture is a repository with a tracked file, an ignored directory, an
+// ignore pattern, an empty directory and the harness's files, and a kept
+// answer made by a first call.
+func fixture(t *testing.T) (dir, kept string) {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"} {
+		t.Setenv(k, v)
+	}
+	run(t, dir, `git init -q && mkdir -p src build empty && echo 'package src' >src/a.go && echo 'build/
+*.log' >.gitignore && echo o >build/out && git add -A && git commit -qm base &&
+echo '{}' >harness-tasks.json && echo log >harness-progress.txt && mkdir .harness-runtime && echo r >.harness-runtime/x`)
+	kept = filepath.Join(t.TempDir(), "tree")
+	racyWindow = 0 // the fixture was written a moment ago
+	t.Cleanup(func() { racyWindow = 2 * time.Second })
+	time.Sleep(20 * time.Millisecond) // past the clock's tick: a later write has a later time
+	got, err := Changes(dir, dir, kept)
+	require.NoError(t, err)
+	assert.Empty(t, got)
+	require.FileExists(t, kept, "a quiet tree's answer is kept")
+	return dir, kept
+}
+
+func run(t *testing.T, dir, script string) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+}
+
+// served reports whether Changes answered without git: git is taken off
+// PATH, so asking it fails.
+func served(t *testing.T, dir, kept string) ([]string, bool) {
+	t.Helper()
+	t.Setenv("PATH", t.TempDir())
+	got, err := Changes(dir, dir, kept)
+	return got, err == nil
+}
+
+func TestKeptAnswerHoldsUntilSomethingGitReadsChanges(t *testing.T) {
+	cases := []struct {
+		name   string
+		change string // a shell script run in the tree after the answer was kept
+		served bool   // the kept answer still holds
+	}{
+		{name: "nothing changed", served: true},
+		{name: "the harness's own files", change: `echo more >>harness-progress.txt && echo y >.harness-runtime/y && echo '{"a":1}' >harness-tasks.json.tmp && mv harness-tasks.json.tmp harness-tasks.json`, served: true},
+		{name: "a file in an ignored directory", change: `echo p >build/more`, served: true},
+		{name: "a tracked file, its size", change: `echo more >>src/a.go`},
+		{name: "a tracked file, same size", change: `echo 'package sr' >src/a.go`},
+		{name: "a tracked file's mode", change: `chmod +x src/a.go`},
+		{name: "a tracked file removed", change: `rm src/a.go`},
+		{name: "a new file", change: `echo n >src/b.go`},
+		{name: "a new file an ignore pattern matches", change: `echo n >src/debug.log`},
+		{name: "a file in an empty directory", change: `echo n >empty/f`},
+		{name: "a new directory", change: `mkdir src/sub`},
+		{name: "the ignore rules", change: `echo '*.go' >>.gitignore`},
+		{name: "the index (git add)", change: `echo n >n && git add n && rm n`},
+		{name: "HEAD (a commit)", change: `git commit -q --allow-empty -m next`},
+		{name: "the repository's exclude file", change: `echo '*.md' >>.git/info/exclude`},
+		{name: "the repository's configuration", change: `git config core.ignorecase true`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir, kept := fixture(t)
+			if c.change != "" {
+				run(t, dir, c.change)
+			}
+			want, werr := git.Changes(dir, dir) // git's answer, before PATH is emptied
+			require.NoError(t, werr)
+			got, ok := served(t, dir, kept)
+			assert.Equal(t, c.served, ok, "served from the kept answer")
+			if ok {
+				assert.Equal(t, want, got)
+			}
+		})
+	}
+}
+
+// After git was asked again, its new answer is kept and served.
+func TestNewAnswerKept(t *testing.T) {
+	dir, kept := fixture(t)
+	run(t, dir, `echo n >src/b.go && echo more >>src/a.go`)
+	time.Sleep(20 * time.Millisecond)
+	got, err := Changes(dir, dir, kept)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"src/a.go", "src/b.go"}, got)
+	again, ok := served(t, dir, kept)
+	require.True(t, ok)
+	assert.Equal(t, got, again)
+}
+
+// A change within the racy window is not kept: a later write in the same
+// tick of the clock would keep the file's time.
+func TestRecentChangeNotKept(t *testing.T) {
+	dir, kept := fixture(t)
+	racyWindow = 2 * time.Second
+	run(t, dir, `echo more >>src/a.go`)
+	before, _ := os.ReadFile(kept)
+	got, err := Changes(dir, dir, kept)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"src/a.go"}, got)
+	after, _ := os.ReadFile(kept)
+	assert.Equal(t, before, after, "the old answer stays; the new one was not kept")
+	_, ok := served(t, dir, kept)
+	assert.False(t, ok, "the next call asks git again")
+}
+
+// A damaged or foreign kept file, a tree with submodules, or no file at all:
+// git is asked, nothing breaks.
+func TestGitAskedWhenNotSure(t *testing.T) {
+	t.Run("damaged kept file", func(t *testing.T) {
+		for _, junk := range []string{"", "harness-tree 1\x00", "harness-tree 1\x00abc\x0099\x00", strings.Repeat("\x00", 100), "harness-tree 1\x00" + strings.Repeat("a", 64) + "\x00-1\x00"} {
+			t.Run("", func(t *testing.T) {
+				dir, kept := fixture(t)
+				require.NoError(t, os.WriteFile(kept, []byte(junk), 0o600))
+				_, ok := served(t, dir, kept)
+				assert.False(t, ok, "%q", junk)
+			})
+		}
+	})
+	t.Run("submodules", func(t *testing.T) {
+		dir, kept := fixture(t)
+		run(t, dir, `: >.gitmodules && git add .gitmodules && git commit -qm mods`)
+		time.Sleep(20 * time.Millisecond)
+		_, err := Changes(dir, dir, kept)
+		require.NoError(t, err)
+		_, ok := served(t, dir, kept)
+		assert.False(t, ok)
+	})
+	t.Run("no kept file", func(t *testing.T) {
+		dir, _ := fixture(t)
+		got, err := Changes(dir, dir, "")
+		require.NoError(t, err)
+		assert.Empty(t, got)
+	})
+	t.Run("not a repository", func(t *testing.T) {
+		_, err := Changes(t.TempDir(), "", filepath.Join(t.TempDir(), "tree"))
+		assert.Error(t, err)
+	})
+}
