@@ -2,6 +2,7 @@ package sessionhook
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/harness-agent/harness/internal/budget"
+	"github.com/harness-agent/harness/internal/digest"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/fence"
 	"github.com/harness-agent/harness/internal/hook"
@@ -175,11 +177,11 @@ func (st *start) lock() (stop *hook.Decision) {
 	return nil
 }
 
-// treeFile, in the record's directory, keeps the tree's state as git last
-// gave it and what that answer rests on (treecache). A dot file: the
-// record's integrity checks leave it out, and it is no state, only the
-// hooks' cache.
-const treeFile = ".tree-cache"
+// treeFile, in the record's directory and followed by a digest of the
+// tree's path, keeps the tree's state as git last gave it and what that
+// answer rests on (treecache). A dot file: the record's integrity checks
+// leave it out, and it is no state, only the hooks' cache.
+const treeFile = ".tree-cache-"
 
 // gitFacts gathers the context's git line while the lock is taken and the
 // state transaction runs: it does not depend on the state (session-start's
@@ -192,7 +194,9 @@ func (st *start) gitFacts() <-chan string {
 	}
 	top, kept := st.c.tree(modeOnly).Top, ""
 	if rec := st.c.Record(); rec != "" {
-		kept = filepath.Join(rec, treeFile)
+		// One file a tree: a job's workers each have their own.
+		sum := digest.SHA256([]byte(top))
+		kept = filepath.Join(rec, treeFile+hex.EncodeToString(sum[:6]))
 	}
 	go func() { facts <- gitLine(top, st.c.Root, kept) }()
 	return facts

@@ -17,10 +17,8 @@ package treecache
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"hash"
 	"io/fs"
 	"os"
 	"path"
@@ -30,6 +28,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/atomicfile"
+	"github.com/harness-agent/harness/internal/digest"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/safefile"
@@ -62,7 +61,7 @@ func Changes(dir, stateRoot, file string) ([]string, error) {
 	}
 	before, beforeOK := repoState(repo)
 	if kept, ok := read(file); ok && beforeOK {
-		if sum, _, err := digest(top, stateRoot, before, kept.ignored, time.Time{}); err == nil && sum == kept.sum {
+		if sum, _, err := fingerprint(top, stateRoot, before, kept.ignored, time.Time{}); err == nil && sum == kept.sum {
 			return kept.changes, nil
 		}
 	}
@@ -74,7 +73,7 @@ func Changes(dir, stateRoot, file string) ([]string, error) {
 	// Kept only when the repository did not move while git ran and no
 	// entry changed close enough to it to hide a change in its time.
 	if after, ok := repoState(repo); beforeOK && ok && after == before {
-		if sum, racy, err := digest(top, stateRoot, after, ignored, t0.Add(-racyWindow)); err == nil && !racy {
+		if sum, racy, err := fingerprint(top, stateRoot, after, ignored, t0.Add(-racyWindow)); err == nil && !racy {
 			write(file, kept{sum: sum, ignored: ignored, changes: changes})
 		}
 	}
@@ -141,26 +140,27 @@ func xdgGit() string {
 	return ""
 }
 
-// digest walks the tree as git did (its ignored paths, the repository and
+// fingerprint walks the tree as git did (its ignored paths, the repository and
 // the harness's files left out) and returns the digest of the repository's
 // state rs (repoState) and every entry's name and stat. With since set, racy says whether
 // any entry (or directory) changed at or after it.
-func digest(top, stateRoot, rs string, ignored []string, since time.Time) (sum string, racy bool, err error) {
-	w := &walker{top: top, stateRoot: stateRoot, ignored: map[string]bool{}, h: sha256.New(), since: since}
+func fingerprint(top, stateRoot, rs string, ignored []string, since time.Time) (sum string, racy bool, err error) {
+	w := &walker{top: top, stateRoot: stateRoot, ignored: map[string]bool{}, since: since}
 	for _, p := range ignored {
 		w.ignored[p] = true
 	}
-	w.h.Write([]byte(magic + "\x00" + top + "\x00" + stateRoot + "\x00" + rs + "\x00"))
+	w.b.WriteString(magic + "\x00" + top + "\x00" + stateRoot + "\x00" + rs + "\x00")
 	if err := w.dir(""); err != nil {
 		return "", false, err
 	}
-	return hex.EncodeToString(w.h.Sum(nil)), w.racy, nil
+	d := digest.SHA256(w.b.Bytes())
+	return hex.EncodeToString(d[:]), w.racy, nil
 }
 
 type walker struct {
 	top, stateRoot string
 	ignored        map[string]bool // git's ignored paths; a directory's ends in "/"
-	h              hash.Hash
+	b              bytes.Buffer    // every entry, digested at the end
 	since          time.Time
 	racy           bool
 	n              int
@@ -195,7 +195,7 @@ func (w *walker) dir(rel string) error {
 			if w.ignored[p+"/"] {
 				continue
 			}
-			w.h.Write([]byte("D" + p + "\x00"))
+			w.b.WriteString("D" + p + "\x00")
 			if err := w.dir(p); err != nil {
 				return err
 			}
@@ -209,7 +209,7 @@ func (w *walker) dir(rel string) error {
 			return err // gone since the directory was read: changing
 		}
 		w.check(fi)
-		w.h.Write([]byte("F" + p + "\x00" + record.StampOf(fi).String() + ":" + strconv.FormatUint(uint64(fi.Mode()), 8) + "\x00"))
+		w.b.WriteString("F" + p + "\x00" + record.StampOf(fi).String() + ":" + strconv.FormatUint(uint64(fi.Mode()), 8) + "\x00")
 	}
 	return nil
 }
