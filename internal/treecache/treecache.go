@@ -34,9 +34,10 @@ import (
 	"github.com/harness-agent/harness/internal/safefile"
 )
 
-// MaxEntries bounds the files and directories one digest covers: past it,
-// git's own parallel stat is the better tool, and nothing is kept.
-const MaxEntries = 20000
+// maxEntries bounds the files and directories one digest covers: past it,
+// git's own parallel stat is the better tool, and nothing is kept. A
+// variable for the tests.
+var maxEntries = 20000
 
 // racyWindow is how recent a change must be for the digest to distrust
 // it: the coarsest file times in use (FAT's two seconds) included. A
@@ -71,12 +72,15 @@ func Changes(dir, stateRoot, file string) ([]string, error) {
 		return nil, err
 	}
 	// Kept only when the repository did not move while git ran and no
-	// entry changed close enough to it to hide a change in its time.
+	// entry changed close enough to it to hide a change in its time; else
+	// the old answer goes, so that no later call walks the tree for it.
 	if after, ok := repoState(repo); beforeOK && ok && after == before {
 		if sum, racy, err := fingerprint(top, stateRoot, after, ignored, t0.Add(-racyWindow)); err == nil && !racy {
 			write(file, kept{sum: sum, ignored: ignored, changes: changes})
+			return changes, nil
 		}
 	}
+	os.Remove(file)
 	return changes, nil
 }
 
@@ -188,7 +192,7 @@ func (w *walker) dir(rel string) error {
 		if git.OwnedByHarness(w.top, p, w.stateRoot) {
 			continue
 		}
-		if w.n++; w.n > MaxEntries {
+		if w.n++; w.n > maxEntries {
 			return errTooBig
 		}
 		if e.IsDir() {

@@ -112,17 +112,15 @@ func TestNewAnswerKept(t *testing.T) {
 }
 
 // A change within the racy window is not kept: a later write in the same
-// tick of the clock would keep the file's time.
+// tick of the clock would keep the file's time. The stale answer goes too.
 func TestRecentChangeNotKept(t *testing.T) {
 	dir, kept := fixture(t)
 	racyWindow = 2 * time.Second
 	run(t, dir, `echo more >>src/a.go`)
-	before, _ := os.ReadFile(kept)
 	got, err := Changes(dir, dir, kept)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"src/a.go"}, got)
-	after, _ := os.ReadFile(kept)
-	assert.Equal(t, before, after, "the old answer stays; the new one was not kept")
+	assert.NoFileExists(t, kept, "the new answer was not kept, and the old one is gone")
 	_, ok := served(t, dir, kept)
 	assert.False(t, ok, "the next call asks git again")
 }
@@ -148,6 +146,17 @@ func TestGitAskedWhenNotSure(t *testing.T) {
 		require.NoError(t, err)
 		_, ok := served(t, dir, kept)
 		assert.False(t, ok)
+	})
+	t.Run("a tree past the bound", func(t *testing.T) {
+		dir, kept := fixture(t)
+		maxEntries = 3
+		t.Cleanup(func() { maxEntries = 20000 })
+		run(t, dir, `echo n >src/b.go`)
+		time.Sleep(20 * time.Millisecond)
+		got, err := Changes(dir, dir, kept)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"src/b.go"}, got)
+		assert.NoFileExists(t, kept, "nothing kept for a tree this large")
 	})
 	t.Run("no kept file", func(t *testing.T) {
 		dir, _ := fixture(t)
