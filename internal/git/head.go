@@ -11,7 +11,6 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/safefile"
@@ -41,6 +40,7 @@ func HeadLine(dir string) (line string, ok bool) {
 	if store == nil {
 		return "", false
 	}
+	defer store.close()
 	body, ok := store.commit(oid)
 	if !ok {
 		return "", false
@@ -244,19 +244,24 @@ func parseOid(s string) (oid [20]byte, ok bool) {
 }
 
 // store is a repository's object directory: its loose objects and the
-// index of each pack.
+// index of each pack. Close releases the indexes' files.
 type store struct {
 	dir   string
 	packs []*packIndex
 }
 
-// packIndex is a pack's .idx (version 2), read whole: it is a few bytes a
-// object and looked up by binary search.
+// packIndex is a pack's .idx (version 2), looked up where it lies: only its
+// fan-out table is read whole, and the hashes a binary search visits (a
+// large repository's indexes run to hundreds of megabytes).
 type packIndex struct {
-	pack string // the .pack file
-	data []byte
-	n    int
+	pack   string // the .pack file
+	f      *os.File
+	fanout [256]uint32
+	n      int
+	size   int64
 }
+
+const idxHeader = 8 + 256*4 // magic, version, fan-out
 
 // readStore opens objects; nil when it holds something HeadLine does not
 // read (alternates, a multi-pack index, an index of another version).
@@ -269,47 +274,108 @@ func readStore(objects string) *store {
 	s := &store{dir: objects}
 	idxs, _ := filepath.Glob(filepath.Join(objects, "pack", "pack-*.idx"))
 	for _, idx := range idxs {
-		data, err := os.ReadFile(idx)
-		if err != nil || len(data) < 8+256*4 || !bytes.Equal(data[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
+		p, ok := openIndex(idx)
+		if !ok {
+			s.close()
 			return nil
 		}
-		n := int(binary.BigEndian.Uint32(data[8+255*4:]))
-		if len(data) < 8+256*4+n*(20+4+4)+40 {
-			return nil
-		}
-		s.packs = append(s.packs, &packIndex{pack: strings.TrimSuffix(idx, ".idx") + ".pack", data: data, n: n})
+		s.packs = append(s.packs, p)
 	}
 	return s
 }
 
-func (p *packIndex) oidAt(i int) []byte {
-	off := 8 + 256*4 + i*20
-	return p.data[off : off+20]
+func openIndex(idx string) (*packIndex, bool) {
+	f, err := safefile.Open(idx)
+	if err != nil {
+		return nil, false
+	}
+	p := &packIndex{pack: strings.TrimSuffix(idx, ".idx") + ".pack", f: f}
+	var head [idxHeader]byte
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, false
+	}
+	if _, err := f.ReadAt(head[:], 0); err != nil || !bytes.Equal(head[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
+		f.Close()
+		return nil, false
+	}
+	for i := range p.fanout {
+		p.fanout[i] = binary.BigEndian.Uint32(head[8+i*4:])
+		if i > 0 && p.fanout[i] < p.fanout[i-1] {
+			f.Close()
+			return nil, false
+		}
+	}
+	p.n, p.size = int(p.fanout[255]), fi.Size()
+	if p.size < int64(idxHeader)+int64(p.n)*28+40 {
+		f.Close()
+		return nil, false
+	}
+	return p, true
 }
 
-// find returns the position of oid, or where it would be.
-func (p *packIndex) find(oid [20]byte) (int, bool) {
+func (s *store) close() {
+	for _, p := range s.packs {
+		p.f.Close()
+	}
+}
+
+// oidAt reads the hash at position i.
+func (p *packIndex) oidAt(i int) ([20]byte, bool) {
+	var oid [20]byte
+	_, err := p.f.ReadAt(oid[:], int64(idxHeader)+int64(i)*20)
+	return oid, err == nil
+}
+
+// find returns the position of oid, or where it would be; ok is false
+// when the index cannot be read.
+func (p *packIndex) find(oid [20]byte) (i int, found, ok bool) {
 	lo := 0
 	if oid[0] > 0 {
-		lo = int(binary.BigEndian.Uint32(p.data[8+(int(oid[0])-1)*4:]))
+		lo = int(p.fanout[oid[0]-1])
 	}
-	hi := int(binary.BigEndian.Uint32(p.data[8+int(oid[0])*4:]))
-	i := lo + sort.Search(hi-lo, func(k int) bool { return bytes.Compare(p.oidAt(lo+k), oid[:]) >= 0 })
-	return i, i < hi && bytes.Equal(p.oidAt(i), oid[:])
+	hi := int(p.fanout[oid[0]])
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		at, ok := p.oidAt(mid)
+		if !ok {
+			return 0, false, false
+		}
+		if bytes.Compare(at[:], oid[:]) < 0 {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < p.n {
+		at, ok := p.oidAt(lo)
+		if !ok {
+			return 0, false, false
+		}
+		return lo, at == oid, true
+	}
+	return lo, false, true
 }
 
 // offset is the pack offset of the object at position i.
 func (p *packIndex) offset(i int) (int64, bool) {
-	base := 8 + 256*4 + p.n*24
-	v := binary.BigEndian.Uint32(p.data[base+i*4:])
+	var b [8]byte
+	if _, err := p.f.ReadAt(b[:4], int64(idxHeader)+int64(p.n)*24+int64(i)*4); err != nil {
+		return 0, false
+	}
+	v := binary.BigEndian.Uint32(b[:4])
 	if v&0x80000000 == 0 {
 		return int64(v), true
 	}
-	large := 8 + 256*4 + p.n*28 + int(v&0x7fffffff)*8
-	if large+8 > len(p.data)-40 {
+	large := int64(idxHeader) + int64(p.n)*28 + int64(v&0x7fffffff)*8
+	if large+8 > p.size-40 {
 		return 0, false
 	}
-	return int64(binary.BigEndian.Uint64(p.data[large:])), true
+	if _, err := p.f.ReadAt(b[:], large); err != nil {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(b[:])), true
 }
 
 // commit returns the body of commit oid, loose or whole in a pack.
@@ -333,7 +399,11 @@ func (s *store) commit(oid [20]byte) ([]byte, bool) {
 		return body, ok
 	}
 	for _, p := range s.packs {
-		if i, found := p.find(oid); found {
+		i, found, ok := p.find(oid)
+		if !ok {
+			return nil, false
+		}
+		if found {
 			off, ok := p.offset(i)
 			if !ok {
 				return nil, false
@@ -420,12 +490,21 @@ func (s *store) abbrev(oid [20]byte) (string, bool) {
 	// The longest run of hex digits oid shares with another object.
 	shared := 0
 	for _, p := range s.packs {
-		i, found := p.find(oid)
+		i, found, ok := p.find(oid)
+		if !ok {
+			return "", false
+		}
 		for _, j := range []int{i - 1, i, i + 1} {
-			if j < 0 || j >= p.n || (found && j == i) || bytes.Equal(p.oidAt(j), oid[:]) {
+			if j < 0 || j >= p.n || (found && j == i) {
 				continue
 			}
-			shared = max(shared, commonHex(h, hex.EncodeToString(p.oidAt(j))))
+			other, ok := p.oidAt(j)
+			if !ok {
+				return "", false
+			}
+			if other != oid {
+				shared = max(shared, commonHex(h, hex.EncodeToString(other[:])))
+			}
 		}
 	}
 	entries, err := os.ReadDir(filepath.Join(s.dir, h[:2]))

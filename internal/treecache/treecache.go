@@ -46,7 +46,11 @@ var racyWindow = 2 * time.Second
 
 const magic = "harness-tree 1"
 
-var errTooBig = errors.New("too many entries")
+// walkBudget bounds one walk's time (a tree on a slow file system): past
+// it, git is asked and nothing is kept, as for too many entries.
+var walkBudget = 500 * time.Millisecond
+
+var errTooBig = errors.New("too many entries, or too slow to walk")
 
 // Changes is git.Changes(dir, stateRoot): the paths that differ from HEAD,
 // the harness's own files left out. file keeps the last answer and its
@@ -149,7 +153,7 @@ func xdgGit() string {
 // state rs (repoState) and every entry's name and stat. With since set, racy says whether
 // any entry (or directory) changed at or after it.
 func fingerprint(top, stateRoot, rs string, ignored []string, since time.Time) (sum string, racy bool, err error) {
-	w := &walker{top: top, stateRoot: stateRoot, ignored: map[string]bool{}, since: since}
+	w := &walker{top: top, stateRoot: stateRoot, ignored: map[string]bool{}, since: since, deadline: time.Now().Add(walkBudget)}
 	for _, p := range ignored {
 		w.ignored[p] = true
 	}
@@ -166,6 +170,7 @@ type walker struct {
 	ignored        map[string]bool // git's ignored paths; a directory's ends in "/"
 	b              bytes.Buffer    // every entry, digested at the end
 	since          time.Time
+	deadline       time.Time
 	racy           bool
 	n              int
 }
@@ -192,7 +197,7 @@ func (w *walker) dir(rel string) error {
 		if git.OwnedByHarness(w.top, p, w.stateRoot) {
 			continue
 		}
-		if w.n++; w.n > maxEntries {
+		if w.n++; w.n > maxEntries || (w.n%256 == 0 && time.Now().After(w.deadline)) {
 			return errTooBig
 		}
 		if e.IsDir() {
