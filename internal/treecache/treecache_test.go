@@ -158,6 +158,17 @@ func TestGitAskedWhenNotSure(t *testing.T) {
 		assert.Equal(t, []string{"src/b.go"}, got)
 		assert.NoFileExists(t, kept, "nothing kept for a tree this large")
 	})
+	t.Run("a walk past its time", func(t *testing.T) {
+		dir, kept := fixture(t)
+		walkBudget = 0
+		t.Cleanup(func() { walkBudget = 500 * time.Millisecond })
+		run(t, dir, `mkdir many && for i in $(seq 300); do : >many/f$i; done`)
+		time.Sleep(20 * time.Millisecond)
+		got, err := Changes(dir, dir, kept)
+		require.NoError(t, err)
+		assert.Len(t, got, 300)
+		assert.NoFileExists(t, kept, "nothing kept when the walk ran out of time")
+	})
 	t.Run("no kept file", func(t *testing.T) {
 		dir, _ := fixture(t)
 		got, err := Changes(dir, dir, "")
