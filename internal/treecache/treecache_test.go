@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,4 +180,36 @@ func TestGitAskedWhenNotSure(t *testing.T) {
 		_, err := Changes(t.TempDir(), "", filepath.Join(t.TempDir(), "tree"))
 		assert.Error(t, err)
 	})
+}
+
+// BenchmarkKept is a session start's check when nothing changed: the
+// repository's state and a walk of the tree, against the kept digest, for
+// trees of 25 and 2,000 files (go test -bench Kept ./internal/treecache).
+func BenchmarkKept(b *testing.B) {
+	for _, n := range []int{25, 2000} {
+		b.Run(strconv.Itoa(n)+" files", func(b *testing.B) {
+			dir := b.TempDir()
+			b.Setenv("HOME", b.TempDir())
+			b.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			script := `git init -q && for d in $(seq 0 9); do mkdir -p src/d$d; done && for i in $(seq ` + strconv.Itoa(n) + `); do echo "package p // $i" >src/d$((i % 10))/f$i.go; done && git add -A && git -c user.name=b -c user.email=b@example.com commit -qm base`
+			cmd := exec.Command("sh", "-c", script)
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v\n%s", err, out)
+			}
+			kept := filepath.Join(b.TempDir(), "tree")
+			racyWindow = 0
+			defer func() { racyWindow = 2 * time.Second }()
+			time.Sleep(20 * time.Millisecond)
+			if _, err := Changes(dir, dir, kept); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := Changes(dir, dir, kept); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
