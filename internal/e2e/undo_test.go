@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harness-agent/harness/internal/e2e/fakeapi"
 )
@@ -145,4 +146,66 @@ func keys(m map[string]string) []string {
 		ks = append(ks, k)
 	}
 	return ks
+}
+
+// TestScenarioUndoQuietTree: before a call that may change the tree, a
+// checkpoint is made when the tree changed since the last one. When it did
+// not, PreToolUse tells so from the tree's stat alone, without git, and
+// makes none; a change made since is never missed. Five Bash calls, two of
+// them after a pause long enough for the tree's state to be kept: three
+// checkpoints, each holding what the tree held before its call.
+func TestScenarioUndoQuietTree(t *testing.T) {
+	t.Parallel()
+	p := newInstalledProject(t)
+	p.writeFile("notes.txt", "zero\n")
+	p.initState()
+	p.add("Tidy up", "--validate", "false")
+	pause := func(turn fakeapi.Turn) fakeapi.Turn {
+		return fakeapi.Func(func(*fakeapi.Request) fakeapi.Turn {
+			time.Sleep(2500 * time.Millisecond) // longer than the two quiet seconds a kept state needs
+			return turn
+		})
+	}
+	api := fakeapi.New(t,
+		pause(fakeapi.Bash("printf 'one\\n' > notes.txt")), // checkpoint: zero
+		pause(fakeapi.Bash("sh -c true")),                  // checkpoint: one
+		fakeapi.Bash("sh -c true"),                         // nothing changed: none
+		fakeapi.Bash("printf 'two\\n' > notes.txt"),        // nothing changed: none
+		fakeapi.Bash("sh -c true"),                         // checkpoint: two
+		fakeapi.Text("Done."),
+	)
+	if res := p.run(api, "/harness status"); res.ExitCode != 0 {
+		t.Fatalf("session failed: %v", res)
+	}
+	if got := p.readFile("notes.txt"); got != "two\n" {
+		t.Fatalf("the scripted calls did not run: notes.txt is %q", got)
+	}
+	list := strings.Split(p.harness("undo", "--list"), "\n")
+	want := []string{"before Bash: sh -c true", "before Bash: sh -c true", "before Bash: printf 'one\\n' > notes.txt"}
+	if len(list) < len(want) || strings.Contains(strings.Join(list, "\n"), "  4 ") {
+		t.Fatalf("harness undo --list: want exactly three checkpoints:\n%s", strings.Join(list, "\n"))
+	}
+	for i, w := range want {
+		if !strings.HasSuffix(list[i], w) {
+			t.Errorf("checkpoint %d is %q, want one %q", i+1, list[i], w)
+		}
+	}
+	p.harness("undo", "2")
+	if got := p.readFile("notes.txt"); got != "one\n" {
+		t.Errorf("harness undo 2: notes.txt is %q, want %q", got, "one\n")
+	}
+	// The oldest, wherever the undo's own checkpoint put it in the list.
+	n := ""
+	for _, l := range strings.Split(p.harness("undo", "--list"), "\n") {
+		if strings.HasSuffix(l, want[2]) {
+			n = strings.Fields(l)[0]
+		}
+	}
+	if n == "" {
+		t.Fatalf("the checkpoint %q is gone from the list", want[2])
+	}
+	p.harness("undo", n)
+	if got := p.readFile("notes.txt"); got != "zero\n" {
+		t.Errorf("harness undo %s: notes.txt is %q, want %q", n, got, "zero\n")
+	}
 }

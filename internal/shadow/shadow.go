@@ -37,6 +37,7 @@ import (
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/safefile"
+	"github.com/harness-agent/harness/internal/treecache"
 )
 
 // Keep is how many checkpoints are kept (a variable for the tests).
@@ -153,6 +154,11 @@ type head struct {
 	seq   int
 	tree  string
 	index string // the index file's stamp right after it
+	// walk is the work tree's digest as the checkpoint left it
+	// (treecache.Digest): the same digest before the next call means
+	// nothing changed, and no git runs. "" when none was kept (the tree
+	// changed close to the checkpoint), "-" for a tree too large to walk.
+	walk string
 }
 
 func (r repo) readHead() head {
@@ -172,13 +178,20 @@ func (r repo) readHead() head {
 	if len(f) > 2 {
 		h.index = f[2]
 	}
+	if len(f) > 3 && f[3] != "none" {
+		h.walk = f[3]
+	}
 	return h
 }
 
 func (r repo) writeHead(h head) error {
 	path := filepath.Join(r.dir, headName)
 	tmp := path + ".tmp"
-	if err := writeNew(tmp, fmt.Appendf(nil, "%d %s %s\n", h.seq, h.tree, h.index)); err != nil {
+	walk := h.walk
+	if walk == "" {
+		walk = "none"
+	}
+	if err := writeNew(tmp, fmt.Appendf(nil, "%d %s %s %s\n", h.seq, h.tree, h.index, walk)); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)
@@ -252,6 +265,12 @@ func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 			h.seq = last.Seq
 		}
 	}
+	if h.tree != "" && h.walk != "" && h.walk != "-" {
+		if sum, _, err := treecache.Digest(r.root, h.tree, r.skip, time.Time{}); err == nil && sum == h.walk {
+			return false, h, nil // nothing changed since the last checkpoint
+		}
+	}
+	t0 := time.Now()
 	if pid, busy := r.adding(); busy {
 		return false, h, fmt.Errorf("shadow: the work tree is still being recorded in the background (git pid %d); no checkpoint before this call", pid)
 	}
@@ -282,6 +301,10 @@ func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 	}
 	stamp := r.indexStamp()
 	if h.tree != "" && stamp == h.index {
+		if walk := r.walked(h, t0); walk != h.walk {
+			h.walk = walk
+			return false, h, r.writeHead(h)
+		}
 		return false, h, nil
 	}
 	tree, err := r.git(nil, "write-tree")
@@ -293,13 +316,15 @@ func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 	stamp = r.indexStamp()
 	if tree == h.tree {
 		h.index = stamp
+		h.walk = r.walked(h, t0)
 		return false, h, r.writeHead(h)
 	}
 	commit, err := r.git(nil, "commit-tree", tree, "-m", oneLine(message))
 	if err != nil {
 		return false, h, err
 	}
-	next := head{seq: h.seq + 1, tree: tree, index: stamp}
+	next := head{seq: h.seq + 1, tree: tree, index: stamp, walk: h.walk}
+	next.walk = r.walked(next, t0)
 	refs := fmt.Sprintf("create %s %s\n", ref(next.seq), commit)
 	if old := next.seq - Keep; old > 0 {
 		refs += fmt.Sprintf("delete %s\n", ref(old))
@@ -315,6 +340,33 @@ func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 	}
 	return true, next, nil
 }
+
+// walked is the work tree's digest for the head h, taken after git
+// recorded it (t0: when it began): "" when anything changed from two
+// seconds before t0 on (a change git may not have seen, or one the clock
+// does not tell apart), "-" for a tree too large to walk, which is tried
+// again only every hundredth checkpoint.
+func (r repo) walked(h head, t0 time.Time) string {
+	if h.walk == "-" && h.seq%100 != 0 {
+		return "-"
+	}
+	sum, racy, err := treecache.Digest(r.root, h.tree, r.skip, t0.Add(-quiet))
+	switch {
+	case errors.Is(err, treecache.ErrTooBig):
+		return "-"
+	case err != nil || racy:
+		return ""
+	}
+	return sum
+}
+
+// quiet is how long before a checkpoint the tree must not have changed for
+// its digest to be kept (a variable for the tests).
+var quiet = 2 * time.Second
+
+// skip leaves out of the walk what the checkpoints never hold: the
+// harness's files.
+func (r repo) skip(rel string, dir bool) bool { return root.IsHarnessFile(rel) }
 
 // AddBudget is how long a checkpoint waits for `git add -A`. Hashing a
 // big work tree the first time (or after a generator wrote thousands of

@@ -50,7 +50,6 @@ const magic = "harness-tree 1"
 // it, git is asked and nothing is kept, as for too many entries.
 var walkBudget = 500 * time.Millisecond
 
-var errTooBig = errors.New("too many entries, or too slow to walk")
 
 // Changes is git.Changes(dir, stateRoot): the paths that differ from HEAD,
 // the harness's own files left out. file keeps the last answer and its
@@ -150,14 +149,36 @@ func xdgGit() string {
 
 // fingerprint walks the tree as git did (its ignored paths, the repository and
 // the harness's files left out) and returns the digest of the repository's
-// state rs (repoState) and every entry's name and stat. With since set, racy says whether
-// any entry (or directory) changed at or after it.
+// state rs (repoState) and every entry's name and stat.
 func fingerprint(top, stateRoot, rs string, ignored []string, since time.Time) (sum string, racy bool, err error) {
-	w := &walker{top: top, stateRoot: stateRoot, ignored: map[string]bool{}, since: since, deadline: time.Now().Add(walkBudget)}
+	skip := map[string]bool{}
 	for _, p := range ignored {
-		w.ignored[p] = true
+		skip[p] = true
 	}
-	w.b.WriteString(magic + "\x00" + top + "\x00" + stateRoot + "\x00" + rs + "\x00")
+	return Digest(top, magic+"\x00"+top+"\x00"+stateRoot+"\x00"+rs, func(p string, dir bool) bool {
+		if dir {
+			p += "/"
+		}
+		return skip[p] || git.OwnedByHarness(top, strings.TrimSuffix(p, "/"), stateRoot)
+	}, since)
+}
+
+// ErrTooBig is Digest's answer for a tree of more than 20,000 entries, or
+// one that took longer than half a second to walk.
+var ErrTooBig = errors.New("too many entries, or too slow to walk")
+
+// Digest is a digest of the work tree under top: salt, then the name of
+// every entry, and each file's stat (size, times to the nanosecond, inode,
+// mode), in the order of a walk sorted by name. The repository (.git,
+// anywhere) and what skip names (a path relative to top, with '/'; dir
+// says it is a directory, which is then not entered) are left out. Two
+// digests are equal when nothing under top changed between them, except a
+// file rewritten within one tick of the clock at the same size: with since
+// set, racy says whether any entry (or directory) changed at or after it,
+// and such a digest should not be kept.
+func Digest(top, salt string, skip func(rel string, dir bool) bool, since time.Time) (sum string, racy bool, err error) {
+	w := &walker{top: top, skip: skip, since: since, deadline: time.Now().Add(walkBudget)}
+	w.b.WriteString(salt + "\x00")
 	if err := w.dir(""); err != nil {
 		return "", false, err
 	}
@@ -166,17 +187,17 @@ func fingerprint(top, stateRoot, rs string, ignored []string, since time.Time) (
 }
 
 type walker struct {
-	top, stateRoot string
-	ignored        map[string]bool // git's ignored paths; a directory's ends in "/"
-	b              bytes.Buffer    // every entry, digested at the end
-	since          time.Time
-	deadline       time.Time
-	racy           bool
-	n              int
+	top      string
+	skip     func(rel string, dir bool) bool
+	b        bytes.Buffer // every entry, digested at the end
+	since    time.Time
+	deadline time.Time
+	racy     bool
+	n        int
 }
 
 // dir adds the directory rel (relative to the top, "" for the top) and
-// everything under it that git looks at.
+// everything under it that is not skipped.
 func (w *walker) dir(rel string) error {
 	abs := filepath.Join(w.top, filepath.FromSlash(rel))
 	if !w.since.IsZero() {
@@ -194,14 +215,11 @@ func (w *walker) dir(rel string) error {
 			continue // the repository (or a nested one's), not its work
 		}
 		p := path.Join(rel, name)
-		if git.OwnedByHarness(w.top, p, w.stateRoot) {
-			continue
-		}
 		if w.n++; w.n > maxEntries || (w.n%256 == 0 && time.Now().After(w.deadline)) {
-			return errTooBig
+			return ErrTooBig
 		}
 		if e.IsDir() {
-			if w.ignored[p+"/"] {
+			if w.skip(p, true) {
 				continue
 			}
 			w.b.WriteString("D" + p + "\x00")
@@ -210,7 +228,7 @@ func (w *walker) dir(rel string) error {
 			}
 			continue
 		}
-		if w.ignored[p] {
+		if w.skip(p, false) {
 			continue
 		}
 		fi, err := e.Info()

@@ -1,0 +1,91 @@
+package shadow
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// quietProject is project with its files older than quiet (set to nothing
+// for the test) and a first checkpoint taken.
+func quietProject(t *testing.T) string {
+	t.Helper()
+	dir := project(t)
+	quiet = 0
+	t.Cleanup(func() { quiet = 2 * time.Second })
+	time.Sleep(20 * time.Millisecond) // past the clock's tick
+	saved, err := Save(dir, "first")
+	require.NoError(t, err)
+	require.True(t, saved)
+	return dir
+}
+
+// noGit takes git off PATH: a Save that needs it fails.
+func noGit(t *testing.T) {
+	t.Helper()
+	t.Setenv("PATH", t.TempDir())
+}
+
+// With nothing changed since the last checkpoint, a Save runs no git at
+// all; any change in the tree (but the harness's files) makes it run git
+// and checkpoint as before.
+func TestSaveWithoutGitWhenNothingChanged(t *testing.T) {
+	cases := []struct {
+		name    string
+		change  func(dir string)
+		skipped bool // no git ran
+	}{
+		{name: "nothing", change: func(string) {}, skipped: true},
+		{name: "the harness's files", change: func(dir string) {
+			write(t, dir, "harness-progress.txt", "log\nmore\n")
+			write(t, dir, ".harness-runtime/x", "x")
+		}, skipped: true},
+		{name: "a file's bytes", change: func(dir string) { write(t, dir, "src/a.go", "package a // changed\n") }},
+		{name: "a new file", change: func(dir string) { write(t, dir, "src/c.go", "package c\n") }},
+		{name: "an ignored file", change: func(dir string) { write(t, dir, "debug.log", "x\n") }},
+		{name: "a removed file", change: func(dir string) { require.NoError(t, os.Remove(dir+"/src/b.go")) }},
+		{name: "a mode", change: func(dir string) { require.NoError(t, os.Chmod(dir+"/src/a.go", 0o755)) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := quietProject(t)
+			c.change(dir)
+			path := os.Getenv("PATH")
+			noGit(t)
+			saved, err := Save(dir, "Bash: go test")
+			if c.skipped {
+				require.NoError(t, err, "git ran where nothing changed")
+				assert.False(t, saved)
+				return
+			}
+			require.Error(t, err, "a change went unseen: no git ran")
+			t.Setenv("PATH", path)
+			saved, err = Save(dir, "Bash: go test")
+			require.NoError(t, err)
+			if c.name == "an ignored file" {
+				return // recorded or not by size, as before
+			}
+			assert.True(t, saved, "the change is checkpointed")
+		})
+	}
+}
+
+// A checkpoint of a tree that changed within quiet of it keeps no digest:
+// the next Save runs git.
+func TestRecentChangeKeepsNoDigest(t *testing.T) {
+	dir := quietProject(t)
+	quiet = 2 * time.Second
+	write(t, dir, "src/a.go", "package a // changed\n")
+	saved, err := Save(dir, "Bash: go test")
+	require.NoError(t, err)
+	require.True(t, saved)
+	r, err := open(dir)
+	require.NoError(t, err)
+	assert.Empty(t, r.readHead().walk)
+	noGit(t)
+	_, err = Save(dir, "Bash: again")
+	assert.Error(t, err, "git is asked while no digest is kept")
+}
