@@ -96,6 +96,16 @@ row() {
 		"$bin/pairtime" -n "$RUNS" -label "$1" -a "$bin/$3" -ain "$4" -b "$bin/floor")
 }
 
+# changed NAME DIR HOOK INPUT: row, with a project file changed before each
+# run of the hook (untimed): the checkpoint and the session start's tree
+# state then take their git processes.
+changed() {
+	printf '#!/bin/sh\necho "// $$" >>"%s/src/f1.go"\n' "$2" >"$work/change.sh"
+	chmod +x "$work/change.sh"
+	(cd "$2" && CLAUDE_CODE_SESSION_ID=bench CLAUDE_PID=$claude CLAUDE_PROJECT_DIR=$2 \
+		"$bin/pairtime" -n "$RUNS" -label "$1" -prep "$work/change.sh" -a "$bin/$3" -ain "$4" -b "$bin/floor")
+}
+
 # refrow NAME DIR HOOK INPUT REFHOOK: our hook (A) against the reference's (B)
 refrow() {
 	[ -n "${REF:-}" ] || return 0
@@ -116,8 +126,10 @@ for n in $SIZES; do
 	row "pre-tool-use, Read ($n tasks)" "$d" harness-pre-tool-use "$d.read.*.json"
 	row "pre-tool-use, Bash grep ($n tasks)" "$d" harness-pre-tool-use "$d.grep.*.json"
 	row "post-tool-use, Bash ($n tasks)" "$d" harness-post-tool-use "$d.post.*.json"
-	row "pre-tool-use, Bash go test: checkpoint, git included ($n tasks)" "$d" harness-pre-tool-use "$d.test.*.json"
+	row "pre-tool-use, Bash go test, tree as at the last checkpoint ($n tasks)" "$d" harness-pre-tool-use "$d.test.*.json"
 	row "session-start, between tasks, git included ($n tasks)" "$d" harness-session-start "$d.start.json"
+	changed "pre-tool-use, Bash go test after a change: checkpoint ($n tasks)" "$d" harness-pre-tool-use "$d.test.*.json"
+	changed "session-start after a change, git included ($n tasks)" "$d" harness-session-start "$d.start.json"
 	refrow "stop, work remains ($n tasks)" "$d" harness-stop "$d.stop.json" harness-stop.py
 	refrow "subagent-stop ($n tasks)" "$d" harness-subagent-stop "$d.substop.json" harness-subagentstop.py
 	refrow "session-start, between tasks ($n tasks)" "$d" harness-session-start "$d.start.json" harness-sessionstart.py

@@ -2,6 +2,7 @@ package shadow
 
 import (
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -88,4 +89,31 @@ func TestRecentChangeKeepsNoDigest(t *testing.T) {
 	noGit(t)
 	_, err = Save(dir, "Bash: again")
 	assert.Error(t, err, "git is asked while no digest is kept")
+}
+
+// A nested repository is recorded by its commit: a commit in it, its files
+// unchanged, is a change the digest sees.
+func TestNestedRepositoryCommitSeen(t *testing.T) {
+	dir := project(t)
+	nested := dir + "/vendor/lib"
+	write(t, dir, "vendor/lib/lib.go", "package lib\n")
+	sh := func(script string) {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Dir = nested
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+	}
+	sh("git init -q && git add -A && git commit -qm one")
+	quiet = 0
+	t.Cleanup(func() { quiet = 2 * time.Second })
+	time.Sleep(20 * time.Millisecond)
+	saved, err := Save(dir, "first")
+	require.NoError(t, err)
+	require.True(t, saved)
+	sh("git commit -q --allow-empty -m two")
+	noGit(t)
+	_, err = Save(dir, "Bash: go test")
+	assert.Error(t, err, "a commit in a nested repository went unseen: no git ran")
 }

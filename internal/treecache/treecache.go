@@ -169,9 +169,10 @@ var ErrTooBig = errors.New("too many entries, or too slow to walk")
 
 // Digest is a digest of the work tree under top: salt, then the name of
 // every entry, and each file's stat (size, times to the nanosecond, inode,
-// mode), in the order of a walk sorted by name. The repository (.git,
-// anywhere) and what skip names (a path relative to top, with '/'; dir
-// says it is a directory, which is then not entered) are left out. Two
+// mode), in the order of a walk sorted by name. The repository (.git) and
+// what skip names (a path relative to top, with '/'; dir says it is a
+// directory, which is then not entered) are left out; a nested
+// repository's HEAD is in. Two
 // digests are equal when nothing under top changed between them, except a
 // file rewritten within one tick of the clock at the same size: with since
 // set, racy says whether any entry (or directory) changed at or after it,
@@ -212,7 +213,12 @@ func (w *walker) dir(rel string) error {
 	for _, e := range entries {
 		name := e.Name()
 		if name == ".git" {
-			continue // the repository (or a nested one's), not its work
+			// The repository, not its work. A nested one's HEAD counts:
+			// git records such a directory by its commit.
+			if rel != "" {
+				w.b.WriteString("G" + rel + "\x00" + git.HeadMark(abs) + "\x00")
+			}
+			continue
 		}
 		p := path.Join(rel, name)
 		if w.n++; w.n > maxEntries || (w.n%256 == 0 && time.Now().After(w.deadline)) {
