@@ -50,7 +50,6 @@ const magic = "harness-tree 1"
 // it, git is asked and nothing is kept, as for too many entries.
 var walkBudget = 500 * time.Millisecond
 
-
 // Changes is git.Changes(dir, stateRoot): the paths that differ from HEAD,
 // the harness's own files left out. file keeps the last answer and its
 // digest ("": nothing is kept, git is asked).
