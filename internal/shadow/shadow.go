@@ -216,6 +216,11 @@ func Save(stateRoot, message string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if r.unchanged(r.readHead()) {
+		// Read without the lock: a checkpoint another call is taking
+		// meanwhile has nothing to add to a tree that did not change.
+		return false, nil
+	}
 	unlock, err := r.lock()
 	if err != nil {
 		return false, err
@@ -263,11 +268,6 @@ func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 	if h.tree == "" {
 		if last, ok := r.newest(); ok {
 			h.seq = last.Seq
-		}
-	}
-	if h.tree != "" && h.walk != "" && h.walk != "-" {
-		if sum, _, err := treecache.Digest(r.root, h.tree, r.skip, time.Time{}); err == nil && sum == h.walk {
-			return false, h, nil // nothing changed since the last checkpoint
 		}
 	}
 	t0 := time.Now()
@@ -339,6 +339,16 @@ func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 		r.collect()
 	}
 	return true, next, nil
+}
+
+// unchanged reports whether the work tree is as the checkpoint h left it,
+// from the digest kept beside it: no git runs.
+func (r repo) unchanged(h head) bool {
+	if h.tree == "" || h.walk == "" || h.walk == "-" {
+		return false
+	}
+	sum, _, err := treecache.Digest(r.root, h.tree, r.skip, time.Time{})
+	return err == nil && sum == h.walk
 }
 
 // walked is the work tree's digest for the head h, taken after git
