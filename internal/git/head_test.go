@@ -89,12 +89,7 @@ func TestHeadLineAbbreviation(t *testing.T) {
 		}
 		write(t, dir, map[string]string{"blobs.fi": in.String()})
 		sh(t, dir, "git fast-import --quiet <blobs.fi && rm blobs.fi")
-		want, err := Run(dir, "log", "-1", "--format=%h %s")
-		require.NoError(t, err)
-		got, ok := HeadLine(dir)
-		require.True(t, ok)
-		assert.Equal(t, want, got)
-		assert.Len(t, strings.Fields(got)[0], 8)
+		assert.Len(t, strings.Fields(agreed(t, dir))[0], 8)
 	})
 	t.Run("a loose object sharing nine digits", func(t *testing.T) {
 		dir := repo(t, nil)
@@ -103,13 +98,19 @@ func TestHeadLineAbbreviation(t *testing.T) {
 		// named like an object sharing nine digits makes git print ten.
 		twin := head[:9] + strings.Repeat(string("0123456789abcdef"[(strings.IndexByte("0123456789abcdef", head[9])+1)%16]), 31)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "objects", twin[:2], twin[2:]), nil, 0o444))
-		want, err := Run(dir, "log", "-1", "--format=%h %s")
-		require.NoError(t, err)
-		got, ok := HeadLine(dir)
-		require.True(t, ok)
-		assert.Equal(t, want, got)
-		assert.Len(t, strings.Fields(got)[0], 10)
+		assert.Len(t, strings.Fields(agreed(t, dir))[0], 10)
 	})
+}
+
+// agreed is HeadLine's answer in dir, which must be git log's.
+func agreed(t *testing.T, dir string) string {
+	t.Helper()
+	want, err := Run(dir, "log", "-1", "--format=%h %s")
+	require.NoError(t, err)
+	got, ok := HeadLine(dir)
+	require.True(t, ok)
+	assert.Equal(t, want, got)
+	return got
 }
 
 // Outside a repository HeadLine says it cannot answer, and never panics on
