@@ -128,11 +128,13 @@ for n in $SIZES; do
 	row "post-tool-use, Bash ($n tasks)" "$d" harness-post-tool-use "$d.post.*.json"
 	row "pre-tool-use, Bash go test, tree as at the last checkpoint ($n tasks)" "$d" harness-pre-tool-use "$d.test.*.json"
 	row "session-start, between tasks, git included ($n tasks)" "$d" harness-session-start "$d.start.json"
-	changed "pre-tool-use, Bash go test after a change: checkpoint ($n tasks)" "$d" harness-pre-tool-use "$d.test.*.json"
-	changed "session-start after a change, git included ($n tasks)" "$d" harness-session-start "$d.start.json"
 	refrow "stop, work remains ($n tasks)" "$d" harness-stop "$d.stop.json" harness-stop.py
 	refrow "subagent-stop ($n tasks)" "$d" harness-subagent-stop "$d.substop.json" harness-subagentstop.py
 	refrow "session-start, between tasks ($n tasks)" "$d" harness-session-start "$d.start.json" harness-sessionstart.py
+	# Last: a project file changes before each of their runs, and the rows
+	# above would see the tree as just changed (git runs).
+	changed "pre-tool-use, Bash go test after a change: checkpoint ($n tasks)" "$d" harness-pre-tool-use "$d.test.*.json"
+	changed "session-start after a change, git included ($n tasks)" "$d" harness-session-start "$d.start.json"
 done
 d=$work/inactive
 project "$d" "${SIZES##* }" 0 0
