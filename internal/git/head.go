@@ -263,6 +263,10 @@ type packIndex struct {
 
 const idxHeader = 8 + 256*4 // magic, version, fan-out
 
+// maxPacks bounds the packs HeadLine looks in (each costs an open and a
+// few reads); a repository with more, long without a gc, is left to git.
+const maxPacks = 64
+
 // readStore opens objects; nil when it holds something HeadLine does not
 // read (alternates, a multi-pack index, an index of another version).
 func readStore(objects string) *store {
@@ -273,6 +277,9 @@ func readStore(objects string) *store {
 	}
 	s := &store{dir: objects}
 	idxs, _ := filepath.Glob(filepath.Join(objects, "pack", "pack-*.idx"))
+	if len(idxs) > maxPacks {
+		return nil
+	}
 	for _, idx := range idxs {
 		p, ok := openIndex(idx)
 		if !ok {

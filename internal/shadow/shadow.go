@@ -301,6 +301,9 @@ func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 	}
 	stamp := r.indexStamp()
 	if h.tree != "" && stamp == h.index {
+		if h.walk == "-" {
+			return false, h, nil // a tree too large: tried again at a new checkpoint
+		}
 		if walk := r.walked(h, t0); walk != h.walk {
 			h.walk = walk
 			return false, h, r.writeHead(h)
@@ -316,7 +319,9 @@ func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 	stamp = r.indexStamp()
 	if tree == h.tree {
 		h.index = stamp
-		h.walk = r.walked(h, t0)
+		if h.walk != "-" {
+			h.walk = r.walked(h, t0)
+		}
 		return false, h, r.writeHead(h)
 	}
 	commit, err := r.git(nil, "commit-tree", tree, "-m", oneLine(message))
@@ -355,7 +360,7 @@ func (r repo) unchanged(h head) bool {
 // recorded it (t0: when it began): "" when anything changed from two
 // seconds before t0 on (a change git may not have seen, or one the clock
 // does not tell apart), "-" for a tree too large to walk, which is tried
-// again only every hundredth checkpoint.
+// again only at every hundredth new checkpoint.
 func (r repo) walked(h head, t0 time.Time) string {
 	if h.walk == "-" && h.seq%100 != 0 {
 		return "-"

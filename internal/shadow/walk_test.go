@@ -117,3 +117,30 @@ func TestNestedRepositoryCommitSeen(t *testing.T) {
 	_, err = Save(dir, "Bash: go test")
 	assert.Error(t, err, "a commit in a nested repository went unseen: no git ran")
 }
+
+// A tree past treecache's 20,000 entries keeps no digest ("-"), and its
+// checkpoints go through git as before.
+func TestTreeTooLargeToWalk(t *testing.T) {
+	dir := project(t)
+	cmd := exec.Command("sh", "-c", "mkdir many && cd many && seq 20001 | xargs touch")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	quiet = 0
+	t.Cleanup(func() { quiet = 2 * time.Second })
+	time.Sleep(20 * time.Millisecond)
+	saved, err := Save(dir, "first")
+	require.NoError(t, err)
+	require.True(t, saved)
+	r, err := open(dir)
+	require.NoError(t, err)
+	assert.Equal(t, "-", r.readHead().walk)
+	saved, err = Save(dir, "again")
+	require.NoError(t, err)
+	assert.False(t, saved, "nothing changed")
+	write(t, dir, "src/a.go", "package a // changed\n")
+	saved, err = Save(dir, "after a change")
+	require.NoError(t, err)
+	assert.True(t, saved, "the change is checkpointed")
+	assert.Equal(t, "-", r.readHead().walk)
+}

@@ -62,6 +62,9 @@ func Changes(dir, stateRoot, file string) ([]string, error) {
 	if !ok || hasSubmodules(top) {
 		return git.Changes(dir, stateRoot)
 	}
+	if tooBig(file) {
+		return git.Changes(dir, stateRoot)
+	}
 	before, beforeOK := repoState(repo)
 	if kept, ok := read(file); ok && beforeOK {
 		if sum, _, err := fingerprint(top, stateRoot, before, kept.ignored, time.Time{}); err == nil && sum == kept.sum {
@@ -77,13 +80,35 @@ func Changes(dir, stateRoot, file string) ([]string, error) {
 	// entry changed close enough to it to hide a change in its time; else
 	// the old answer goes, so that no later call walks the tree for it.
 	if after, ok := repoState(repo); beforeOK && ok && after == before {
-		if sum, racy, err := fingerprint(top, stateRoot, after, ignored, t0.Add(-racyWindow)); err == nil && !racy {
+		sum, racy, err := fingerprint(top, stateRoot, after, ignored, t0.Add(-racyWindow))
+		switch {
+		case errors.Is(err, ErrTooBig):
+			// Said once a day at most: each session start would
+			// otherwise walk the tree up to the bound for nothing.
+			atomicfile.Replace(file, []byte(magic+"\x00"+bigMark+"\x00"), 0o600)
+			return changes, nil
+		case err == nil && !racy:
 			write(file, kept{sum: sum, ignored: ignored, changes: changes})
 			return changes, nil
 		}
 	}
 	os.Remove(file)
 	return changes, nil
+}
+
+// bigMark, in place of the digest, says the tree was too large to walk;
+// tried again a day later.
+const bigMark = "too-big"
+
+// tooBig reports whether file says, since less than a day, that the tree
+// is too large to walk.
+func tooBig(file string) bool {
+	fi, err := os.Lstat(file)
+	if err != nil || fi.Size() != int64(len(magic)+len(bigMark)+2) || time.Since(fi.ModTime()) > 24*time.Hour {
+		return false
+	}
+	data, err := safefile.ReadFile(file, safefile.Small)
+	return err == nil && string(data) == magic+"\x00"+bigMark+"\x00"
 }
 
 // hasSubmodules reports whether the tree has submodules: their trees'

@@ -157,7 +157,9 @@ func TestGitAskedWhenNotSure(t *testing.T) {
 		got, err := Changes(dir, dir, kept)
 		require.NoError(t, err)
 		assert.Equal(t, []string{"src/b.go"}, got)
-		assert.NoFileExists(t, kept, "nothing kept for a tree this large")
+		assert.True(t, tooBig(kept), "the tree is said too large, so the next call walks nothing")
+		_, ok := served(t, dir, kept)
+		assert.False(t, ok, "git is asked")
 	})
 	t.Run("a walk past its time", func(t *testing.T) {
 		dir, kept := fixture(t)
@@ -168,7 +170,7 @@ func TestGitAskedWhenNotSure(t *testing.T) {
 		got, err := Changes(dir, dir, kept)
 		require.NoError(t, err)
 		assert.Len(t, got, 300)
-		assert.NoFileExists(t, kept, "nothing kept when the walk ran out of time")
+		assert.True(t, tooBig(kept), "a walk out of time is a tree too large: no answer kept")
 	})
 	t.Run("no kept file", func(t *testing.T) {
 		dir, _ := fixture(t)
