@@ -6,8 +6,12 @@ package main
 import (
 	"os"
 
+	"github.com/harness-agent/harness/internal/gitobj"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/sessionhook"
 )
 
-func main() { os.Exit(hook.Main(hook.SessionStart, sessionhook.SessionStart)) }
+func main() {
+	sessionhook.ReadHead = gitobj.HeadLine
+	os.Exit(hook.Main(hook.SessionStart, sessionhook.SessionStart))
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/harness-agent/harness/internal/cli"
+	"github.com/harness-agent/harness/internal/gitobj"
 	"github.com/harness-agent/harness/internal/guard"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/sessionhook"
@@ -15,8 +16,11 @@ import (
 
 // Mains maps executable names to entry points returning the exit code.
 var Mains = map[string]func() int{
-	"harness":               func() int { return cli.Main(os.Args[1:]) },
-	"harness-session-start": func() int { return hook.Main(hook.SessionStart, sessionhook.SessionStart) },
+	"harness": func() int { return cli.Main(os.Args[1:]) },
+	"harness-session-start": func() int {
+		sessionhook.ReadHead = gitobj.HeadLine
+		return hook.Main(hook.SessionStart, sessionhook.SessionStart)
+	},
 	"harness-pre-tool-use":  func() int { return hook.Main(hook.PreToolUse, guard.Check) },
 	"harness-stop":          func() int { return hook.Main(hook.Stop, sessionhook.Stop) },
 	"harness-subagent-stop": func() int { return hook.Main(hook.SubagentStop, sessionhook.SubagentStop) },

@@ -135,8 +135,14 @@ func startContext(c *call, v view, st started) string {
 	return b.String()
 }
 
+// ReadHead reads HEAD's line from the repository's files (gitobj.HeadLine),
+// ok false where they do not say it for certain. The session-start
+// executable sets it: the other session hooks then do not link the object
+// store's reading, whose compression tables are built at every start.
+var ReadHead func(dir string) (line string, ok bool)
+
 // gitLine is HEAD and whether the tree is dirty, in one line. HEAD is read
-// from the repository's files where they say it for certain (git.HeadLine),
+// from the repository's files where they say it for certain (ReadHead),
 // from `git log` otherwise; whether the tree is dirty is `git status`'s
 // answer, or the answer it gave last time (kept in the file kept) when no
 // file it rests on has changed since (treecache).
@@ -154,7 +160,10 @@ func gitLine(dir, stateRoot, kept string) string {
 		paths, err = treecache.Changes(dir, stateRoot, kept)
 		changes <- err
 	}()
-	head, ok := git.HeadLine(dir)
+	head, ok := "", false
+	if ReadHead != nil {
+		head, ok = ReadHead(dir)
+	}
 	var err error
 	if !ok {
 		head, err = git.Run(dir, "log", "-1", "--format=%h %s")

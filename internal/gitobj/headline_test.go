@@ -1,12 +1,14 @@
-package git
+package gitobj
 
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/harness-agent/harness/internal/git"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -44,7 +46,7 @@ func TestHeadLineAgreesWithGit(t *testing.T) {
 				sh(t, dir, c.script)
 			}
 			at := filepath.Join(dir, c.at)
-			want, werr := Run(at, "log", "-1", "--format=%h %s")
+			want, werr := git.Run(at, "log", "-1", "--format=%h %s")
 			got, ok := HeadLine(at)
 			if !c.ok {
 				assert.False(t, ok, "HeadLine answered %q where git should be asked (git: %q)", got, want)
@@ -105,7 +107,7 @@ func TestHeadLineAbbreviation(t *testing.T) {
 // agreed is HeadLine's answer in dir, which must be git log's.
 func agreed(t *testing.T, dir string) string {
 	t.Helper()
-	want, err := Run(dir, "log", "-1", "--format=%h %s")
+	want, err := git.Run(dir, "log", "-1", "--format=%h %s")
 	require.NoError(t, err)
 	got, ok := HeadLine(dir)
 	require.True(t, ok)
@@ -133,4 +135,39 @@ func TestHeadLineDamaged(t *testing.T) {
 			assert.False(t, ok, "answered %q", got)
 		})
 	}
+}
+
+// repo is a fresh repository with files and one commit, "base", under a
+// HOME and identity of the test's own.
+func repo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("HOME", t.TempDir())
+	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"} {
+		t.Setenv(k, v)
+	}
+	sh(t, dir, "git init -q")
+	write(t, dir, files)
+	sh(t, dir, "git add -A && git commit -q --allow-empty -m base")
+	return dir
+}
+
+func write(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+}
+
+func sh(t *testing.T, dir, script string) string {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s: %s", script, out)
+	return strings.TrimSpace(string(out))
 }
