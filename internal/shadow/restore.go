@@ -51,6 +51,9 @@ func (r repo) list() ([]Point, error) {
 		}
 		unix, _ := strconv.ParseInt(f[2], 10, 64)
 		ps = append(ps, Point{N: len(ps) + 1, Seq: seq, Commit: f[1], Time: time.Unix(unix, 0), Message: f[3]})
+		if len(ps) == Keep {
+			break // older ones wait for the next collection to delete them
+		}
 	}
 	return ps, nil
 }

@@ -43,12 +43,14 @@ import (
 // Keep is how many checkpoints are kept (a variable for the tests).
 var Keep = 100
 
+// gcEvery is how many checkpoints pass between two collections: the refs
+// of the checkpoints past Keep are deleted then, and their objects pruned
+// in the background (a variable for the tests).
+var gcEvery = 50
+
 const (
 	// MaxIgnored bounds the size of an ignored file a checkpoint holds.
 	MaxIgnored = 1 << 20
-	// gcEvery is how many checkpoints pass between two collections of
-	// the dropped checkpoints' objects.
-	gcEvery = 50
 	// Timeout bounds a git call of a checkpoint, well inside the hook's
 	// 30 s: a hook killed by Claude Code fails open.
 	Timeout = 10 * time.Second
@@ -330,17 +332,14 @@ func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 	}
 	next := head{seq: h.seq + 1, tree: tree, index: stamp, walk: h.walk}
 	next.walk = r.walked(next, t0)
-	refs := fmt.Sprintf("create %s %s\n", ref(next.seq), commit)
-	if old := next.seq - Keep; old > 0 {
-		refs += fmt.Sprintf("delete %s\n", ref(old))
-	}
-	if _, err := r.git([]byte(refs), "update-ref", "--stdin"); err != nil {
+	if err := r.writeRef(ref(next.seq), commit); err != nil {
 		return false, h, err
 	}
 	if err := r.writeHead(next); err != nil {
 		return true, next, err
 	}
 	if next.seq%gcEvery == 0 {
+		r.dropOld(next.seq)
 		r.collect()
 	}
 	return true, next, nil
@@ -484,6 +483,40 @@ func (r repo) ignored(listing string) error {
 		}
 	}
 	return nil
+}
+
+// writeRef makes the ref name point at commit: a loose ref written whole
+// (a temporary file renamed into place), without a git process. The
+// checkpoints' refs are new names, never updated, and only this package
+// writes them, under its lock.
+func (r repo) writeRef(name, commit string) error {
+	path := filepath.Join(r.dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp := filepath.Join(r.dir, "harness-ref.tmp") // outside refs/: never read as a ref
+	if err := writeNew(tmp, []byte(commit+"\n")); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// dropOld deletes the refs of the checkpoints older than the Keep newest
+// before seq (best effort: list caps what it shows at Keep meanwhile).
+func (r repo) dropOld(seq int) {
+	out, err := r.git(nil, "for-each-ref", "--format=%(refname)", RefPrefix)
+	if err != nil {
+		return
+	}
+	var del bytes.Buffer
+	for _, name := range strings.Split(out, "\n") {
+		if n, err := strconv.Atoi(strings.TrimPrefix(name, RefPrefix)); err == nil && strings.HasPrefix(name, RefPrefix) && n <= seq-Keep {
+			del.WriteString("delete " + name + "\n")
+		}
+	}
+	if del.Len() > 0 {
+		r.git(del.Bytes(), "update-ref", "--stdin")
+	}
 }
 
 // collect drops the objects of the checkpoints no longer kept, in the

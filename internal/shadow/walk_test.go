@@ -1,8 +1,10 @@
 package shadow
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -143,4 +145,41 @@ func TestTreeTooLargeToWalk(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, saved, "the change is checkpointed")
 	assert.Equal(t, "-", r.readHead().walk)
+}
+
+// A checkpoint's ref is written without git; the refs past Keep are
+// deleted at the next collection, and List never shows more than Keep.
+func TestOldRefsDroppedAtCollection(t *testing.T) {
+	defer func(k, g int) { Keep, gcEvery = k, g }(Keep, gcEvery)
+	Keep, gcEvery = 3, 4
+	dir := project(t)
+	refs := func() int {
+		r, err := open(dir)
+		require.NoError(t, err)
+		out, err := r.git(nil, "for-each-ref", "--format=%(refname)", RefPrefix)
+		require.NoError(t, err)
+		return len(strings.Fields(out))
+	}
+	for i := 1; i <= 9; i++ {
+		write(t, dir, "n.txt", fmt.Sprint(i))
+		saved, err := Save(dir, fmt.Sprint("step ", i))
+		require.NoError(t, err)
+		require.True(t, saved)
+		ps, err := List(dir)
+		require.NoError(t, err)
+		require.Len(t, ps, min(i, Keep))
+		assert.Equal(t, fmt.Sprint("step ", i), ps[0].Message)
+		switch i {
+		case 7:
+			assert.Equal(t, 6, refs(), "the fourth collected the first; none since")
+		case 8:
+			assert.Equal(t, 3, refs(), "the eighth collected: the three newest are left")
+		}
+	}
+	ps, err := List(dir)
+	require.NoError(t, err)
+	// Each kept checkpoint still restores what it holds.
+	_, err = Restore(dir, ps[2].N, "", "test")
+	require.NoError(t, err)
+	assert.Equal(t, "7", read(t, dir, "n.txt"))
 }
