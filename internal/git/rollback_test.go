@@ -2,7 +2,6 @@ package git
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,42 +9,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harness-agent/harness/internal/gittest"
 	"github.com/harness-agent/harness/internal/root"
 )
 
 // repo makes a git repository with one commit holding the given files.
-func repo(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("HOME", t.TempDir())
-	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"} {
-		t.Setenv(k, v)
-	}
-	sh(t, dir, "git init -q")
-	write(t, dir, files)
-	sh(t, dir, "git add -A && git commit -q --allow-empty -m base")
-	return dir
-}
-
-func write(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
-}
-
-func sh(t *testing.T, dir, script string) string {
-	t.Helper()
-	cmd := exec.Command("sh", "-c", script)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s: %s", script, out)
-	return strings.TrimSpace(string(out))
-}
+var (
+	repo  = gittest.Repo
+	write = gittest.Write
+	sh    = gittest.Sh
+)
 
 func read(t *testing.T, path string) string {
 	t.Helper()

@@ -12,18 +12,35 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// quietProject is project with its files older than quiet (set to nothing
-// for the test) and a first checkpoint taken.
+// quietProject is project with a first checkpoint taken (quietSave).
 func quietProject(t *testing.T) string {
 	t.Helper()
 	dir := project(t)
+	quietSave(t, dir)
+	return dir
+}
+
+// quietSave takes the first checkpoint of dir with quiet set to nothing
+// for the test (its files were written a moment ago), so that the
+// checkpoint keeps its digest.
+func quietSave(t *testing.T, dir string) {
+	t.Helper()
 	quiet = 0
 	t.Cleanup(func() { quiet = 2 * time.Second })
 	time.Sleep(20 * time.Millisecond) // past the clock's tick
 	saved, err := Save(dir, "first")
 	require.NoError(t, err)
 	require.True(t, saved)
-	return dir
+}
+
+// run runs script with sh in dir, as a test identity.
+func run(t *testing.T, dir, script string) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
 }
 
 // noGit takes git off PATH: a Save that needs it fails.
@@ -97,26 +114,12 @@ func TestRecentChangeKeepsNoDigest(t *testing.T) {
 // unchanged, is a change the digest sees.
 func TestNestedRepositoryCommitSeen(t *testing.T) {
 	dir := project(t)
-	nested := dir + "/vendor/lib"
 	write(t, dir, "vendor/lib/lib.go", "package lib\n")
-	sh := func(script string) {
-		t.Helper()
-		cmd := exec.Command("sh", "-c", script)
-		cmd.Dir = nested
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, string(out))
-	}
-	sh("git init -q && git add -A && git commit -qm one")
-	quiet = 0
-	t.Cleanup(func() { quiet = 2 * time.Second })
-	time.Sleep(20 * time.Millisecond)
-	saved, err := Save(dir, "first")
-	require.NoError(t, err)
-	require.True(t, saved)
-	sh("git commit -q --allow-empty -m two")
+	run(t, dir+"/vendor/lib", "git init -q && git add -A && git commit -qm one")
+	quietSave(t, dir)
+	run(t, dir+"/vendor/lib", "git commit -q --allow-empty -m two")
 	noGit(t)
-	_, err = Save(dir, "Bash: go test")
+	_, err := Save(dir, "Bash: go test")
 	assert.Error(t, err, "a commit in a nested repository went unseen: no git ran")
 }
 
@@ -124,20 +127,12 @@ func TestNestedRepositoryCommitSeen(t *testing.T) {
 // checkpoints go through git as before.
 func TestTreeTooLargeToWalk(t *testing.T) {
 	dir := project(t)
-	cmd := exec.Command("sh", "-c", "mkdir many && cd many && seq 20001 | xargs touch")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, string(out))
-	quiet = 0
-	t.Cleanup(func() { quiet = 2 * time.Second })
-	time.Sleep(20 * time.Millisecond)
-	saved, err := Save(dir, "first")
-	require.NoError(t, err)
-	require.True(t, saved)
+	run(t, dir, "mkdir many && cd many && seq 20001 | xargs touch")
+	quietSave(t, dir)
 	r, err := open(dir)
 	require.NoError(t, err)
 	assert.Equal(t, "-", r.readHead().walk)
-	saved, err = Save(dir, "again")
+	saved, err := Save(dir, "again")
 	require.NoError(t, err)
 	assert.False(t, saved, "nothing changed")
 	write(t, dir, "src/a.go", "package a // changed\n")
