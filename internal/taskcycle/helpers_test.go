@@ -2,7 +2,6 @@ package taskcycle
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harness-agent/harness/internal/gittest"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/state"
 )
@@ -105,14 +105,7 @@ func (p *repo) sh(script string) string {
 	return shIn(p.t, p.dir, script)
 }
 
-func shIn(t *testing.T, dir, script string) string {
-	t.Helper()
-	cmd := exec.Command("sh", "-c", script)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s: %s", script, out)
-	return strings.TrimSpace(string(out))
-}
+var shIn = gittest.Sh
 
 func (p *repo) write(name, body string) {
 	p.t.Helper()
