@@ -1,4 +1,5 @@
-// Package digest computes SHA-256 without crypto/sha256.
+// Package digest computes SHA-256 (and SHA-1, for git's object ids)
+// without crypto/sha256.
 //
 // Every hook is a process that Claude Code starts before every tool call or
 // at every turn end, and crypto/sha256 links Go's whole FIPS 140 module,

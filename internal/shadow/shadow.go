@@ -23,6 +23,8 @@ package shadow
 
 import (
 	"bytes"
+	"compress/zlib"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -33,6 +35,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harness-agent/harness/internal/digest"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
@@ -326,7 +329,7 @@ func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 		}
 		return false, h, r.writeHead(h)
 	}
-	commit, err := r.git(nil, "commit-tree", tree, "-m", oneLine(message))
+	commit, err := r.writeCommit(tree, oneLine(message), time.Now())
 	if err != nil {
 		return false, h, err
 	}
@@ -483,6 +486,45 @@ func (r repo) ignored(listing string) error {
 		}
 	}
 	return nil
+}
+
+// writeCommit stores the checkpoint's commit of tree, with message, and
+// returns its id. It writes the loose object itself (the commit's text,
+// hashed and compressed as git does) instead of starting `git
+// commit-tree`: one process fewer before the tool call. A tree id that is
+// not SHA-1's (a repository made with another object format) is left to
+// git.
+func (r repo) writeCommit(tree, message string, at time.Time) (string, error) {
+	if len(tree) != 40 {
+		return r.git(nil, "commit-tree", tree, "-m", message)
+	}
+	who := fmt.Sprintf("harness <harness@localhost> %d +0000", at.Unix())
+	body := fmt.Sprintf("tree %s\nauthor %s\ncommitter %s\n\n%s\n", tree, who, who, message)
+	obj := append(fmt.Appendf(nil, "commit %d\x00", len(body)), body...)
+	sum := digest.SHA1(obj)
+	oid := hex.EncodeToString(sum[:])
+	path := filepath.Join(r.dir, "objects", oid[:2], oid[2:])
+	if _, err := os.Lstat(path); err == nil {
+		return oid, nil // the same commit, made within the same second
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "tmp_obj_")
+	if err != nil {
+		return "", err
+	}
+	z, _ := zlib.NewWriterLevel(f, zlib.BestSpeed)
+	_, werr := z.Write(obj)
+	if err := errors.Join(werr, z.Close(), f.Chmod(0o444), f.Close()); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return oid, nil
 }
 
 // writeRef makes the ref name point at commit: a loose ref written whole
