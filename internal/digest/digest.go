@@ -27,17 +27,21 @@ var k = [64]uint32{
 	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 }
 
-// SHA256 returns the SHA-256 digest of data.
-func SHA256(data []byte) [32]byte {
-	h := [8]uint32{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19}
-	// The message, a 1 bit, zeros, and its length in bits: a whole
-	// number of 64-byte blocks.
+// padded is data as SHA-1 and SHA-256 hash it: the message, a 1 bit,
+// zeros, and its length in bits, a whole number of 64-byte blocks.
+func padded(data []byte) []byte {
 	n := len(data)
 	msg := make([]byte, (n+9+63)/64*64)
 	copy(msg, data)
 	msg[n] = 0x80
 	binary.BigEndian.PutUint64(msg[len(msg)-8:], uint64(n)*8)
+	return msg
+}
 
+// SHA256 returns the SHA-256 digest of data.
+func SHA256(data []byte) [32]byte {
+	h := [8]uint32{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19}
+	msg := padded(data)
 	var w [64]uint32
 	for block := msg; len(block) > 0; block = block[64:] {
 		for i := 0; i < 16; i++ {

@@ -11,12 +11,7 @@ import (
 // must resist a forger.
 func SHA1(data []byte) [20]byte {
 	h := [5]uint32{0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0}
-	n := len(data)
-	msg := make([]byte, (n+9+63)/64*64)
-	copy(msg, data)
-	msg[n] = 0x80
-	binary.BigEndian.PutUint64(msg[len(msg)-8:], uint64(n)*8)
-
+	msg := padded(data)
 	var w [80]uint32
 	for block := msg; len(block) > 0; block = block[64:] {
 		for i := 0; i < 16; i++ {
