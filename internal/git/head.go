@@ -54,22 +54,52 @@ func (r Repo) HeadOid() (string, bool) {
 // in its order (system, global, repository); the ones that do not exist
 // included.
 func (r Repo) ConfigFiles() []string {
-	home, _ := os.UserHomeDir()
-	xdg := os.Getenv("XDG_CONFIG_HOME")
-	if xdg == "" && home != "" {
-		xdg = filepath.Join(home, ".config")
-	}
 	var files []string
 	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
 		files = append(files, "/etc/gitconfig")
 	}
-	if xdg != "" {
-		files = append(files, filepath.Join(xdg, "git", "config"))
+	if xdg := UserDir(); xdg != "" {
+		files = append(files, filepath.Join(xdg, "config"))
 	}
-	if home != "" {
+	if home, _ := os.UserHomeDir(); home != "" {
 		files = append(files, filepath.Join(home, ".gitconfig"))
 	}
 	return append(files, filepath.Join(r.Common, "config"), filepath.Join(r.Common, "config.worktree"))
+}
+
+// UserDir is git's directory of the user's own files under
+// XDG_CONFIG_HOME (~/.config/git: config, ignore, attributes); "" when
+// neither it nor a home is set.
+func UserDir() string {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "git")
+	}
+	if home, _ := os.UserHomeDir(); home != "" {
+		return filepath.Join(home, ".config", "git")
+	}
+	return ""
+}
+
+// ConfigMentions reports whether any of the repository's configuration
+// files mentions one of words (compared without case), or cannot be read:
+// a setting the caller's answer does not follow may then be there.
+func (r Repo) ConfigMentions(words ...string) bool {
+	for _, f := range r.ConfigFiles() {
+		data, err := safefile.ReadFile(f, safefile.Small)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return true
+		}
+		low := strings.ToLower(string(data))
+		for _, w := range words {
+			if strings.Contains(low, w) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // dirs returns the repository directory of the work tree holding abs (for

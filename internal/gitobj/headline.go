@@ -67,26 +67,10 @@ func HeadLine(dir string) (line string, ok bool) {
 
 // plainConfig reports whether no configuration file git reads says
 // anything that could change HeadLine's answer: the abbreviation's length,
-// an output encoding, an include (which could say either), a reftable or
-// another object format.
+// an output encoding or a signature shown, an include (which could say
+// either), a reftable or another object format.
 func plainConfig(r git.Repo) bool {
-	files := r.ConfigFiles()
-	for _, f := range files {
-		data, err := safefile.ReadFile(f, safefile.Small)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return false
-		}
-		low := strings.ToLower(string(data))
-		for _, word := range []string{"abbrev", "encoding", "include", "objectformat", "refstorage", "showsignature"} {
-			if strings.Contains(low, word) {
-				return false
-			}
-		}
-	}
-	return true
+	return !r.ConfigMentions("abbrev", "encoding", "include", "objectformat", "refstorage", "showsignature")
 }
 
 // store is a repository's object directory: its loose objects and the

@@ -125,17 +125,17 @@ func hasSubmodules(top string) bool {
 // (the digest would have to follow it).
 func repoState(r git.Repo) (string, bool) {
 	head, ok := r.HeadOid()
-	if !ok {
+	if !ok || r.ConfigMentions("excludesfile", "attributesfile", "include") {
 		return "", false
 	}
 	var b strings.Builder
 	b.WriteString(head)
 	files := append(r.ConfigFiles(), filepath.Join(r.GitDir, "index"),
 		filepath.Join(r.Common, "info", "exclude"), filepath.Join(r.Common, "info", "attributes"))
-	if xdg := xdgGit(); xdg != "" {
-		files = append(files, filepath.Join(xdg, "ignore"), filepath.Join(xdg, "attributes"))
+	if u := git.UserDir(); u != "" {
+		files = append(files, filepath.Join(u, "ignore"), filepath.Join(u, "attributes"))
 	}
-	for i, f := range files {
+	for _, f := range files {
 		fi, err := os.Lstat(f)
 		b.WriteString("\x00")
 		switch {
@@ -146,29 +146,8 @@ func repoState(r git.Repo) (string, bool) {
 			return "", false
 		}
 		b.WriteString(record.StampOf(fi).String())
-		if i < len(r.ConfigFiles()) {
-			data, err := safefile.ReadFile(f, safefile.Small)
-			if err != nil {
-				return "", false
-			}
-			low := bytes.ToLower(data)
-			if bytes.Contains(low, []byte("excludesfile")) || bytes.Contains(low, []byte("attributesfile")) || bytes.Contains(low, []byte("include")) {
-				return "", false
-			}
-		}
 	}
 	return b.String(), true
-}
-
-// xdgGit is git's directory under XDG_CONFIG_HOME (~/.config/git).
-func xdgGit() string {
-	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
-		return filepath.Join(x, "git")
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".config", "git")
-	}
-	return ""
 }
 
 // fingerprint walks the tree as git did (its ignored paths, the repository and
