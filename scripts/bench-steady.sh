@@ -92,8 +92,16 @@ project() {
 
 # row NAME DIR HOOK INPUT
 row() {
-	(cd "$2" && CLAUDE_CODE_SESSION_ID=bench CLAUDE_PID=$claude CLAUDE_PROJECT_DIR=$2 \
-		"$bin/pairtime" -n "$RUNS" -label "$1" -a "$bin/$3" -ain "$4" -b "$bin/floor")
+	pair "$2" -label "$1" -a "$bin/$3" -ain "$4" -b "$bin/floor"
+}
+
+# pair DIR ARGS...: pairtime's RUNS pairs in the project DIR, in the
+# session's environment (the stand-in Claude Code holds the session lock).
+pair() {
+	local dir=$1
+	shift
+	(cd "$dir" && CLAUDE_CODE_SESSION_ID=bench CLAUDE_PID=$claude CLAUDE_PROJECT_DIR=$dir \
+		"$bin/pairtime" -n "$RUNS" "$@")
 }
 
 # changed NAME DIR HOOK INPUT: row, with a project file changed before each
@@ -102,15 +110,13 @@ row() {
 changed() {
 	printf '#!/bin/sh\necho "// $$" >>"%s/src/f1.go"\n' "$2" >"$work/change.sh"
 	chmod +x "$work/change.sh"
-	(cd "$2" && CLAUDE_CODE_SESSION_ID=bench CLAUDE_PID=$claude CLAUDE_PROJECT_DIR=$2 \
-		"$bin/pairtime" -n "$RUNS" -label "$1" -prep "$work/change.sh" -a "$bin/$3" -ain "$4" -b "$bin/floor")
+	pair "$2" -label "$1" -prep "$work/change.sh" -a "$bin/$3" -ain "$4" -b "$bin/floor"
 }
 
 # refrow NAME DIR HOOK INPUT REFHOOK: our hook (A) against the reference's (B)
 refrow() {
 	[ -n "${REF:-}" ] || return 0
-	(cd "$2" && CLAUDE_CODE_SESSION_ID=bench CLAUDE_PID=$claude CLAUDE_PROJECT_DIR=$2 \
-		"$bin/pairtime" -n "$RUNS" -label "$1, vs reference" -a "$bin/$3" -ain "$4" -b "${PYTHON:-python3} $REF/$5")
+	pair "$2" -label "$1, vs reference" -a "$bin/$3" -ain "$4" -b "${PYTHON:-python3} $REF/$5"
 }
 
 echo "bench-steady: $RUNS pairs a row; log ${LOG_MB} MB; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
