@@ -329,10 +329,9 @@ func HeadMark(dir string) string {
 	if !ok {
 		return mark // detached: HEAD holds the hash
 	}
-	for _, d := range []string{gitDir, common} {
-		if data, err := safefile.ReadFile(filepath.Join(d, filepath.FromSlash(ref)), safefile.Small); err == nil {
-			return mark + " " + strings.TrimSpace(string(data))
-		}
+	path, _ := refFile(gitDir, common, ref)
+	if data, err := safefile.ReadFile(path, safefile.Small); err == nil {
+		return mark + " " + strings.TrimSpace(string(data))
 	}
 	// A packed ref (or a branch with no commit yet): the packed-refs
 	// file's identity stands for it.

@@ -151,13 +151,9 @@ func plainOdd(common string) bool {
 func resolveHead(gitDir, common string) (oid [20]byte, ok bool) {
 	name := "HEAD"
 	for depth := 0; depth < 5; depth++ {
-		base := common
-		if name == "HEAD" || !strings.HasPrefix(name, "refs/") || strings.HasPrefix(name, "refs/bisect/") ||
-			strings.HasPrefix(name, "refs/worktree/") || strings.HasPrefix(name, "refs/rewritten/") {
-			base = gitDir
-		}
-		data, err := safefile.ReadFile(filepath.Join(base, filepath.FromSlash(name)), safefile.Small)
-		if errors.Is(err, os.ErrNotExist) && base == common {
+		path, shared := refFile(gitDir, common, name)
+		data, err := safefile.ReadFile(path, safefile.Small)
+		if errors.Is(err, os.ErrNotExist) && shared {
 			return packedRef(common, name)
 		}
 		if err != nil {
@@ -174,6 +170,17 @@ func resolveHead(gitDir, common string) (oid [20]byte, ok bool) {
 		return parseOid(v)
 	}
 	return oid, false
+}
+
+// refFile is where the loose ref name lives: HEAD and the per-worktree
+// refs in the work tree's own repository directory, every other in the
+// common one (shared: packed-refs there may hold it instead).
+func refFile(gitDir, common, name string) (path string, shared bool) {
+	if name == "HEAD" || !strings.HasPrefix(name, "refs/") || strings.HasPrefix(name, "refs/bisect/") ||
+		strings.HasPrefix(name, "refs/worktree/") || strings.HasPrefix(name, "refs/rewritten/") {
+		return filepath.Join(gitDir, filepath.FromSlash(name)), false
+	}
+	return filepath.Join(common, filepath.FromSlash(name)), true
 }
 
 // packedRef looks name up in packed-refs.
