@@ -7,7 +7,6 @@ import (
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/jsonobj"
 	"github.com/harness-agent/harness/internal/record"
-	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/safefile"
 )
 
@@ -31,7 +30,7 @@ func UserPromptSubmit(p hook.Payload) hook.Decision {
 	if !ok {
 		return hook.Decision{}
 	}
-	if !root.Active(c.Root) {
+	if !c.Active() {
 		settleOff(p)
 		return hook.Decision{}
 	}
@@ -95,7 +94,7 @@ func askOnlyCommand(text string) string {
 // call must not put it back. A marker removed by a tool call of the turn
 // is still put back.
 func settleOff(p hook.Payload) {
-	if c, ok := locate(p); ok && !root.Active(c.Root) {
+	if c, ok := locate(p); ok && !c.Active() {
 		record.SetActive(c.Root, false)
 	}
 }

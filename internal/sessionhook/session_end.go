@@ -8,7 +8,6 @@ import (
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
-	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -35,7 +34,7 @@ func SessionEnd(p hook.Payload) hook.Decision {
 		return hook.Decision{}
 	}
 	released := lock.Release(c.Root, lock.Self())
-	if !root.Active(c.Root) {
+	if !c.Active() {
 		return hook.Decision{}
 	}
 	// Once per session, the log's whole text against the record's mirror

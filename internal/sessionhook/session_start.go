@@ -70,7 +70,7 @@ func SessionStart(p hook.Payload) hook.Decision {
 	if c.Cancelled() {
 		return hook.Decision{}
 	}
-	if root.Paused(c.Root) {
+	if c.Paused() {
 		return hook.Decision{Kind: hook.Allow, Context: "HARNESS PAUSED by the user: do no harness work in this session (no claim, checkpoint or validate) and do not try to resume it yourself. Answer what the user asks; the user continues the run with `harness resume`."}
 	}
 	st := begin(c, p)
