@@ -15,15 +15,15 @@
 // checkpoints are kept; older ones are dropped and their objects collected
 // now and then.
 //
-// A checkpoint when nothing changed costs two git processes run side by
-// side (add -A, and the listing of ignored files), and no object is
-// written. Saving is best effort: a checkpoint that cannot be taken never
+// A checkpoint costs no git process when the tree's digest says nothing
+// changed, and otherwise two run side by side (add -A, and the listing of
+// ignored files): the trees, the commit and its ref are written in
+// process. Saving is best effort: a checkpoint that cannot be taken never
 // stops the tool call.
 package shadow
 
 import (
 	"bytes"
-	"compress/zlib"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -35,7 +35,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/harness-agent/harness/internal/digest"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
@@ -315,12 +314,12 @@ func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 		}
 		return false, h, nil
 	}
-	tree, err := r.git(nil, "write-tree")
+	tree, err := r.writeTree()
 	if err != nil {
 		return false, h, err
 	}
-	// write-tree keeps the trees it made in the index (its cache-tree),
-	// rewriting it: the stamp to compare next is this one.
+	// writeTree keeps the trees it made in the index (its cache of
+	// trees), rewriting it: the stamp to compare next is this one.
 	stamp = r.indexStamp()
 	if tree == h.tree {
 		h.index = stamp
@@ -341,7 +340,7 @@ func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 	if err := r.writeHead(next); err != nil {
 		return true, next, err
 	}
-	if next.seq%gcEvery == 0 {
+	if next.seq%gcEvery == 0 || next.seq%10 == 0 && r.manyLoose() {
 		r.dropOld(next.seq)
 		r.collect()
 	}
@@ -394,8 +393,11 @@ var AddBudget = 8 * time.Second
 // streamed makes git add write the files it hashes into one pack instead
 // of one loose object each (its bulk check-in of big files, for every
 // file): ten times less disk and far fewer file creations for a first
-// checkpoint. Only for the add: with it in the configuration, gc would
-// not compute deltas between versions.
+// checkpoint, or for the ignored files a build just wrote. Only for those
+// adds: a pack per checkpoint costs about a millisecond more than the loose
+// object or two a step's change makes (a pack and its index written and
+// synced), and with it in the configuration gc would not compute deltas
+// between versions. Loose objects piling up are collected early (manyLoose).
 var streamed = []string{"-c", "core.bigFileThreshold=1"}
 
 // addingName holds the pid of an add that went on in the background.
@@ -403,7 +405,11 @@ const addingName = "harness-adding"
 
 // addAll runs `git add -A` into the shadow index, within budget.
 func (r repo) addAll(budget time.Duration) error {
-	cmd := exec.Command("git", append(streamed, "add", "-A", "--ignore-errors")...)
+	args := []string{"add", "-A", "--ignore-errors"}
+	if _, err := os.Lstat(filepath.Join(r.dir, "index")); err != nil {
+		args = append(streamed, args...) // the first checkpoint
+	}
+	cmd := exec.Command("git", args...)
 	cmd.Dir = r.root
 	cmd.Env = append(os.Environ(), r.env()...)
 	errPath := filepath.Join(r.dir, "harness-add.err")
@@ -500,31 +506,11 @@ func (r repo) writeCommit(tree, message string, at time.Time) (string, error) {
 	}
 	who := fmt.Sprintf("harness <harness@localhost> %d +0000", at.Unix())
 	body := fmt.Sprintf("tree %s\nauthor %s\ncommitter %s\n\n%s\n", tree, who, who, message)
-	obj := append(fmt.Appendf(nil, "commit %d\x00", len(body)), body...)
-	sum := digest.SHA1(obj)
-	oid := hex.EncodeToString(sum[:])
-	path := filepath.Join(r.dir, "objects", oid[:2], oid[2:])
-	if _, err := os.Lstat(path); err == nil {
-		return oid, nil // the same commit, made within the same second
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "tmp_obj_")
+	oid, err := r.writeObject("commit", []byte(body))
 	if err != nil {
 		return "", err
 	}
-	z, _ := zlib.NewWriterLevel(f, zlib.BestSpeed)
-	_, werr := z.Write(obj)
-	if err := errors.Join(werr, z.Close(), f.Chmod(0o444), f.Close()); err != nil {
-		os.Remove(f.Name())
-		return "", err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return "", err
-	}
-	return oid, nil
+	return hex.EncodeToString(oid[:]), nil
 }
 
 // writeRef makes the ref name point at commit: a loose ref written whole
@@ -559,6 +545,19 @@ func (r repo) dropOld(seq int) {
 	if del.Len() > 0 {
 		r.git(del.Bytes(), "update-ref", "--stdin")
 	}
+}
+
+// manyLoose reports whether loose objects pile up (a generator wrote
+// thousands of files since the last collection), by git's own measure: more
+// than 27 in the directory objects/17, some 6,700 in all.
+func (r repo) manyLoose() bool {
+	f, err := os.Open(filepath.Join(r.dir, "objects", "17"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(28)
+	return len(names) > 27
 }
 
 // collect drops the objects of the checkpoints no longer kept, in the

@@ -326,7 +326,7 @@ func BenchmarkHistoryGrowth(b *testing.B) {
 }
 
 // waitGC waits for a background collection to end.
-func waitGC(b *testing.B, dir string) {
+func waitGC(b testing.TB, dir string) {
 	for range 600 {
 		if _, err := os.Stat(filepath.Join(dir, "gc.pid")); os.IsNotExist(err) {
 			return

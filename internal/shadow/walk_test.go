@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/harness-agent/harness/internal/digest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -177,4 +179,65 @@ func TestOldRefsDroppedAtCollection(t *testing.T) {
 	_, err = Restore(dir, ps[2].N, "", "test")
 	require.NoError(t, err)
 	assert.Equal(t, "7", read(t, dir, "n.txt"))
+}
+
+// The first checkpoint streams the tree into one pack; the next ones write
+// the objects of a step's change loose, and when loose objects pile up past
+// git's own measure the collection comes early (at a tenth checkpoint).
+func TestLooseObjectsAfterTheFirstAndCollectedEarly(t *testing.T) {
+	defer func(k, g int) { Keep, gcEvery = k, g }(Keep, gcEvery)
+	Keep, gcEvery = 3, 1000
+	dir := project(t)
+	r, err := open(dir)
+	require.NoError(t, err)
+	loose := func() int {
+		out, err := r.git(nil, "count-objects")
+		require.NoError(t, err)
+		var n int
+		fmt.Sscan(out, &n)
+		return n
+	}
+	_, err = Save(dir, "first")
+	require.NoError(t, err)
+	packs, err := filepath.Glob(filepath.Join(r.dir, "objects", "pack", "*.pack"))
+	require.NoError(t, err)
+	assert.Len(t, packs, 1, "the first checkpoint's files in one pack")
+	assert.Equal(t, 3, loose(), "the trees of the root and src, the commit, loose")
+	write(t, dir, "src/a.go", "package a // changed\n")
+	_, err = Save(dir, "second")
+	require.NoError(t, err)
+	assert.Equal(t, 7, loose(), "a blob, two trees, a commit more")
+	assert.False(t, r.manyLoose())
+
+	for i := 0; i < 28; i++ { // loose objects in objects/17, as git counts them
+		for n := 0; ; n++ {
+			body := []byte(fmt.Sprint(i, " ", n))
+			if sum := blobID(body); sum[0] == 0x17 {
+				_, err := r.writeObject("blob", body)
+				require.NoError(t, err)
+				break
+			}
+		}
+	}
+	require.True(t, r.manyLoose())
+	for i := 3; i <= 10; i++ {
+		write(t, dir, "n.txt", fmt.Sprint(i))
+		saved, err := Save(dir, fmt.Sprint("step ", i))
+		require.NoError(t, err)
+		require.True(t, saved)
+	}
+	out, err := r.git(nil, "for-each-ref", "--format=%(refname)", RefPrefix)
+	require.NoError(t, err)
+	assert.Len(t, strings.Fields(out), Keep, "the tenth checkpoint collected early")
+	for range 40 { // the collection runs on in the background
+		if _, err := os.Stat(filepath.Join(r.dir, "gc.pid")); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	waitGC(t, r.dir)
+}
+
+func blobID(body []byte) [20]byte {
+	return digest.SHA1(append(fmt.Appendf(nil, "blob %d\x00", len(body)), body...))
 }

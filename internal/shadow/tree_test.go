@@ -1,0 +1,176 @@
+package shadow
+
+import (
+	"fmt"
+	mrand "math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/harness-agent/harness/internal/git"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// treeRepo is a shadow repository over a fresh state root, made, and the
+// git that runs on a copy of its index.
+func treeRepo(t *testing.T) (repo, string) {
+	t.Helper()
+	dir := project(t)
+	r, err := open(dir)
+	require.NoError(t, err)
+	require.NoError(t, r.ensure())
+	return r, dir
+}
+
+// gitWriteTree runs `git write-tree` on a copy of the index, as it stands
+// now, and returns the tree and the index git leaves.
+func (r repo) gitWriteTree(t *testing.T) (string, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(r.dir, "index"))
+	require.NoError(t, err)
+	copyPath := filepath.Join(t.TempDir(), "index")
+	require.NoError(t, os.WriteFile(copyPath, data, 0o600))
+	out, err := gitIndex(r, copyPath, "write-tree")
+	require.NoError(t, err, out)
+	after, err := os.ReadFile(copyPath)
+	require.NoError(t, err)
+	return out, after
+}
+
+func gitIndex(r repo, indexPath string, args ...string) (string, error) {
+	env := append(r.env(), "GIT_INDEX_FILE="+indexPath)
+	return gitEnv(r.root, env, args...)
+}
+
+// The tree written in process is git's, change after change: the same id
+// as `git write-tree` on the same index, the same index bytes left behind
+// (so git reads the cache of trees written), nothing for fsck to find, and
+// the index's modification time as git add left it.
+func TestWriteTreeIsGits(t *testing.T) {
+	r, dir := treeRepo(t)
+	rnd := mrand.New(mrand.NewPCG(7, 11))
+	paths := []string{"a", "a.b", "a-b", "a/b", "a/b.c", "a/c/d", "a/c/e/f", "ab/c", "b", "c/d/e/f/g", "c/d/x", "z/a", "z/zz/a", "é/ü"}
+	for step := range 40 {
+		for range 1 + rnd.IntN(4) {
+			p := paths[rnd.IntN(len(paths))]
+			full := filepath.Join(dir, p)
+			switch rnd.IntN(5) {
+			case 0:
+				os.RemoveAll(full)
+			case 1:
+				os.RemoveAll(full)
+				if os.MkdirAll(filepath.Dir(full), 0o755) == nil {
+					os.Symlink("target-"+fmt.Sprint(rnd.IntN(3)), full)
+				}
+			default:
+				os.RemoveAll(full) // a directory where a file goes
+				if os.MkdirAll(filepath.Dir(full), 0o755) == nil {
+					mode := os.FileMode(0o644)
+					if rnd.IntN(4) == 0 {
+						mode = 0o755
+					}
+					os.WriteFile(full, []byte(fmt.Sprint(rnd.IntN(5))), mode)
+				}
+			}
+		}
+		require.NoError(t, r.addAll(AddBudget), "step %d", step)
+		before, err := os.Stat(filepath.Join(r.dir, "index"))
+		require.NoError(t, err)
+		want, gitIndexBytes := r.gitWriteTree(t)
+		got, err := r.writeTree()
+		require.NoError(t, err, "step %d", step)
+		require.Equal(t, want, got, "step %d", step)
+		ours, err := os.ReadFile(filepath.Join(r.dir, "index"))
+		require.NoError(t, err)
+		require.Equal(t, gitIndexBytes, ours, "step %d: the index git would have written", step)
+		after, err := os.Stat(filepath.Join(r.dir, "index"))
+		require.NoError(t, err)
+		require.Equal(t, before.ModTime(), after.ModTime(), "step %d", step)
+		out, err := r.git(nil, "diff-index", "--cached", "--name-only", got)
+		require.NoError(t, err)
+		require.Empty(t, out, "step %d: the tree is the index's", step)
+	}
+	out, err := r.git(nil, "fsck", "--strict", "--no-progress", "--no-dangling")
+	require.NoError(t, err, out)
+}
+
+// Indexes this file does not read whole go to git, which writes the same
+// tree; so does one whose checksum is wrong (git does not check it).
+func TestWriteTreeLeavesOtherIndexesToGit(t *testing.T) {
+	for name, prepare := range map[string]func(t *testing.T, r repo){
+		"version 4": func(t *testing.T, r repo) {
+			_, err := r.git(nil, "update-index", "--index-version", "4")
+			require.NoError(t, err)
+		},
+		"end of entries extension": func(t *testing.T, r repo) {
+			_, err := r.git(nil, "-c", "index.recordEndOfIndexEntries=true", "-c", "index.threads=2", "update-index", "--index-version", "2", "--force-write-index")
+			require.NoError(t, err)
+		},
+		"intent to add": func(t *testing.T, r repo) {
+			write(t, r.root, "new.txt", "new\n")
+			_, err := r.git(nil, "add", "-N", "new.txt")
+			require.NoError(t, err)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r, dir := treeRepo(t)
+			write(t, dir, "src/deep/c.go", "package deep\n")
+			require.NoError(t, r.addAll(AddBudget))
+			prepare(t, r)
+			_, ok := readIndex(filepath.Join(r.dir, "index"))
+			require.False(t, ok, "left to git")
+			want, _ := r.gitWriteTree(t)
+			got, err := r.writeTree()
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+		})
+	}
+	t.Run("damaged", func(t *testing.T) {
+		r, _ := treeRepo(t)
+		require.NoError(t, r.addAll(AddBudget))
+		path := filepath.Join(r.dir, "index")
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		data[len(data)-1] ^= 1
+		require.NoError(t, os.WriteFile(path, data, 0o600))
+		_, ok := readIndex(path)
+		require.False(t, ok)
+		want, _ := r.gitWriteTree(t)
+		got, err := r.writeTree()
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	})
+}
+
+// A cached tree whose count does not fit the entries around it (an index
+// hand-edited, or written by a buggy tool) is computed again rather than
+// trusted.
+func TestWriteTreeRecomputesACacheThatDoesNotFit(t *testing.T) {
+	r, dir := treeRepo(t)
+	write(t, dir, "src/deep/c.go", "package deep\n")
+	require.NoError(t, r.addAll(AddBudget))
+	want, err := r.writeTree()
+	require.NoError(t, err)
+	path := filepath.Join(r.dir, "index")
+	ix, ok := readIndex(path)
+	require.True(t, ok)
+	ix.tree.count = -1
+	for _, s := range ix.tree.subs {
+		if s.name == "src" {
+			s.count++ // one entry too many: spills past src/
+		}
+	}
+	require.NoError(t, ix.write(path))
+	got, err := r.writeTree()
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	out, err := r.git(nil, "diff-index", "--cached", "--name-only", got)
+	require.NoError(t, err)
+	assert.Empty(t, strings.TrimSpace(out))
+}
+
+func gitEnv(dir string, env []string, args ...string) (string, error) {
+	return git.Cmd{Dir: dir, Env: env, Timeout: Timeout}.Run(args...)
+}
