@@ -15,7 +15,7 @@ import (
 	"github.com/harness-agent/harness/internal/root"
 )
 
-// Run with: go test -run XXX -bench . -benchtime 200x ./internal/lifecycle
+// Run with: go test -run XXX -bench . -benchtime 200x ./internal/sessionhook
 // (scripts/time-hooks.sh times the real executables end to end).
 
 // benchState renders n realistic tasks: a third completed, one in progress
@@ -179,6 +179,9 @@ func BenchmarkSessionStartIdle(b *testing.B) {
 			os.RemoveAll(filepath.Join(dir, ".git")) // no repository: no git process to wait for
 			data, _ := os.ReadFile(filepath.Join(dir, "harness-tasks.json"))
 			idle := strings.Replace(string(data), `"status": "in_progress"`, `"status": "pending"`, 1)
+			// Each start counts a session: past max_sessions the start
+			// would measure the refusal instead.
+			idle = strings.Replace(idle, `"max_sessions": 500`, `"max_sessions": 1000000000`, 1)
 			os.WriteFile(filepath.Join(dir, "harness-tasks.json"), []byte(idle), 0o644)
 			p := hook.Parse([]byte(`{"session_id":"` + sessionID + `","source":"startup"}`))
 			SessionStart(p) // the first start builds the cache
@@ -270,6 +273,9 @@ func BenchmarkSessionStartCold(b *testing.B) {
 			os.RemoveAll(filepath.Join(dir, ".git"))
 			data, _ := os.ReadFile(filepath.Join(dir, "harness-tasks.json"))
 			idle := strings.Replace(string(data), `"status": "in_progress"`, `"status": "pending"`, 1)
+			// Each start counts a session: past max_sessions the start
+			// would measure the refusal instead.
+			idle = strings.Replace(idle, `"max_sessions": 500`, `"max_sessions": 1000000000`, 1)
 			os.WriteFile(filepath.Join(dir, "harness-tasks.json"), []byte(idle), 0o644)
 			p := hook.Parse([]byte(`{"session_id":"` + sessionID + `","source":"startup"}`))
 			SessionStart(p)

@@ -248,6 +248,41 @@ func BenchmarkSaveUnchanged(b *testing.B) {
 	}
 }
 
+// BenchmarkSaveAfterChange is the cost of a checkpoint after a step changed
+// one file: what most write-capable calls of a session pay.
+func BenchmarkSaveAfterChange(b *testing.B) {
+	for _, n := range []int{100, 10_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			dir := project(b)
+			for i := range n {
+				write(b, dir, fmt.Sprintf("d%03d/f%06d.go", i%(n/100+1), i), fmt.Sprintf("package p\n\n// file %d\n", i))
+			}
+			defer func(d time.Duration) { AddBudget = d }(AddBudget)
+			AddBudget = time.Hour
+			_, err := Save(dir, "first")
+			require.NoError(b, err)
+			took := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := range b.N {
+				b.StopTimer()
+				write(b, dir, "d000/f000000.go", fmt.Sprint("package p // ", i))
+				b.StartTimer()
+				start := time.Now()
+				if saved, err := Save(dir, "again"); err != nil || !saved {
+					b.Fatal(saved, err)
+				}
+				took = append(took, time.Since(start))
+			}
+			b.StopTimer()
+			waitGC(b, Dir(dir))
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(took[len(took)*95/100].Microseconds())/1000, "p95-ms")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
 // A slow add goes on in the background instead of being killed half-way;
 // the checkpoints wait for it, then go on as usual.
 func TestSlowAddGoesOnInTheBackground(t *testing.T) {

@@ -2,10 +2,10 @@ package shadow
 
 import (
 	"bytes"
-	"compress/zlib"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"hash/adler32"
 	"os"
 	"path/filepath"
 	"slices"
@@ -344,8 +344,8 @@ func (ix *index) write(path string) error {
 }
 
 // writeObject stores a loose object of the kind with body, as git does
-// (its header and body hashed, compressed, renamed into place), and returns
-// its id. An object already there loose is only freshened, as git does, so
+// (its header and body hashed, in a zlib stream, renamed into place), and
+// returns its id. An object already there loose is only freshened, as git does, so
 // that a collection running meanwhile does not prune it as old.
 func (r repo) writeObject(kind string, body []byte) ([20]byte, error) {
 	obj := append(strconv.AppendInt([]byte(kind+" "), int64(len(body)), 10), 0)
@@ -361,19 +361,50 @@ func (r repo) writeObject(kind string, body []byte) ([20]byte, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return sum, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "tmp_obj_")
+	// Created read-only as git makes its objects (a descriptor opened for
+	// writing writes all the same), under a name git's prune collects if
+	// the hook dies before the rename: one metadata change fewer than a
+	// chmod after the write.
+	tmp := filepath.Join(filepath.Dir(path), "tmp_obj_"+strconv.Itoa(os.Getpid())+"_"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o444)
 	if err != nil {
 		return sum, err
 	}
-	z, _ := zlib.NewWriterLevel(f, zlib.BestSpeed)
-	_, werr := z.Write(obj)
-	if err := errors.Join(werr, z.Close(), f.Chmod(0o444), f.Close()); err != nil {
-		os.Remove(f.Name())
+	_, werr := f.Write(stored(obj))
+	if err := errors.Join(werr, f.Close()); err != nil {
+		os.Remove(tmp)
 		return sum, err
 	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
 		return sum, err
 	}
 	return sum, nil
+}
+
+// stored is data as a zlib stream of stored (uncompressed) deflate blocks,
+// what git writes with core.looseCompression=0. A checkpoint's loose
+// objects are small trees and a commit, mostly object ids that do not
+// compress, and gc packs them compressed; a compressor would cost more
+// than the rest of writing them (compress/flate's writer allocates and
+// clears some 650 KB for each stream).
+func stored(data []byte) []byte {
+	const maxBlock = 65535
+	sum := adler32.Checksum(data)
+	out := make([]byte, 0, len(data)+len(data)/maxBlock*5+11)
+	out = append(out, 0x78, 0x01) // deflate, 32 KB window, no dictionary, fastest
+	for {
+		n := min(len(data), maxBlock)
+		final := byte(0)
+		if n == len(data) {
+			final = 1
+		}
+		out = append(out, final, byte(n), byte(n>>8), ^byte(n), ^byte(n>>8))
+		out = append(out, data[:n]...)
+		data = data[n:]
+		if final == 1 {
+			break
+		}
+	}
+	return binary.BigEndian.AppendUint32(out, sum)
 }

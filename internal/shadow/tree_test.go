@@ -1,7 +1,10 @@
 package shadow
 
 import (
+	"bytes"
+	"compress/zlib"
 	"fmt"
+	"io"
 	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
@@ -173,4 +176,21 @@ func TestWriteTreeRecomputesACacheThatDoesNotFit(t *testing.T) {
 
 func gitEnv(dir string, env []string, args ...string) (string, error) {
 	return git.Cmd{Dir: dir, Env: env, Timeout: Timeout}.Run(args...)
+}
+
+// A loose object's zlib stream of stored blocks reads back whole, at every
+// size around a block's bound, and git reads the objects (fsck above).
+func TestStoredIsZlib(t *testing.T) {
+	for _, n := range []int{0, 1, 100, 65534, 65535, 65536, 65535*2 + 7, 300000} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(i * 7)
+		}
+		z, err := zlib.NewReader(bytes.NewReader(stored(data)))
+		require.NoError(t, err, n)
+		got, err := io.ReadAll(z)
+		require.NoError(t, err, n)
+		require.NoError(t, z.Close())
+		assert.Equal(t, data, got, n)
+	}
 }

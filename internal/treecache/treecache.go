@@ -179,11 +179,14 @@ var ErrTooBig = errors.New("too many entries, or too slow to walk")
 // digests are equal when nothing under top changed between them, except a
 // file rewritten within one tick of the clock at the same size: with since
 // set, racy says whether any entry (or directory) changed at or after it,
-// and such a digest should not be kept.
+// and such a digest should not be kept: the walk stops at the first such
+// entry (a step's change, just made, is the usual case) and sum is "".
 func Digest(top, salt string, skip func(rel string, dir bool) bool, since time.Time) (sum string, racy bool, err error) {
 	w := &walker{top: top, skip: skip, since: since, deadline: time.Now().Add(walkBudget)}
 	w.b.WriteString(salt + "\x00")
-	if err := w.dir(""); err != nil {
+	if err := w.dir(""); errors.Is(err, errRacy) {
+		return "", true, nil
+	} else if err != nil {
 		return "", false, err
 	}
 	d := digest.SHA256(w.b.Bytes())
@@ -206,7 +209,9 @@ func (w *walker) dir(rel string) error {
 	abs := filepath.Join(w.top, filepath.FromSlash(rel))
 	if !w.since.IsZero() {
 		if fi, err := os.Lstat(abs); err == nil {
-			w.check(fi)
+			if w.check(fi); w.racy {
+				return errRacy
+			}
 		}
 	}
 	entries, err := os.ReadDir(abs)
@@ -244,11 +249,16 @@ func (w *walker) dir(rel string) error {
 		if err != nil {
 			return err // gone since the directory was read: changing
 		}
-		w.check(fi)
+		if w.check(fi); w.racy {
+			return errRacy
+		}
 		w.b.WriteString("F" + p + "\x00" + record.StampOf(fi).String() + ":" + strconv.FormatUint(uint64(fi.Mode()), 8) + "\x00")
 	}
 	return nil
 }
+
+// errRacy stops a walk that found an entry changed at or after since.
+var errRacy = errors.New("changed within the racy window")
 
 // check marks the walk racy when fi changed at or after since.
 func (w *walker) check(fi os.FileInfo) {

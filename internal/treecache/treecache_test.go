@@ -126,6 +126,34 @@ func TestRecentChangeNotKept(t *testing.T) {
 	assert.False(t, ok, "the next call asks git again")
 }
 
+// A walk asked about a window stops at the first entry changed in it (its
+// digest would not be kept anyway); without one, or when nothing is that
+// recent, it walks the whole tree.
+func TestDigestStopsAtARecentChange(t *testing.T) {
+	dir, _ := fixture(t)
+	since := time.Now() // the fixture's writes are older
+	time.Sleep(20 * time.Millisecond)
+	var names []string
+	skip := func(rel string, dir bool) bool {
+		names = append(names, rel)
+		return false
+	}
+	sum, racy, err := Digest(dir, "s", skip, since)
+	require.NoError(t, err)
+	assert.False(t, racy)
+	assert.NotEmpty(t, sum)
+	all := len(names)
+	require.Greater(t, all, 2)
+
+	names = nil
+	run(t, dir, `echo '# more' >>.gitignore`) // the first entry walked
+	sum, racy, err = Digest(dir, "s", skip, since)
+	require.NoError(t, err)
+	assert.True(t, racy)
+	assert.Empty(t, sum)
+	assert.Equal(t, []string{".gitignore"}, names, "nothing walked past the change")
+}
+
 // A damaged or foreign kept file, a tree with submodules, or no file at all:
 // git is asked, nothing breaks.
 func TestGitAskedWhenNotSure(t *testing.T) {
