@@ -27,6 +27,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -519,14 +520,29 @@ func (r repo) writeCommit(tree, message string, at time.Time) (string, error) {
 // writes them, under its lock.
 func (r repo) writeRef(name, commit string) error {
 	path := filepath.Join(r.dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
 	tmp := filepath.Join(r.dir, "harness-ref.tmp") // outside refs/: never read as a ref
 	if err := writeNew(tmp, []byte(commit+"\n")); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	err := inDir(filepath.Dir(path), func() error { return os.Rename(tmp, path) })
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// inDir runs op, which creates an entry in the directory dir, making dir
+// when op finds it missing: a collection running in the background removes
+// the directories it emptied (loose objects packed, refs packed), at any
+// instant, as git's own writers expect.
+func inDir(dir string, op func() error) error {
+	err := op()
+	for try := 0; try < 3 && errors.Is(err, fs.ErrNotExist); try++ {
+		if err = os.MkdirAll(dir, 0o700); err == nil {
+			err = op()
+		}
+	}
+	return err
 }
 
 // dropOld deletes the refs of the checkpoints older than the Keep newest

@@ -358,15 +358,16 @@ func (r repo) writeObject(kind string, body []byte) ([20]byte, error) {
 		os.Chtimes(path, now, now)
 		return sum, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return sum, err
-	}
 	// Created read-only as git makes its objects (a descriptor opened for
 	// writing writes all the same), under a name git's prune collects if
 	// the hook dies before the rename: one metadata change fewer than a
 	// chmod after the write.
 	tmp := filepath.Join(filepath.Dir(path), "tmp_obj_"+strconv.Itoa(os.Getpid())+"_"+strconv.FormatInt(time.Now().UnixNano(), 36))
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o444)
+	var f *os.File
+	err := inDir(filepath.Dir(path), func() (err error) {
+		f, err = os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o444)
+		return err
+	})
 	if err != nil {
 		return sum, err
 	}
