@@ -585,10 +585,18 @@ func (r repo) collect() {
 	cmd.Env = append(os.Environ(), r.env()...)
 	detach(cmd)
 	if cmd.Start() == nil {
+		if waitCollect {
+			cmd.Wait()
+			return
+		}
 		go cmd.Wait()
 		cmd.Process.Release()
 	}
 }
+
+// waitCollect makes the collection run in the foreground (for the tests,
+// whose temporary directories must not be removed under a running gc).
+var waitCollect = false
 
 func ref(seq int) string { return fmt.Sprintf("%s%010d", RefPrefix, seq) }
 

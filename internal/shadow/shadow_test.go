@@ -18,6 +18,10 @@ import (
 // project makes a state root with a record directory of its own.
 func project(t testing.TB) string {
 	t.Helper()
+	if _, ok := t.(*testing.T); ok {
+		waitCollect = true
+		t.Cleanup(func() { waitCollect = false })
+	}
 	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
 	dir := t.TempDir()
 	dir, err := filepath.EvalSymlinks(dir)
