@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/harness-agent/harness/internal/digest"
@@ -363,7 +364,7 @@ func (r repo) writeObject(kind string, body []byte) ([20]byte, error) {
 	// writing writes all the same), under a name git's prune collects if
 	// the hook dies before the rename: one metadata change fewer than a
 	// chmod after the write.
-	tmp := filepath.Join(filepath.Dir(path), "tmp_obj_"+strconv.Itoa(os.Getpid())+"_"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	tmp := filepath.Join(filepath.Dir(path), "tmp_obj_"+strconv.Itoa(os.Getpid())+"_"+strconv.FormatUint(tmpSeq.Add(1), 10)+"_"+strconv.FormatInt(time.Now().UnixNano(), 36))
 	var f *os.File
 	err := inDir(filepath.Dir(path), func() (err error) {
 		f, err = os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o444)
@@ -383,6 +384,10 @@ func (r repo) writeObject(kind string, body []byte) ([20]byte, error) {
 	}
 	return sum, nil
 }
+
+// tmpSeq tells apart the temporary files of one process, whatever the
+// clock's resolution.
+var tmpSeq atomic.Uint64
 
 // stored is data as a zlib stream of stored (uncompressed) deflate blocks,
 // what git writes with core.looseCompression=0. A checkpoint's loose
