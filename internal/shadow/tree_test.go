@@ -19,7 +19,7 @@ import (
 
 // treeRepo is a shadow repository over a fresh state root, made, and the
 // git that runs on a copy of its index.
-func treeRepo(t *testing.T) (repo, string) {
+func treeRepo(t testing.TB) (repo, string) {
 	t.Helper()
 	dir := project(t)
 	r, err := open(dir)
@@ -241,4 +241,36 @@ func TestCachedTreesSurviveCollection(t *testing.T) {
 	_, err = Restore(dir, ps[0].N, "", "test")
 	require.NoError(t, err)
 	assert.Equal(t, "package lib\n", read(t, dir, "lib/kept.go"))
+}
+
+// Whatever the index holds (the agent may write the record's directory
+// when the sandbox is off), reading it and building its trees never
+// panics and never loops: it is read whole or left to git.
+func FuzzReadIndex(f *testing.F) {
+	r, _ := treeRepo(f)
+	write(f, r.root, "src/deep/c.go", "package deep\n")
+	if err := r.addAll(AddBudget); err == nil {
+		if _, err := r.writeTree(); err == nil {
+			if data, err := os.ReadFile(filepath.Join(r.dir, "index")); err == nil {
+				f.Add(data)
+			}
+		}
+	}
+	f.Add([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x00" + strings.Repeat("\x00", 20)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		work := t.TempDir()
+		path := filepath.Join(work, "index")
+		require.NoError(t, os.WriteFile(path, data, 0o600))
+		ix, ok := readIndex(path)
+		if !ok {
+			return
+		}
+		objects := repo{dir: work}
+		if _, err := objects.buildTree(ix.tree, ix.entries, ""); err == nil {
+			require.NoError(t, ix.write(path))
+			again, ok := readIndex(path)
+			require.True(t, ok, "an index written is read back")
+			assert.Equal(t, len(ix.entries), len(again.entries))
+		}
+	})
 }
