@@ -221,7 +221,8 @@ func Save(stateRoot, message string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if r.unchanged(r.readHead()) {
+	same, before := r.unchanged(r.readHead())
+	if same {
 		// Read without the lock: a checkpoint another call is taking
 		// meanwhile has nothing to add to a tree that did not change.
 		return false, nil
@@ -234,7 +235,7 @@ func Save(stateRoot, message string) (bool, error) {
 	if err := r.ensure(); err != nil {
 		return false, r.failed(err)
 	}
-	saved, _, err := r.save(message, AddBudget)
+	saved, _, err := r.save(message, AddBudget, before)
 	return saved, r.failed(err)
 }
 
@@ -268,7 +269,10 @@ func writeNew(path string, data []byte) error {
 }
 
 // save takes a checkpoint with the lock held; it returns the head after it.
-func (r repo) save(message string, budget time.Duration) (bool, head, error) {
+// before is the tree's listing walked before the lock (unchanged), "" when
+// none was: the digest kept for the next call is made from it rather than
+// from another walk.
+func (r repo) save(message string, budget time.Duration, before string) (bool, head, error) {
 	h := r.readHead()
 	if h.tree == "" {
 		if last, ok := r.newest(); ok {
@@ -309,7 +313,7 @@ func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 		if h.walk == "-" {
 			return false, h, nil // a tree too large: tried again at a new checkpoint
 		}
-		if walk := r.walked(h, t0); walk != h.walk {
+		if walk := r.walked(h, t0, before); walk != h.walk {
 			h.walk = walk
 			return false, h, r.writeHead(h)
 		}
@@ -325,7 +329,7 @@ func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 	if tree == h.tree {
 		h.index = stamp
 		if h.walk != "-" {
-			h.walk = r.walked(h, t0)
+			h.walk = r.walked(h, t0, before)
 		}
 		return false, h, r.writeHead(h)
 	}
@@ -334,7 +338,7 @@ func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 		return false, h, err
 	}
 	next := head{seq: h.seq + 1, tree: tree, index: stamp, walk: h.walk}
-	next.walk = r.walked(next, t0)
+	next.walk = r.walked(next, t0, before)
 	if err := r.writeRef(ref(next.seq), commit); err != nil {
 		return false, h, err
 	}
@@ -349,32 +353,53 @@ func (r repo) save(message string, budget time.Duration) (bool, head, error) {
 }
 
 // unchanged reports whether the work tree is as the checkpoint h left it,
-// from the digest kept beside it: no git runs.
-func (r repo) unchanged(h head) bool {
+// from the digest kept beside it: no git runs. When it changed, before is
+// the tree's listing (treecache.Walk), "" when something in it changed in
+// the last two seconds.
+//
+// A change that recent means the tree changed: the digest h.walk was kept
+// only when nothing had changed within two seconds of its checkpoint, and
+// that checkpoint came before now. A listing from before git runs serves
+// as the next digest (save): a change made between the walk and git's run
+// only makes the next call's digest differ, and run git once more, and a
+// change cannot make a later tree's listing equal an earlier one (every
+// change moves a change time, or an inode).
+func (r repo) unchanged(h head) (same bool, before string) {
 	if h.tree == "" || h.walk == "" || h.walk == "-" {
-		return false
+		return false, ""
 	}
-	sum, _, err := treecache.Digest(r.root, h.tree, r.skip, time.Time{})
-	return err == nil && sum == h.walk
+	listing, racy, err := walkTree(r.root, r.skip, time.Now().Add(-quiet))
+	if err != nil || racy {
+		return false, ""
+	}
+	return treecache.Salt(h.tree, listing) == h.walk, listing
 }
 
-// walked is the work tree's digest for the head h, taken after git
+// walkTree is treecache.Walk (a variable for the tests, which count the
+// walks).
+var walkTree = treecache.Walk
+
+// walked is the work tree's digest for the head h, from before (a
+// listing walked before git ran, see unchanged) or taken after git
 // recorded it (t0: when it began): "" when anything changed from two
 // seconds before t0 on (a change git may not have seen, or one the clock
 // does not tell apart), "-" for a tree too large to walk, which is tried
 // again only at every hundredth new checkpoint.
-func (r repo) walked(h head, t0 time.Time) string {
+func (r repo) walked(h head, t0 time.Time, before string) string {
+	if before != "" {
+		return treecache.Salt(h.tree, before)
+	}
 	if h.walk == "-" && h.seq%100 != 0 {
 		return "-"
 	}
-	sum, racy, err := treecache.Digest(r.root, h.tree, r.skip, t0.Add(-quiet))
+	listing, racy, err := walkTree(r.root, r.skip, t0.Add(-quiet))
 	switch {
 	case errors.Is(err, treecache.ErrTooBig):
 		return "-"
 	case err != nil || racy:
 		return ""
 	}
-	return sum
+	return treecache.Salt(h.tree, listing)
 }
 
 // quiet is how long before a checkpoint the tree must not have changed for

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/digest"
+	"github.com/harness-agent/harness/internal/treecache"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -233,4 +234,48 @@ func TestLooseObjectsAfterTheFirstAndCollectedEarly(t *testing.T) {
 
 func blobID(body []byte) [20]byte {
 	return digest.SHA1(append(fmt.Appendf(nil, "blob %d\x00", len(body)), body...))
+}
+
+// A checkpoint after a change walks the tree once: the listing walked
+// before git ran (to see that the tree changed) is the next digest, and
+// the next call, with nothing changed, runs no git. A change within the
+// last two seconds still gets its walk after git.
+func TestChangedCheckpointWalksOnce(t *testing.T) {
+	dir := quietProject(t)
+	quiet = 30 * time.Millisecond
+	walks := 0
+	defer func(w func(string, func(string, bool) bool, time.Time) (string, bool, error)) { walkTree = w }(walkTree)
+	walkTree = func(top string, skip func(string, bool) bool, since time.Time) (string, bool, error) {
+		walks++
+		return treecache.Walk(top, skip, since)
+	}
+	write(t, dir, "src/a.go", "package a // changed\n")
+	time.Sleep(60 * time.Millisecond) // past quiet: the change is not recent
+	saved, err := Save(dir, "after a change")
+	require.NoError(t, err)
+	require.True(t, saved)
+	assert.Equal(t, 1, walks, "the walk before git serves after it")
+	r, err := open(dir)
+	require.NoError(t, err)
+	h := r.readHead()
+	want, racy, err := treecache.Digest(dir, h.tree, r.skip, time.Time{})
+	require.NoError(t, err)
+	require.False(t, racy)
+	assert.Equal(t, want, h.walk, "the digest kept is the tree's")
+
+	path := os.Getenv("PATH")
+	noGit(t)
+	saved, err = Save(dir, "nothing changed")
+	require.NoError(t, err, "no git needed")
+	assert.False(t, saved)
+	assert.Equal(t, 2, walks)
+	t.Setenv("PATH", path)
+
+	write(t, dir, "src/a.go", "package a // changed again\n")
+	walks = 0
+	saved, err = Save(dir, "right after a change")
+	require.NoError(t, err)
+	require.True(t, saved)
+	assert.Equal(t, 2, walks, "before git, stopped at the change; after git")
+	assert.Empty(t, r.readHead().walk, "a change this recent keeps no digest")
 }

@@ -182,15 +182,31 @@ var ErrTooBig = errors.New("too many entries, or too slow to walk")
 // and such a digest should not be kept: the walk stops at the first such
 // entry (a step's change, just made, is the usual case) and sum is "".
 func Digest(top, salt string, skip func(rel string, dir bool) bool, since time.Time) (sum string, racy bool, err error) {
+	listing, racy, err := Walk(top, skip, since)
+	if err != nil || racy {
+		return "", racy, err
+	}
+	return Salt(salt, listing), false, nil
+}
+
+// Walk is Digest before its salt: the digest of the listing alone, which
+// Salt turns into Digest's for any salt. A caller that walked before
+// knowing its salt (the shadow, before git names the tree) walks once.
+func Walk(top string, skip func(rel string, dir bool) bool, since time.Time) (listing string, racy bool, err error) {
 	w := &walker{top: top, skip: skip, since: since, deadline: time.Now().Add(walkBudget)}
-	w.b.WriteString(salt + "\x00")
 	if err := w.dir(""); errors.Is(err, errRacy) {
 		return "", true, nil
 	} else if err != nil {
 		return "", false, err
 	}
 	d := digest.SHA256(w.b.Bytes())
-	return hex.EncodeToString(d[:]), w.racy, nil
+	return hex.EncodeToString(d[:]), false, nil
+}
+
+// Salt is Digest's value for salt and a listing from Walk.
+func Salt(salt, listing string) string {
+	d := digest.SHA256([]byte(salt + "\x00" + listing))
+	return hex.EncodeToString(d[:])
 }
 
 type walker struct {
