@@ -21,7 +21,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -217,6 +216,7 @@ type walker struct {
 	deadline time.Time
 	racy     bool
 	n        int
+	num      []byte // an entry's bytes, reused
 }
 
 // dir adds the directory rel (relative to the top, "" for the top) and
@@ -244,7 +244,10 @@ func (w *walker) dir(rel string) error {
 			}
 			continue
 		}
-		p := path.Join(rel, name)
+		p := name
+		if rel != "" {
+			p = rel + "/" + name
+		}
 		if w.n++; w.n > maxEntries || (w.n%256 == 0 && time.Now().After(w.deadline)) {
 			return ErrTooBig
 		}
@@ -252,7 +255,9 @@ func (w *walker) dir(rel string) error {
 			if w.skip(p, true) {
 				continue
 			}
-			w.b.WriteString("D" + p + "\x00")
+			w.b.WriteByte('D')
+			w.b.WriteString(p)
+			w.b.WriteByte(0)
 			if err := w.dir(p); err != nil {
 				return err
 			}
@@ -268,9 +273,29 @@ func (w *walker) dir(rel string) error {
 		if w.check(fi); w.racy {
 			return errRacy
 		}
-		w.b.WriteString("F" + p + "\x00" + record.StampOf(fi).String() + ":" + strconv.FormatUint(uint64(fi.Mode()), 8) + "\x00")
+		w.file(p, fi)
 	}
 	return nil
+}
+
+// file adds a file's entry: its name, then its stamp as record.Stamp's
+// String writes it and its mode in octal, written into the listing
+// directly (a walk of 10,000 files made 90,000 small strings).
+func (w *walker) file(p string, fi os.FileInfo) {
+	st := record.StampOf(fi)
+	b := append(w.num[:0], 'F')
+	b = append(b, p...)
+	b = append(b, 0)
+	for i, v := range [...]int64{st.Size, st.ModNs, st.CtimeNs, st.Ino} {
+		if i > 0 {
+			b = append(b, ':')
+		}
+		b = strconv.AppendInt(b, v, 10)
+	}
+	b = append(b, ':')
+	b = strconv.AppendUint(b, uint64(fi.Mode()), 8)
+	w.num = append(b, 0)
+	w.b.Write(w.num)
 }
 
 // errRacy stops a walk that found an entry changed at or after since.
