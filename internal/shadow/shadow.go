@@ -209,8 +209,7 @@ func (r repo) indexStamp() string {
 	if err != nil {
 		return "-"
 	}
-	st := record.StampOf(fi)
-	return fmt.Sprintf("%d.%d.%d.%d", st.Size, st.ModNs, st.Ino, st.CtimeNs)
+	return record.StampOf(fi).String()
 }
 
 // Save records the work tree of the state root root as a checkpoint whose
