@@ -40,10 +40,13 @@ func Plain(dir string) (r Repo, ok bool) {
 	return r, true
 }
 
-// HeadOid is the hash of the commit HEAD names, read from the files; ok is
+// Head is the id of the commit HEAD names, read from the files; ok is
 // false for an unborn branch or anything unexpected.
+func (r Repo) Head() (oid [20]byte, ok bool) { return resolveHead(r.GitDir, r.Common) }
+
+// HeadOid is Head in hex.
 func (r Repo) HeadOid() (string, bool) {
-	oid, ok := resolveHead(r.GitDir, r.Common)
+	oid, ok := r.Head()
 	if !ok {
 		return "", false
 	}

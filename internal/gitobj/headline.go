@@ -36,12 +36,8 @@ func HeadLine(dir string) (line string, ok bool) {
 	if !ok || !plainConfig(r) {
 		return "", false
 	}
-	head, ok := r.HeadOid()
+	oid, ok := r.Head()
 	if !ok {
-		return "", false
-	}
-	var oid [20]byte
-	if _, err := hex.Decode(oid[:], []byte(head)); err != nil {
 		return "", false
 	}
 	objects := filepath.Join(r.Common, "objects")
