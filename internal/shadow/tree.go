@@ -78,7 +78,7 @@ type cacheTree struct {
 	name  string
 	count int
 	oid   [20]byte
-	subs  []*cacheTree // by length of name, then bytes, as git orders them
+	subs  []*cacheTree // in subtreeOrder, as git keeps them
 }
 
 const (
@@ -269,12 +269,7 @@ func (r repo) buildTree(t *cacheTree, entries []entry, base string) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	slices.SortFunc(used, func(a, b *cacheTree) int {
-		if len(a.name) != len(b.name) {
-			return len(a.name) - len(b.name)
-		}
-		return strings.Compare(a.name, b.name)
-	})
+	slices.SortFunc(used, func(a, b *cacheTree) int { return subtreeOrder(a.name, b.name) })
 	t.oid, t.count, t.subs = oid, i, used
 	return i, nil
 }
@@ -288,13 +283,23 @@ func coversExactly(entries []entry, n int, base string) bool {
 	return n == len(entries) || !strings.HasPrefix(entries[n].path, base)
 }
 
+// sub is the cached subtree name, found as git finds it (a binary search
+// in its order), or a new one to compute. Subtrees out of that order (a
+// hand-made index) are only missed, and computed again.
 func (t *cacheTree) sub(name string) *cacheTree {
-	for _, s := range t.subs {
-		if s.name == name {
-			return s
-		}
+	if i, found := slices.BinarySearchFunc(t.subs, name, func(s *cacheTree, name string) int { return subtreeOrder(s.name, name) }); found {
+		return t.subs[i]
 	}
 	return &cacheTree{name: name, count: -1}
+}
+
+// subtreeOrder is the order of the subtrees in the TREE extension: by
+// length of name, then bytes (git's subtree_name_cmp).
+func subtreeOrder(a, b string) int {
+	if len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(a, b)
 }
 
 // appendTo writes the node and its subtrees as the TREE extension holds

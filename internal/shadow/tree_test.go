@@ -274,3 +274,22 @@ func FuzzReadIndex(f *testing.F) {
 		}
 	})
 }
+
+// Each cached subtree is found by its name, as git orders them (by
+// length, then bytes), not recomputed.
+func TestCachedSubtreesFoundByName(t *testing.T) {
+	r, dir := treeRepo(t)
+	for _, d := range []string{"b", "a", "ab", "zz", "abc", "é"} {
+		write(t, dir, d+"/f", d)
+	}
+	require.NoError(t, r.addAll(AddBudget))
+	_, err := r.writeTree()
+	require.NoError(t, err)
+	ix, ok := readIndex(filepath.Join(r.dir, "index"))
+	require.True(t, ok)
+	require.Len(t, ix.tree.subs, 7, "the six and src")
+	for _, s := range ix.tree.subs {
+		assert.Same(t, s, ix.tree.sub(s.name), s.name)
+	}
+	assert.Equal(t, -1, ix.tree.sub("nope").count)
+}
