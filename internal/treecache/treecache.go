@@ -22,6 +22,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,9 +66,22 @@ func Changes(dir, stateRoot, file string) ([]string, error) {
 		return git.Changes(dir, stateRoot)
 	}
 	before, beforeOK := repoState(repo)
-	if kept, ok := read(file); ok && beforeOK {
-		if sum, _, err := fingerprint(top, stateRoot, before, kept.ignored, time.Time{}); err == nil && sum == kept.sum {
-			return kept.changes, nil
+	// The tree as it is now, when it changed since the last answer: no
+	// entry in it changed in the last two seconds, so it serves as the
+	// digest of git's new answer (below) instead of a second walk. A
+	// change made between this walk and git's run only makes the next
+	// call's digest differ, and ask git again. A walk that meets an entry
+	// that recent has found a change (the kept digest was kept only when
+	// none was that recent after its own git run).
+	prev, havePrev := read(file)
+	var listing string
+	if havePrev && beforeOK {
+		l, racy, err := walkAsGit(top, stateRoot, prev.ignored, time.Now().Add(-racyWindow))
+		if err == nil && !racy {
+			if Salt(saltOf(top, stateRoot, before), l) == prev.sum {
+				return prev.changes, nil
+			}
+			listing = l
 		}
 	}
 	t0 := time.Now()
@@ -79,7 +93,11 @@ func Changes(dir, stateRoot, file string) ([]string, error) {
 	// entry changed close enough to it to hide a change in its time; else
 	// the old answer goes, so that no later call walks the tree for it.
 	if after, ok := repoState(repo); beforeOK && ok && after == before {
-		sum, racy, err := fingerprint(top, stateRoot, after, ignored, t0.Add(-racyWindow))
+		var racy bool
+		if listing == "" || !slices.Equal(ignored, prev.ignored) {
+			// No walk before git, or one that left out other paths.
+			listing, racy, err = walkAsGit(top, stateRoot, ignored, t0.Add(-racyWindow))
+		}
 		switch {
 		case errors.Is(err, ErrTooBig):
 			// Said once a day at most: each session start would
@@ -87,7 +105,7 @@ func Changes(dir, stateRoot, file string) ([]string, error) {
 			atomicfile.Replace(file, []byte(magic+"\x00"+bigMark+"\x00"), 0o600)
 			return changes, nil
 		case err == nil && !racy:
-			write(file, kept{sum: sum, ignored: ignored, changes: changes})
+			write(file, kept{sum: Salt(saltOf(top, stateRoot, after), listing), ignored: ignored, changes: changes})
 			return changes, nil
 		}
 	}
@@ -149,20 +167,29 @@ func repoState(r git.Repo) (string, bool) {
 	return b.String(), true
 }
 
-// fingerprint walks the tree as git did (its ignored paths, the repository and
-// the harness's files left out) and returns the digest of the repository's
-// state rs (repoState) and every entry's name and stat.
-func fingerprint(top, stateRoot, rs string, ignored []string, since time.Time) (sum string, racy bool, err error) {
+// walkAsGit walks the tree as git did (its ignored paths, the repository
+// and the harness's files left out): Walk's listing of every entry's name
+// and stat.
+func walkAsGit(top, stateRoot string, ignored []string, since time.Time) (listing string, racy bool, err error) {
 	skip := map[string]bool{}
 	for _, p := range ignored {
 		skip[p] = true
 	}
-	return Digest(top, magic+"\x00"+top+"\x00"+stateRoot+"\x00"+rs, func(p string, dir bool) bool {
+	return walkTree(top, func(p string, dir bool) bool {
 		if dir {
 			p += "/"
 		}
 		return skip[p] || git.OwnedByHarness(top, strings.TrimSuffix(p, "/"), stateRoot)
 	}, since)
+}
+
+// walkTree is Walk (a variable for the tests, which count the walks).
+var walkTree = Walk
+
+// saltOf is what a listing is salted with for the tree top of the state
+// root stateRoot in the repository's state rs (repoState).
+func saltOf(top, stateRoot, rs string) string {
+	return magic + "\x00" + top + "\x00" + stateRoot + "\x00" + rs
 }
 
 // ErrTooBig is Digest's answer for a tree of more than 20,000 entries, or
