@@ -1,6 +1,7 @@
 package digest
 
 import (
+	"crypto/sha1"
 	"crypto/sha256"
 	"math/rand/v2"
 	"testing"
@@ -8,22 +9,32 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// Every length around the block and padding boundaries, plus long random
-// messages, against the standard library.
-func TestSHA256MatchesCryptoSHA256(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for n := 0; n < 300; n++ {
-		data := make([]byte, n)
-		for i := range data {
-			data[i] = byte(r.IntN(256))
-		}
-		assert.Equal(t, sha256.Sum256(data), SHA256(data), "length %d", n)
+// Every length around the block and padding boundaries, plus a long random
+// message, against the standard library, for both digests.
+func TestMatchesCrypto(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		ours, want func([]byte) []byte
+	}{
+		{"SHA-256", func(b []byte) []byte { s := SHA256(b); return s[:] }, func(b []byte) []byte { s := sha256.Sum256(b); return s[:] }},
+		{"SHA-1", func(b []byte) []byte { s := SHA1(b); return s[:] }, func(b []byte) []byte { s := sha1.Sum(b); return s[:] }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, 2))
+			for n := 0; n < 300; n++ {
+				data := make([]byte, n)
+				for i := range data {
+					data[i] = byte(r.IntN(256))
+				}
+				assert.Equal(t, c.want(data), c.ours(data), "length %d", n)
+			}
+			big := make([]byte, 1<<20+13)
+			for i := range big {
+				big[i] = byte(r.IntN(256))
+			}
+			assert.Equal(t, c.want(big), c.ours(big))
+		})
 	}
-	big := make([]byte, 1<<20+13)
-	for i := range big {
-		big[i] = byte(r.IntN(256))
-	}
-	assert.Equal(t, sha256.Sum256(big), SHA256(big))
 }
 
 // The FIPS 180-4 example and the empty message.
