@@ -168,6 +168,20 @@ func BenchmarkSessionStart1000(b *testing.B) {
 	}
 }
 
+// idleProject is benchProject with n tasks and a 50 MB log between tasks:
+// nothing in progress, no repository (no git process to wait for), and
+// room for as many sessions as the benchmark counts (past max_sessions a
+// start would measure the refusal instead).
+func idleProject(b *testing.B, n int) string {
+	dir := benchProject(b, n, 50<<20, true)
+	os.RemoveAll(filepath.Join(dir, ".git"))
+	data, _ := os.ReadFile(filepath.Join(dir, "harness-tasks.json"))
+	idle := strings.Replace(string(data), `"status": "in_progress"`, `"status": "pending"`, 1)
+	idle = strings.Replace(idle, `"max_sessions": 500`, `"max_sessions": 1000000000`, 1)
+	os.WriteFile(filepath.Join(dir, "harness-tasks.json"), []byte(idle), 0o644)
+	return dir
+}
+
 // BenchmarkSessionStartIdle is a session start between tasks (nothing in
 // progress, the usual case after a session that ended cleanly) on 1,000
 // and 10,000 tasks with a 50 MB log: the count is the one change, made
@@ -175,14 +189,7 @@ func BenchmarkSessionStart1000(b *testing.B) {
 func BenchmarkSessionStartIdle(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("tasks=%d", n), func(b *testing.B) {
-			dir := benchProject(b, n, 50<<20, true)
-			os.RemoveAll(filepath.Join(dir, ".git")) // no repository: no git process to wait for
-			data, _ := os.ReadFile(filepath.Join(dir, "harness-tasks.json"))
-			idle := strings.Replace(string(data), `"status": "in_progress"`, `"status": "pending"`, 1)
-			// Each start counts a session: past max_sessions the start
-			// would measure the refusal instead.
-			idle = strings.Replace(idle, `"max_sessions": 500`, `"max_sessions": 1000000000`, 1)
-			os.WriteFile(filepath.Join(dir, "harness-tasks.json"), []byte(idle), 0o644)
+			idleProject(b, n)
 			p := hook.Parse([]byte(`{"session_id":"` + sessionID + `","source":"startup"}`))
 			SessionStart(p) // the first start builds the cache
 			b.ResetTimer()
@@ -269,14 +276,7 @@ func BenchmarkSessionEnd1000(b *testing.B) {
 func BenchmarkSessionStartCold(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("tasks=%d", n), func(b *testing.B) {
-			dir := benchProject(b, n, 50<<20, true)
-			os.RemoveAll(filepath.Join(dir, ".git"))
-			data, _ := os.ReadFile(filepath.Join(dir, "harness-tasks.json"))
-			idle := strings.Replace(string(data), `"status": "in_progress"`, `"status": "pending"`, 1)
-			// Each start counts a session: past max_sessions the start
-			// would measure the refusal instead.
-			idle = strings.Replace(idle, `"max_sessions": 500`, `"max_sessions": 1000000000`, 1)
-			os.WriteFile(filepath.Join(dir, "harness-tasks.json"), []byte(idle), 0o644)
+			dir := idleProject(b, n)
 			p := hook.Parse([]byte(`{"session_id":"` + sessionID + `","source":"startup"}`))
 			SessionStart(p)
 			b.ResetTimer()
