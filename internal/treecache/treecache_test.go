@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harness-agent/harness/internal/git"
+	"github.com/harness-agent/harness/internal/gittest"
 )
 
 // fixture is a repository with a tracked file, an ignored directory, an
@@ -21,17 +22,9 @@ import (
 // answer made by a first call.
 func fixture(t *testing.T) (dir, kept string) {
 	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", "")
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"} {
-		t.Setenv(k, v)
-	}
-	run(t, dir, `git init -q && mkdir -p src build empty && echo 'package src' >src/a.go && echo 'build/
-*.log' >.gitignore && echo o >build/out && git add -A && git commit -qm base &&
-echo '{}' >harness-tasks.json && echo log >harness-progress.txt && mkdir .harness-runtime && echo r >.harness-runtime/x`)
+	dir = gittest.Repo(t, map[string]string{"src/a.go": "package src\n", ".gitignore": "build/\n*.log\n", "build/out": "o\n"})
+	run(t, dir, `mkdir empty && echo '{}' >harness-tasks.json && echo log >harness-progress.txt && mkdir .harness-runtime && echo r >.harness-runtime/x`)
 	kept = filepath.Join(t.TempDir(), "tree")
 	racyWindow = 0 // the fixture was written a moment ago
 	t.Cleanup(func() { racyWindow = 2 * time.Second })
@@ -43,13 +36,7 @@ echo '{}' >harness-tasks.json && echo log >harness-progress.txt && mkdir .harnes
 	return dir, kept
 }
 
-func run(t *testing.T, dir, script string) {
-	t.Helper()
-	cmd := exec.Command("sh", "-c", script)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, string(out))
-}
+func run(t *testing.T, dir, script string) { gittest.Sh(t, dir, script) }
 
 // served reports whether Changes answered without git: git is taken off
 // PATH, so asking it fails.
