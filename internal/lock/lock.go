@@ -356,6 +356,19 @@ func Merge(root string, wait time.Duration) (unlock func(), err error) {
 	return flockFile(MergePath(root), wait)
 }
 
+// APIErrorPath is the file that orders the hooks recording one API error:
+// StopFailure, and SessionEnd when Claude Code exits before StopFailure is
+// done (it does not wait for that hook).
+func APIErrorPath(root string) string {
+	return filepath.Join(Dir(), "harness-"+Hash(root)+".api-error")
+}
+
+// APIError takes root's API-error lock, waiting up to wait, and returns the
+// function that releases it. A holder killed mid-way releases it (flock).
+func APIError(root string, wait time.Duration) (unlock func(), err error) {
+	return flockFile(APIErrorPath(root), wait)
+}
+
 // WorkersPath is the file root's supervisor lock takes.
 func WorkersPath(root string) string { return filepath.Join(Dir(), "harness-"+Hash(root)+".workers") }
 

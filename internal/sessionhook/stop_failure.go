@@ -10,6 +10,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/apierror"
 	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
 )
 
@@ -36,14 +37,28 @@ func StopFailure(p hook.Payload) hook.Decision {
 	return hook.Decision{Kind: hook.Allow, Warning: recordAPIError(c, rt, p.Str("error"), details, false)}
 }
 
+// apiErrorWait bounds how long a hook waits for another one recording an
+// API error (see recordAPIError): StopFailure's work takes milliseconds, and
+// SessionEnd is given 5 s (settings.Hooks).
+const apiErrorWait = 2 * time.Second
+
 // recordAPIError is StopFailure's work, shared with SessionEnd (which does
-// it when Claude Code exited before the StopFailure hook ran: it does not
-// wait for that hook). It returns the warning for the person, and records
-// nothing when the error was recorded already in the last minute: for the
-// session's end (atEnd), any error of that kind in this session; for
-// StopFailure, the same error (SessionEnd got there first). Two hooks that
-// run at the same instant may both log it, which costs a repeated line.
+// it when Claude Code exited before the StopFailure hook was done: it does
+// not wait for that hook). It returns the warning for the person, and
+// records nothing when the error was recorded already in the last minute:
+// for the session's end (atEnd), any error of that kind in this session;
+// for StopFailure, the same error (SessionEnd got there first).
+//
+// The two hooks take turns (lock.APIError), and the record is written
+// last, once the claim is kept and the line logged: a record seen means the
+// work is done, and a hook killed half-way (Claude Code exits without
+// waiting for StopFailure) leaves no record, so the session's end does the
+// work again. A hook that could not take its turn in time records anyway:
+// a repeated line costs less than a lost one.
 func recordAPIError(c *call, rt *Runtime, kind, details string, atEnd bool) string {
+	if unlock, err := lock.APIError(c.Root, apiErrorWait); err == nil {
+		defer unlock()
+	}
 	n := progress.LastSession(c.Root)
 	if rt != nil && rt.Session > 0 {
 		n = rt.Session
@@ -67,7 +82,6 @@ func recordAPIError(c *call, rt *Runtime, kind, details string, atEnd bool) stri
 			return warning
 		}
 	}
-	apierror.Write(c.Root, rec)
 
 	w := c.worker()
 	if known && reset.After(c.now) {
@@ -90,6 +104,7 @@ func recordAPIError(c *call, rt *Runtime, kind, details string, atEnd bool) stri
 		msg += "; claim kept, lease renewed: " + strings.Join(kept, ", ")
 	}
 	progress.Append(c.Root, progress.Entry{Time: c.now, Session: n, Type: progress.APIError, Category: strings.ToUpper(kind), Message: msg})
+	apierror.Write(c.Root, rec)
 	return warning
 }
 
