@@ -285,27 +285,12 @@ func (r repo) save(message string, budget time.Duration, before string) (bool, h
 	// A git killed at its timeout leaves its lock behind; ours is held,
 	// and no add of ours runs on.
 	os.Remove(filepath.Join(r.dir, "index.lock"))
-	var (
-		wg      sync.WaitGroup
-		addErr  error
-		ignored string
-		lsErr   error
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		ignored, lsErr = r.git(nil, "ls-files", "-z", "-t", "-c", "-o", "-i", "--exclude-standard")
-	}()
-	addErr = r.addAll(budget)
-	wg.Wait()
-	if addErr != nil && !strings.Contains(addErr.Error(), "adding files failed") {
-		return false, h, addErr
-	}
-	if lsErr != nil {
-		return false, h, lsErr
-	}
-	if err := r.ignored(ignored); err != nil {
+	if done, err := r.addInProcess(t0.Add(scanBudget)); err != nil {
 		return false, h, err
+	} else if !done {
+		if err := r.addWithGit(budget); err != nil {
+			return false, h, err
+		}
 	}
 	stamp := r.indexStamp()
 	if h.tree != "" && stamp == h.index {
@@ -349,6 +334,34 @@ func (r repo) save(message string, budget time.Duration, before string) (bool, h
 		r.collect()
 	}
 	return true, next, nil
+}
+
+// scanBudget bounds the walk of a checkpoint's in-process add, as
+// treecache bounds its own: a tree slower to walk goes to git.
+const scanBudget = 500 * time.Millisecond
+
+// addWithGit brings the work tree into the index with git: `git add -A`
+// beside the listing of the ignored files, then the ignored files' step.
+func (r repo) addWithGit(budget time.Duration) error {
+	var (
+		wg      sync.WaitGroup
+		ignored string
+		lsErr   error
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ignored, lsErr = r.git(nil, "ls-files", "-z", "-t", "-c", "-o", "-i", "--exclude-standard")
+	}()
+	addErr := r.addAll(budget)
+	wg.Wait()
+	if addErr != nil && !strings.Contains(addErr.Error(), "adding files failed") {
+		return addErr
+	}
+	if lsErr != nil {
+		return lsErr
+	}
+	return r.ignored(ignored)
 }
 
 // unchanged reports whether the work tree is as the checkpoint h left it,

@@ -69,6 +69,17 @@ type entry struct {
 	path string
 	mode uint32
 	oid  [20]byte
+	// raw is the entry as the index file holds it (its fixed part, name
+	// and padding): a slice of the file read, or new bytes.
+	raw []byte
+}
+
+// stat is the entry's stat data (statData's layout).
+func (e entry) stat() (sd [10]uint32) {
+	for i := range sd {
+		sd[i] = binary.BigEndian.Uint32(e.raw[4*i:])
+	}
+	return sd
 }
 
 // cacheTree is a node of the index's TREE extension: the tree of one
@@ -128,13 +139,17 @@ func readIndex(path string) (*index, bool) {
 		if nul < 0 || (int(flags&nameMask) != nameMask && nul != int(flags&nameMask)) {
 			return nil, false
 		}
-		e := entry{path: string(data[start : start+nul]), mode: binary.BigEndian.Uint32(data[off+24:])}
+		size := (entryFixed + nul + 8) &^ 7
+		if off+size > body {
+			return nil, false
+		}
+		e := entry{path: string(data[start : start+nul]), mode: binary.BigEndian.Uint32(data[off+24:]), raw: data[off : off+size : off+size]}
 		copy(e.oid[:], data[off+40:off+60])
 		if e.path == "" || !validMode(e.mode) {
 			return nil, false
 		}
 		ix.entries = append(ix.entries, e)
-		off += (entryFixed + nul + 8) &^ 7
+		off += size
 	}
 	if off > body {
 		return nil, false
@@ -327,6 +342,14 @@ func (t *cacheTree) appendTo(b []byte) []byte {
 func (ix *index) write(path string) error {
 	out := make([]byte, 0, len(ix.data)+256)
 	out = append(out, ix.data[:ix.end]...)
+	return ix.writeWith(path, out, true)
+}
+
+// writeWith writes the index whose header and entries are head, followed
+// by the cache of trees, the untracked cache when there is one, and the
+// checksum; keepTime keeps the modification time of the index as read.
+func (ix *index) writeWith(path string, head []byte, keepTime bool) error {
+	out := head
 	tree := ix.tree.appendTo(nil)
 	out = append(out, "TREE"...)
 	out = binary.BigEndian.AppendUint32(out, uint32(len(tree)))
@@ -339,9 +362,11 @@ func (ix *index) write(path string) error {
 		os.Remove(lock)
 		return err
 	}
-	if err := os.Chtimes(lock, ix.mtime, ix.mtime); err != nil {
-		os.Remove(lock)
-		return err
+	if keepTime {
+		if err := os.Chtimes(lock, ix.mtime, ix.mtime); err != nil {
+			os.Remove(lock)
+			return err
+		}
 	}
 	if err := os.Rename(lock, path); err != nil {
 		os.Remove(lock)
@@ -355,15 +380,26 @@ func (ix *index) write(path string) error {
 // returns its id. An object already there loose is only freshened, as git does, so
 // that a collection running meanwhile does not prune it as old.
 func (r repo) writeObject(kind string, body []byte) ([20]byte, error) {
+	obj, sum := object(kind, body)
+	return sum, r.store(obj, sum)
+}
+
+// object is the object of the kind with body, as git hashes and stores it
+// (its header and body), and its id.
+func object(kind string, body []byte) ([]byte, [20]byte) {
 	obj := append(strconv.AppendInt([]byte(kind+" "), int64(len(body)), 10), 0)
 	obj = append(obj, body...)
-	sum := digest.SHA1(obj)
+	return obj, digest.SHA1(obj)
+}
+
+// store writes obj, whose id is sum, as a loose object (see writeObject).
+func (r repo) store(obj []byte, sum [20]byte) error {
 	oid := hex.EncodeToString(sum[:])
 	path := filepath.Join(r.dir, "objects", oid[:2], oid[2:])
 	if _, err := os.Lstat(path); err == nil {
 		now := time.Now()
 		os.Chtimes(path, now, now)
-		return sum, nil
+		return nil
 	}
 	// Created read-only as git makes its objects (a descriptor opened for
 	// writing writes all the same), under a name git's prune collects if
@@ -376,18 +412,18 @@ func (r repo) writeObject(kind string, body []byte) ([20]byte, error) {
 		return err
 	})
 	if err != nil {
-		return sum, err
+		return err
 	}
 	_, werr := f.Write(stored(obj))
 	if err := errors.Join(werr, f.Close()); err != nil {
 		os.Remove(tmp)
-		return sum, err
+		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return sum, err
+		return err
 	}
-	return sum, nil
+	return nil
 }
 
 // tmpSeq tells apart the temporary files of one process, whatever the

@@ -52,25 +52,31 @@ func noGit(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 }
 
-// With nothing changed since the last checkpoint, a Save runs no git at
-// all; any change in the tree (but the harness's files) makes it run git
-// and checkpoint as before.
-func TestSaveWithoutGitWhenNothingChanged(t *testing.T) {
+// A Save runs no git at all when nothing changed since the last
+// checkpoint (the digest), nor for the usual change (files edited, made,
+// removed, a mode): those are recorded in process. Only what the ignore
+// rules decide, a large file, needs git.
+func TestSaveWithoutGit(t *testing.T) {
 	cases := []struct {
 		name    string
 		change  func(dir string)
-		skipped bool // no git ran
+		saved   bool // a checkpoint is made without git
+		needGit bool
 	}{
-		{name: "nothing", change: func(string) {}, skipped: true},
+		{name: "nothing", change: func(string) {}},
 		{name: "the harness's files", change: func(dir string) {
 			write(t, dir, "harness-progress.txt", "log\nmore\n")
 			write(t, dir, ".harness-runtime/x", "x")
-		}, skipped: true},
-		{name: "a file's bytes", change: func(dir string) { write(t, dir, "src/a.go", "package a // changed\n") }},
-		{name: "a new file", change: func(dir string) { write(t, dir, "src/c.go", "package c\n") }},
-		{name: "an ignored file", change: func(dir string) { write(t, dir, "debug.log", "x\n") }},
-		{name: "a removed file", change: func(dir string) { require.NoError(t, os.Remove(dir+"/src/b.go")) }},
-		{name: "a mode", change: func(dir string) { require.NoError(t, os.Chmod(dir+"/src/a.go", 0o755)) }},
+		}},
+		{name: "a file's bytes", change: func(dir string) { write(t, dir, "src/a.go", "package a // changed\n") }, saved: true},
+		{name: "a new file", change: func(dir string) { write(t, dir, "src/c.go", "package c\n") }, saved: true},
+		{name: "an ignored file", change: func(dir string) { write(t, dir, "debug.log", "x\n") }, saved: true},
+		{name: "a removed file", change: func(dir string) { require.NoError(t, os.Remove(dir+"/src/b.go")) }, saved: true},
+		{name: "a mode", change: func(dir string) { require.NoError(t, os.Chmod(dir+"/src/a.go", 0o755)) }, saved: true},
+		{name: "a symbolic link", change: func(dir string) { require.NoError(t, os.Symlink("a.go", dir+"/src/link")) }, saved: true},
+		{name: "a large ignored file", change: func(dir string) { write(t, dir, "big.log", strings.Repeat("x", MaxIgnored+1)) }, needGit: true},
+		{name: "a large file", change: func(dir string) { write(t, dir, "src/big.go", strings.Repeat("x", MaxIgnored+1)) }, needGit: true, saved: true},
+		{name: "a nested repository", change: func(dir string) { run(t, dir, "git init -q sub && cd sub && git commit -q --allow-empty -m x") }, needGit: true, saved: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -79,25 +85,37 @@ func TestSaveWithoutGitWhenNothingChanged(t *testing.T) {
 			path := os.Getenv("PATH")
 			noGit(t)
 			saved, err := Save(dir, "Bash: go test")
-			if c.skipped {
-				require.NoError(t, err, "git ran where nothing changed")
-				assert.False(t, saved)
+			if c.needGit {
+				require.Error(t, err, "recorded without git")
+				t.Setenv("PATH", path)
+				saved, err = Save(dir, "Bash: go test")
+			}
+			require.NoError(t, err)
+			assert.Equal(t, c.saved, saved)
+			if !c.saved {
 				return
 			}
-			require.Error(t, err, "a change went unseen: no git ran")
 			t.Setenv("PATH", path)
-			saved, err = Save(dir, "Bash: go test")
+			r, err := open(dir)
 			require.NoError(t, err)
-			if c.name == "an ignored file" {
-				return // recorded or not by size, as before
-			}
-			assert.True(t, saved, "the change is checkpointed")
+			out, err := r.git(nil, "diff-index", "--cached", "--name-only", "-z", ref(r.readHead().seq))
+			require.NoError(t, err)
+			assert.Empty(t, out, "the checkpoint is the index")
+			out, err = r.git(nil, "update-index", "-q", "--refresh")
+			require.NoError(t, err, out)
+			out, err = r.git(nil, "diff-files", "--name-only")
+			require.NoError(t, err)
+			assert.Empty(t, out, "the index holds the tree's files as they are")
+			out, err = r.git(nil, "ls-files", "-o", "--exclude-standard")
+			require.NoError(t, err)
+			assert.Empty(t, out, "the index holds every file of the tree")
 		})
 	}
 }
 
 // A checkpoint of a tree that changed within quiet of it keeps no digest:
-// the next Save runs git.
+// the next Save looks at the tree again (in process, and, nothing changed,
+// makes no checkpoint).
 func TestRecentChangeKeepsNoDigest(t *testing.T) {
 	dir := quietProject(t)
 	quiet = 2 * time.Second
@@ -109,8 +127,9 @@ func TestRecentChangeKeepsNoDigest(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, r.readHead().walk)
 	noGit(t)
-	_, err = Save(dir, "Bash: again")
-	assert.Error(t, err, "git is asked while no digest is kept")
+	saved, err = Save(dir, "Bash: again")
+	require.NoError(t, err)
+	assert.False(t, saved)
 }
 
 // A nested repository is recorded by its commit: a commit in it, its files
