@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/harness-agent/harness/internal/root"
 )
 
 // addInProcess is a checkpoint's `git add -A` and its step for the ignored
@@ -23,7 +25,13 @@ import (
 // decide as git would (a nested repository, a name git refuses, a special
 // file, a platform whose stat is not read here, more than maxHashed files
 // to hash), is left to git, and done reports false with nothing written.
-func (r repo) addInProcess(deadline time.Time) (done bool, err error) {
+//
+// ours says the index was written here last (head.ours): its entries are
+// trusted as they stand, those this smudged included (they no longer match
+// their files). An index git wrote is read with more caution than git's
+// own: an entry whose file changed within two seconds of the index is
+// hashed again, whatever its stat says.
+func (r repo) addInProcess(deadline time.Time, ours bool) (done bool, err error) {
 	path := filepath.Join(r.dir, "index")
 	ix, ok := readIndex(path)
 	if !ok {
@@ -40,11 +48,11 @@ func (r repo) addInProcess(deadline time.Time) (done bool, err error) {
 		reshaped bool // entries came or went: the untracked cache no longer holds
 		changed  bool // anything to write
 	)
-	// An entry's stat can be trusted only when the file was not changed
-	// near the time the index was written (git's racily clean entries):
-	// within that window a second change of the same size leaves the
-	// stat as it was.
-	racyBefore := ix.mtime.Add(-quiet).Unix()
+	// An entry of git's can be trusted only when its file was not
+	// changed near the time the index was written (git's racily clean
+	// entries): within that window a second change of the same size can
+	// leave the stat as it was.
+	racyBefore := ix.mtime.Add(-quiet)
 	i, j := 0, 0
 	for i < len(ix.entries) || j < len(files) {
 		var e *entry
@@ -72,7 +80,7 @@ func (r repo) addInProcess(deadline time.Time) (done bool, err error) {
 		if !ok {
 			return false, nil
 		}
-		if e != nil && sameStat(e.stat(), sd) && int64(sd[2]) < racyBefore {
+		if e != nil && sameStat(e.stat(), sd) && (ours || modTime(sd).Before(racyBefore)) {
 			out = append(out, *e)
 			continue
 		}
@@ -93,7 +101,7 @@ func (r repo) addInProcess(deadline time.Time) (done bool, err error) {
 				return false, err
 			}
 		}
-		if int64(sd[2]) >= time.Now().Add(-quiet).Unix() {
+		if mt := modTime(sd); !mt.Before(time.Now().Add(-racyWindow(mt))) {
 			sd[9] = 0 // smudged, as git does a racily clean entry: hashed again next time
 		}
 		ne := newEntry(f.path, mode, oid, sd)
@@ -127,6 +135,20 @@ func (r repo) addInProcess(deadline time.Time) (done bool, err error) {
 	}
 	ix.entries = out
 	return true, ix.writeWith(path, head, false)
+}
+
+// modTime is the modification time of stat data.
+func modTime(sd [10]uint32) time.Time { return time.Unix(int64(sd[2]), int64(sd[3])) }
+
+// racyWindow is how long after its file's modification time mt an entry's
+// stat may not tell a second change apart: a file system that keeps whole
+// seconds (FAT keeps two) gives times without nanoseconds; the others move
+// a time at each tick of the kernel's clock, a few milliseconds at most.
+func racyWindow(mt time.Time) time.Duration {
+	if mt.Nanosecond() == 0 {
+		return 2 * time.Second
+	}
+	return 100 * time.Millisecond
 }
 
 // maxHashed bounds the files a checkpoint hashes in process: past it (a
@@ -203,7 +225,7 @@ func (r repo) read(f *scanned) (obj []byte, oid [20]byte, ok bool) {
 		}
 		data = []byte(target)
 	} else {
-		fh, err := os.Open(abs)
+		fh, err := openFile(abs)
 		if err != nil {
 			return nil, oid, false
 		}
@@ -218,6 +240,10 @@ func (r repo) read(f *scanned) (obj []byte, oid [20]byte, ok bool) {
 	obj, oid = object("blob", data)
 	return obj, oid, true
 }
+
+// openFile is os.Open (a variable for the tests, which count the files
+// read).
+var openFile = os.Open
 
 // readFull reads into b until it is full or the file ends.
 func readFull(f *os.File, b []byte) (int, error) {
@@ -256,15 +282,15 @@ func (r repo) scan(deadline time.Time) (files []scanned, ok bool) {
 				p = rel + "/" + name
 			}
 			if de.IsDir() {
-				if r.skip(p, true) {
-					continue
-				}
+				// Entered whatever its name: which of its files are the
+				// harness's is said of each, as git's step for the
+				// ignored files says it (root.IsHarnessFile).
 				if !walk(p) {
 					return false
 				}
 				continue
 			}
-			if r.skip(p, false) {
+			if root.IsHarnessFile(p) {
 				continue
 			}
 			fi, err := de.Info()

@@ -19,7 +19,7 @@ import (
 // -A` and the ignored files' step, the same tree as `git write-tree`, stat
 // data git itself takes as the files' (no entry it would look at again
 // once the files are old), and nothing for fsck to find. Each step goes
-// on from our index or git's, at random.
+// on from our index (trusted as ours) or git's, at random.
 func TestAddInProcessIsGits(t *testing.T) {
 	for seed := range uint64(4) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) { addLikeGit(t, seed) })
@@ -32,9 +32,9 @@ func addLikeGit(t *testing.T, seed uint64) {
 	_, err := Save(dir, "first")
 	require.NoError(t, err)
 	rnd := mrand.New(mrand.NewPCG(seed, 5))
-	paths := []string{"a", "a.b", "a-b", "a/b", "a/b.c", "a/c/d", "a/c/e/f", "ab/c", "b", "c/d/e/f/g", "c/d/x", "z/a", "z/zz/a", "é/ü", "x.log", "build/o", "build/p/q", "harness-progress.txt", ".harness-runtime/r"}
+	paths := []string{"a", "a.b", "a-b", "a/b", "a/b.c", "a/c/d", "a/c/e/f", "ab/c", "b", "c/d/e/f/g", "c/d/x", "z/a", "z/zz/a", "é/ü", "x.log", "build/o", "build/p/q", "harness-progress.txt", ".harness-runtime/r", "sub/harness-tasks.json", "sub/.harness-runtime/s", "harness-init.sh/t"}
 	index := filepath.Join(r.dir, "index")
-	inProcess := 0
+	inProcess, fromOurs := 0, false
 	for step := range 60 {
 		for range 1 + rnd.IntN(4) {
 			p := paths[rnd.IntN(len(paths))]
@@ -84,7 +84,7 @@ func addLikeGit(t *testing.T, seed uint64) {
 		}
 		start, err := os.ReadFile(index)
 		require.NoError(t, err)
-		done, err := r.addInProcess(time.Now().Add(time.Minute))
+		done, err := r.addInProcess(time.Now().Add(time.Minute), fromOurs)
 		require.NoError(t, err, "step %d", step)
 		ours, err := os.ReadFile(index)
 		require.NoError(t, err)
@@ -93,6 +93,7 @@ func addLikeGit(t *testing.T, seed uint64) {
 		require.NoError(t, r.addWithGit(AddBudget), "step %d", step)
 		gits, err := os.ReadFile(index)
 		require.NoError(t, err)
+		fromOurs = false
 		if !done {
 			require.Equal(t, start, ours, "step %d: declined, yet the index was written", step)
 			continue
@@ -118,6 +119,7 @@ func addLikeGit(t *testing.T, seed uint64) {
 		}
 		if rnd.IntN(2) == 0 {
 			require.NoError(t, os.WriteFile(index, ours, 0o600))
+			fromOurs = true
 		}
 	}
 	require.Greater(t, inProcess, 30, "steps recorded in process")
@@ -141,7 +143,7 @@ func TestAddInProcessTrustsNoStaleStat(t *testing.T) {
 	}
 	past := time.Now().Add(-time.Hour).Truncate(time.Second)
 	setBack(past)
-	done, err := r.addInProcess(time.Now().Add(time.Minute))
+	done, err := r.addInProcess(time.Now().Add(time.Minute), false)
 	require.NoError(t, err)
 	require.True(t, done)
 	index := filepath.Join(r.dir, "index")
@@ -151,7 +153,7 @@ func TestAddInProcessTrustsNoStaleStat(t *testing.T) {
 
 	write(t, dir, "src/a.go", "package z\n") // the same size
 	setBack(past)
-	done, err = r.addInProcess(time.Now().Add(time.Minute))
+	done, err = r.addInProcess(time.Now().Add(time.Minute), false)
 	require.NoError(t, err)
 	require.True(t, done)
 	out, err = gitIndex(r, index, "ls-files", "-s", "src/a.go")
@@ -161,7 +163,7 @@ func TestAddInProcessTrustsNoStaleStat(t *testing.T) {
 	assert.Contains(t, out, want, "the new bytes recorded")
 
 	write(t, dir, "src/a.go", "package y\n")
-	done, err = r.addInProcess(time.Now().Add(time.Minute))
+	done, err = r.addInProcess(time.Now().Add(time.Minute), false)
 	require.NoError(t, err)
 	require.True(t, done)
 	out, err = gitIndex(r, index, "ls-files", "--debug", "src/a.go")
@@ -170,4 +172,43 @@ func TestAddInProcessTrustsNoStaleStat(t *testing.T) {
 	out, err = gitIndex(r, index, "diff-files", "--name-only")
 	require.NoError(t, err)
 	assert.Contains(t, strings.Fields(out), "src/a.go", "git looks at it again")
+}
+
+// A checkpoint reads only the files that moved: an index written here
+// last is trusted entry by entry, and one git wrote too once its files are
+// older than its racy window.
+func TestAddInProcessReadsOnlyWhatMoved(t *testing.T) {
+	dir := project(t)
+	for i := range 20 {
+		write(t, dir, fmt.Sprintf("src/f%02d.go", i), "package src\n")
+	}
+	past := time.Now().Add(-time.Hour)
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil {
+			os.Chtimes(p, past, past)
+		}
+		return nil
+	})
+	var opened []string
+	defer func(o func(string) (*os.File, error)) { openFile = o }(openFile)
+	openFile = func(name string) (*os.File, error) {
+		opened = append(opened, filepath.Base(name))
+		return os.Open(name)
+	}
+	for step, want := range [][]string{nil, {"f03.go"}, {"f03.go", "f04.go"}} {
+		switch step {
+		case 0:
+			_, err := Save(dir, "first") // git's
+			require.NoError(t, err)
+		default:
+			for _, f := range want {
+				write(t, dir, "src/"+f, fmt.Sprint("package src // ", step, "\n"))
+			}
+			opened = nil
+			saved, err := Save(dir, fmt.Sprint("step ", step))
+			require.NoError(t, err)
+			require.True(t, saved)
+			assert.ElementsMatch(t, want, opened, "step %d", step)
+		}
+	}
 }

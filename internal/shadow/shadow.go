@@ -16,10 +16,11 @@
 // now and then.
 //
 // A checkpoint costs no git process when the tree's digest says nothing
-// changed, and otherwise two run side by side (add -A, and the listing of
-// ignored files): the trees, the commit and its ref are written in
-// process. Saving is best effort: a checkpoint that cannot be taken never
-// stops the tool call.
+// changed, nor for the usual change (addInProcess: the files that moved
+// are hashed into the index in process); what the ignore rules decide
+// takes two, side by side (add -A, and the listing of ignored files). The
+// trees, the commit and its ref are written in process. Saving is best
+// effort: a checkpoint that cannot be taken never stops the tool call.
 package shadow
 
 import (
@@ -164,6 +165,10 @@ type head struct {
 	// nothing changed, and no git runs. "" when none was kept (the tree
 	// changed close to the checkpoint), "-" for a tree too large to walk.
 	walk string
+	// ours: the index at the stamp index was written in process
+	// (addInProcess), which smudges every entry whose stat may not tell a
+	// later change apart; an index git wrote is read with git's caution.
+	ours bool
 }
 
 func (r repo) readHead() head {
@@ -186,6 +191,7 @@ func (r repo) readHead() head {
 	if len(f) > 3 && f[3] != "none" {
 		h.walk = f[3]
 	}
+	h.ours = len(f) > 4 && f[4] == "ours"
 	return h
 }
 
@@ -196,7 +202,11 @@ func (r repo) writeHead(h head) error {
 	if walk == "" {
 		walk = "none"
 	}
-	if err := writeNew(tmp, fmt.Appendf(nil, "%d %s %s %s\n", h.seq, h.tree, h.index, walk)); err != nil {
+	writer := "git"
+	if h.ours {
+		writer = "ours"
+	}
+	if err := writeNew(tmp, fmt.Appendf(nil, "%d %s %s %s %s\n", h.seq, h.tree, h.index, walk, writer)); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)
@@ -285,12 +295,16 @@ func (r repo) save(message string, budget time.Duration, before string) (bool, h
 	// A git killed at its timeout leaves its lock behind; ours is held,
 	// and no add of ours runs on.
 	os.Remove(filepath.Join(r.dir, "index.lock"))
-	if done, err := r.addInProcess(t0.Add(scanBudget)); err != nil {
+	ours := h.ours && h.index == r.indexStamp()
+	if done, err := r.addInProcess(t0.Add(scanBudget), ours); err != nil {
 		return false, h, err
-	} else if !done {
+	} else if done {
+		ours = true
+	} else {
 		if err := r.addWithGit(budget); err != nil {
 			return false, h, err
 		}
+		ours = false
 	}
 	stamp := r.indexStamp()
 	if h.tree != "" && stamp == h.index {
@@ -311,7 +325,7 @@ func (r repo) save(message string, budget time.Duration, before string) (bool, h
 	// trees), rewriting it: the stamp to compare next is this one.
 	stamp = r.indexStamp()
 	if tree == h.tree {
-		h.index = stamp
+		h.index, h.ours = stamp, ours
 		if h.walk != "-" {
 			h.walk = r.walked(h, t0, before)
 		}
@@ -321,7 +335,7 @@ func (r repo) save(message string, budget time.Duration, before string) (bool, h
 	if err != nil {
 		return false, h, err
 	}
-	next := head{seq: h.seq + 1, tree: tree, index: stamp, walk: h.walk}
+	next := head{seq: h.seq + 1, tree: tree, index: stamp, walk: h.walk, ours: ours}
 	next.walk = r.walked(next, t0, before)
 	if err := r.writeRef(ref(next.seq), commit); err != nil {
 		return false, h, err
