@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -85,7 +86,8 @@ func TestSaveWithoutGit(t *testing.T) {
 			path := os.Getenv("PATH")
 			noGit(t)
 			saved, err := Save(dir, "Bash: go test")
-			if c.needGit {
+			// Elsewhere than on Linux every change goes to git (statData).
+			if c.needGit || c.saved && runtime.GOOS != "linux" {
 				require.Error(t, err, "recorded without git")
 				t.Setenv("PATH", path)
 				saved, err = Save(dir, "Bash: go test")
