@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/treecache"
 )
 
 // addInProcess is a checkpoint's `git add -A` and its step for the ignored
@@ -28,92 +28,114 @@ import (
 //
 // ours says the index was written here last (head.ours): its entries are
 // trusted as they stand, those this smudged included (they no longer match
-// their files). An index git wrote is read with more caution than git's
-// own: an entry whose file changed within two seconds of the index is
-// hashed again, whatever its stat says.
-func (r repo) addInProcess(deadline time.Time, ours bool) (done bool, err error) {
+// their files). An index git wrote is read as git reads it: an entry whose
+// file changed in the second the index was written, or later, is hashed
+// again, whatever its stat says.
+func (r repo) addInProcess(walked []treecache.File, ours bool) (done bool, err error) {
 	path := filepath.Join(r.dir, "index")
 	ix, ok := readIndex(path)
 	if !ok {
 		return false, nil
 	}
-	files, ok := r.scan(deadline)
+	files, ok := recordable(walked)
 	if !ok {
 		return false, nil
 	}
+	// First what is to be done, from the stats alone, so that a tree
+	// left to git costs no file read.
+	type step struct {
+		e    *entry          // the index's entry, nil for a new file
+		f    *treecache.File // the file, nil for one removed
+		sd   [10]uint32
+		hash bool // the file is read and hashed
+	}
 	var (
-		out      = make([]entry, 0, len(files))
-		moved    []string // paths whose entry came, went, or changed its blob or mode
-		hashed   int
-		reshaped bool // entries came or went: the untracked cache no longer holds
-		changed  bool // anything to write
+		plan    = make([]step, 0, len(files)+1)
+		hashed  int
+		changed bool // anything to write
 	)
-	// An entry of git's can be trusted only when its file was not
-	// changed near the time the index was written (git's racily clean
-	// entries): within that window a second change of the same size can
-	// leave the stat as it was.
-	racyBefore := ix.mtime.Add(-quiet)
+	// An entry of git's is trusted as git trusts it: when its file was
+	// changed before the second in which the index was written (a racily
+	// clean entry otherwise: a second change within the same tick can
+	// leave the stat as it was), git's rule without nanoseconds, the
+	// stricter of its builds.
+	racyFrom := ix.mtime.Unix()
 	i, j := 0, 0
 	for i < len(ix.entries) || j < len(files) {
-		var e *entry
-		var f *scanned
+		var st step
 		switch {
-		case j == len(files) || i < len(ix.entries) && ix.entries[i].path < files[j].path:
-			e = &ix.entries[i]
+		case j == len(files) || i < len(ix.entries) && ix.entries[i].path < files[j].Path:
+			st.e = &ix.entries[i]
 			i++
-		case i == len(ix.entries) || files[j].path < ix.entries[i].path:
-			f = &files[j]
+		case i == len(ix.entries) || files[j].Path < ix.entries[i].path:
+			st.f = &files[j]
 			j++
 		default:
-			e, f = &ix.entries[i], &files[j]
+			st.e, st.f = &ix.entries[i], &files[j]
 			i, j = i+1, j+1
 		}
-		if e != nil && e.mode == 0o160000 {
+		if st.e != nil && st.e.mode == 0o160000 {
 			return false, nil // a submodule's entry: git's to keep
 		}
-		if f == nil {
-			moved, reshaped, changed = append(moved, e.path), true, true
+		if st.f == nil {
+			plan, changed = append(plan, st), true
 			continue
 		}
-		mode := f.mode()
-		sd, ok := statData(f.fi, mode)
+		sd, ok := statData(st.f.Info, gitMode(st.f.Info))
 		if !ok {
 			return false, nil
 		}
-		if e != nil && sameStat(e.stat(), sd) && (ours || modTime(sd).Before(racyBefore)) {
-			out = append(out, *e)
+		st.sd = sd
+		if st.e == nil || !sameStat(st.e.stat(), sd) || !ours && int64(sd[2]) >= racyFrom {
+			if st.f.Info.Size() > MaxIgnored {
+				return false, nil // whether it is ignored decides: git's rules
+			}
+			if hashed++; hashed > maxHashed {
+				return false, nil
+			}
+			st.hash, changed = true, true
+		}
+		plan = append(plan, st)
+	}
+	if !changed {
+		return true, nil
+	}
+
+	var (
+		out      = make([]entry, 0, len(plan))
+		moved    []string // paths whose entry came, went, or changed its blob or mode
+		reshaped bool     // entries came or went: the untracked cache no longer holds
+	)
+	for _, st := range plan {
+		switch {
+		case st.f == nil:
+			moved, reshaped = append(moved, st.e.path), true
+			continue
+		case !st.hash:
+			out = append(out, *st.e)
 			continue
 		}
-		if f.fi.Size() > MaxIgnored {
-			return false, nil // whether it is ignored decides: git's rules
-		}
-		if hashed++; hashed > maxHashed {
-			return false, nil
-		}
-		obj, oid, ok := r.read(f)
+		obj, oid, ok := r.read(st.f)
 		if !ok {
 			return false, nil
 		}
-		if e == nil || e.oid != oid {
+		if st.e == nil || st.e.oid != oid {
 			// (An entry's own blob is in the repository already, perhaps
 			// packed, where a loose copy would only double it.)
 			if err := r.store(obj, oid); err != nil {
 				return false, err
 			}
 		}
+		sd := st.sd
 		if mt := modTime(sd); !mt.Before(time.Now().Add(-racyWindow(mt))) {
 			sd[9] = 0 // smudged, as git does a racily clean entry: hashed again next time
 		}
-		ne := newEntry(f.path, mode, oid, sd)
-		if e == nil || e.oid != oid || e.mode != mode {
-			moved = append(moved, f.path)
-			reshaped = reshaped || e == nil
+		mode := gitMode(st.f.Info)
+		if st.e == nil || st.e.oid != oid || st.e.mode != mode {
+			moved = append(moved, st.f.Path)
+			reshaped = reshaped || st.e == nil
 		}
-		out = append(out, ne)
-		changed = true
-	}
-	if !changed {
-		return true, nil
+		out = append(out, newEntry(st.f.Path, mode, oid, sd))
 	}
 	for _, p := range moved {
 		ix.tree.invalidate(p)
@@ -196,18 +218,12 @@ func (t *cacheTree) invalidate(path string) {
 	}
 }
 
-// scanned is one file of the work tree.
-type scanned struct {
-	path string // relative, with '/'
-	fi   os.FileInfo
-}
-
-// mode is the file's mode as git records it.
-func (f *scanned) mode() uint32 {
+// gitMode is the mode git records for a file of this mode.
+func gitMode(fi os.FileInfo) uint32 {
 	switch {
-	case f.fi.Mode()&os.ModeSymlink != 0:
+	case fi.Mode()&os.ModeSymlink != 0:
 		return 0o120000
-	case f.fi.Mode().Perm()&0o100 != 0:
+	case fi.Mode().Perm()&0o100 != 0:
 		return 0o100755
 	}
 	return 0o100644
@@ -215,10 +231,10 @@ func (f *scanned) mode() uint32 {
 
 // read is the file's blob and its id; ok is false when the file changed
 // under the read (git decides).
-func (r repo) read(f *scanned) (obj []byte, oid [20]byte, ok bool) {
-	abs := filepath.Join(r.root, filepath.FromSlash(f.path))
+func (r repo) read(f *treecache.File) (obj []byte, oid [20]byte, ok bool) {
+	abs := filepath.Join(r.root, filepath.FromSlash(f.Path))
 	var data []byte
-	if f.fi.Mode()&os.ModeSymlink != 0 {
+	if f.Info.Mode()&os.ModeSymlink != 0 {
 		target, err := os.Readlink(abs)
 		if err != nil {
 			return nil, oid, false
@@ -229,12 +245,12 @@ func (r repo) read(f *scanned) (obj []byte, oid [20]byte, ok bool) {
 		if err != nil {
 			return nil, oid, false
 		}
-		data = make([]byte, f.fi.Size()+1)
+		data = make([]byte, f.Info.Size()+1)
 		n, _ := readFull(fh, data)
 		fh.Close()
 		data = data[:n]
 	}
-	if int64(len(data)) != f.fi.Size() {
+	if int64(len(data)) != f.Info.Size() {
 		return nil, oid, false
 	}
 	obj, oid = object("blob", data)
@@ -258,63 +274,31 @@ func readFull(f *os.File, b []byte) (int, error) {
 	return n, nil
 }
 
-// scan lists the work tree's files in the index's order (by path, byte
-// for byte), the harness's own left out; ok is false for a tree git must
-// look at itself: a nested repository, a name git refuses to record, a
-// file neither regular nor a symbolic link, or one past treecache's bounds.
-func (r repo) scan(deadline time.Time) (files []scanned, ok bool) {
-	var walk func(rel string) bool
-	walk = func(rel string) bool {
-		entries, err := os.ReadDir(filepath.Join(r.root, filepath.FromSlash(rel)))
-		if err != nil {
-			return false
+// recordable is the walked files in the index's order (by path, byte for
+// byte); ok is false for a tree git must look at itself: a name git refuses
+// to record, a file neither regular nor a symbolic link, a link git would
+// not take. (The walk leaves out the repository, a nested one's files and
+// the harness's files, as the checkpoints do.)
+func recordable(files []treecache.File) ([]treecache.File, bool) {
+	for _, f := range files {
+		mode := f.Info.Mode()
+		if !mode.IsRegular() && mode&os.ModeSymlink == 0 {
+			return nil, false
 		}
-		for _, de := range entries {
-			name := de.Name()
-			if rel == "" && name == ".git" {
-				continue
-			}
+		for rest := f.Path; rest != ""; {
+			var name string
+			name, rest, _ = strings.Cut(rest, "/")
 			if refusedName(name) {
-				return false
+				return nil, false
 			}
-			p := name
-			if rel != "" {
-				p = rel + "/" + name
-			}
-			if de.IsDir() {
-				// Entered whatever its name: which of its files are the
-				// harness's is said of each, as git's step for the
-				// ignored files says it (root.IsHarnessFile).
-				if !walk(p) {
-					return false
-				}
-				continue
-			}
-			if root.IsHarnessFile(p) {
-				continue
-			}
-			fi, err := de.Info()
-			if err != nil || !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0 {
-				return false
-			}
-			if fi.Mode()&os.ModeSymlink != 0 && strings.HasPrefix(strings.ToLower(name), ".git") {
-				return false // git refuses a link named .gitmodules and the like
-			}
-			if files = append(files, scanned{path: p, fi: fi}); len(files) > maxScanned || len(files)%256 == 0 && time.Now().After(deadline) {
-				return false
+			if rest == "" && mode&os.ModeSymlink != 0 && strings.HasPrefix(strings.ToLower(name), ".git") {
+				return nil, false // git refuses a link named .gitmodules and the like
 			}
 		}
-		return true
 	}
-	if !walk("") {
-		return nil, false
-	}
-	slices.SortFunc(files, func(a, b scanned) int { return strings.Compare(a.path, b.path) })
+	slices.SortFunc(files, func(a, b treecache.File) int { return strings.Compare(a.Path, b.Path) })
 	return files, true
 }
-
-// maxScanned bounds the files scan lists, as treecache bounds its walk.
-const maxScanned = 20000
 
 // refusedName reports whether git would not record a path with this
 // component as a file of the tree (its verify_path, with the NTFS and HFS

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-agent/harness/internal/treecache"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -86,7 +87,7 @@ func addLikeGit(t *testing.T, seed uint64) {
 		}
 		start, err := os.ReadFile(index)
 		require.NoError(t, err)
-		done, err := r.addInProcess(time.Now().Add(time.Minute), fromOurs)
+		done, err := r.addInProcess(walkedFiles(t, r), fromOurs)
 		require.NoError(t, err, "step %d", step)
 		ours, err := os.ReadFile(index)
 		require.NoError(t, err)
@@ -145,7 +146,7 @@ func TestAddInProcessTrustsNoStaleStat(t *testing.T) {
 	}
 	past := time.Now().Add(-time.Hour).Truncate(time.Second)
 	setBack(past)
-	done, err := r.addInProcess(time.Now().Add(time.Minute), false)
+	done, err := r.addInProcess(walkedFiles(t, r), false)
 	require.NoError(t, err)
 	require.True(t, done)
 	index := filepath.Join(r.dir, "index")
@@ -155,7 +156,7 @@ func TestAddInProcessTrustsNoStaleStat(t *testing.T) {
 
 	write(t, dir, "src/a.go", "package z\n") // the same size
 	setBack(past)
-	done, err = r.addInProcess(time.Now().Add(time.Minute), false)
+	done, err = r.addInProcess(walkedFiles(t, r), false)
 	require.NoError(t, err)
 	require.True(t, done)
 	out, err = gitIndex(r, index, "ls-files", "-s", "src/a.go")
@@ -165,7 +166,7 @@ func TestAddInProcessTrustsNoStaleStat(t *testing.T) {
 	assert.Contains(t, out, want, "the new bytes recorded")
 
 	write(t, dir, "src/a.go", "package y\n")
-	done, err = r.addInProcess(time.Now().Add(time.Minute), false)
+	done, err = r.addInProcess(walkedFiles(t, r), false)
 	require.NoError(t, err)
 	require.True(t, done)
 	out, err = gitIndex(r, index, "ls-files", "--debug", "src/a.go")
@@ -213,4 +214,13 @@ func TestAddInProcessReadsOnlyWhatMoved(t *testing.T) {
 			assert.ElementsMatch(t, want, opened, "step %d", step)
 		}
 	}
+}
+
+// walkedFiles is the work tree's files as a checkpoint walks them.
+func walkedFiles(t *testing.T, r repo) []treecache.File {
+	t.Helper()
+	tree, _, err := treecache.WalkAll(r.root, r.skip, time.Time{})
+	require.NoError(t, err)
+	require.False(t, tree.Nested)
+	return tree.Files
 }

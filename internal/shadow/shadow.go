@@ -278,10 +278,10 @@ func writeNew(path string, data []byte) error {
 }
 
 // save takes a checkpoint with the lock held; it returns the head after it.
-// before is the tree's listing walked before the lock (unchanged), "" when
-// none was: the digest kept for the next call is made from it rather than
-// from another walk.
-func (r repo) save(message string, budget time.Duration, before string) (bool, head, error) {
+// before is the tree walked before the lock (unchanged), its Listing ""
+// when none was whole: the in-process add and the digest kept for the
+// next call are made from it rather than from another walk.
+func (r repo) save(message string, budget time.Duration, before treecache.Tree) (bool, head, error) {
 	h := r.readHead()
 	if h.tree == "" {
 		if last, ok := r.newest(); ok {
@@ -295,10 +295,15 @@ func (r repo) save(message string, budget time.Duration, before string) (bool, h
 	// A git killed at its timeout leaves its lock behind; ours is held,
 	// and no add of ours runs on.
 	os.Remove(filepath.Join(r.dir, "index.lock"))
-	ours := h.ours && h.index == r.indexStamp()
-	if done, err := r.addInProcess(t0.Add(scanBudget), ours); err != nil {
-		return false, h, err
-	} else if done {
+	lk := r.look(h, t0, before)
+	ours, done := h.ours && h.index == r.indexStamp(), false
+	if lk.tree.Listing != "" && !lk.tree.Nested {
+		var err error
+		if done, err = r.addInProcess(lk.tree.Files, ours); err != nil {
+			return false, h, err
+		}
+	}
+	if done {
 		ours = true
 	} else {
 		if err := r.addWithGit(budget); err != nil {
@@ -311,7 +316,7 @@ func (r repo) save(message string, budget time.Duration, before string) (bool, h
 		if h.walk == "-" {
 			return false, h, nil // a tree too large: tried again at a new checkpoint
 		}
-		if walk := r.walked(h, t0, before); walk != h.walk {
+		if walk := r.walked(h, lk); walk != h.walk {
 			h.walk = walk
 			return false, h, r.writeHead(h)
 		}
@@ -327,7 +332,7 @@ func (r repo) save(message string, budget time.Duration, before string) (bool, h
 	if tree == h.tree {
 		h.index, h.ours = stamp, ours
 		if h.walk != "-" {
-			h.walk = r.walked(h, t0, before)
+			h.walk = r.walked(h, lk)
 		}
 		return false, h, r.writeHead(h)
 	}
@@ -336,7 +341,7 @@ func (r repo) save(message string, budget time.Duration, before string) (bool, h
 		return false, h, err
 	}
 	next := head{seq: h.seq + 1, tree: tree, index: stamp, walk: h.walk, ours: ours}
-	next.walk = r.walked(next, t0, before)
+	next.walk = r.walked(next, lk)
 	if err := r.writeRef(ref(next.seq), commit); err != nil {
 		return false, h, err
 	}
@@ -349,10 +354,6 @@ func (r repo) save(message string, budget time.Duration, before string) (bool, h
 	}
 	return true, next, nil
 }
-
-// scanBudget bounds the walk of a checkpoint's in-process add, as
-// treecache bounds its own: a tree slower to walk goes to git.
-const scanBudget = 500 * time.Millisecond
 
 // addWithGit brings the work tree into the index with git: `git add -A`
 // beside the listing of the ignored files, then the ignored files' step.
@@ -380,52 +381,73 @@ func (r repo) addWithGit(budget time.Duration) error {
 
 // unchanged reports whether the work tree is as the checkpoint h left it,
 // from the digest kept beside it: no git runs. When it changed, before is
-// the tree's listing (treecache.Walk), "" when something in it changed in
-// the last two seconds.
+// the tree as walked (treecache.WalkFiles), its Listing "" when something
+// in it changed in the last two seconds.
 //
 // A change that recent means the tree changed: the digest h.walk was kept
 // only when nothing had changed within two seconds of its checkpoint, and
-// that checkpoint came before now. A listing from before git runs serves
-// as the next digest (save): a change made between the walk and git's run
-// only makes the next call's digest differ, and run git once more, and a
-// change cannot make a later tree's listing equal an earlier one (every
-// change moves a change time, or an inode).
-func (r repo) unchanged(h head) (same bool, before string) {
+// that checkpoint came before now. A walk from before the checkpoint
+// serves it (save): a change made between the walk and the checkpoint only
+// makes the next call's digest differ, and the tree be looked at once
+// more (a file changed meanwhile is recorded with its new bytes and the
+// stat walked, which the next checkpoint finds out of date), and a change
+// cannot make a later tree's listing equal an earlier one (every change
+// moves a change time, or an inode).
+func (r repo) unchanged(h head) (same bool, before treecache.Tree) {
 	if h.tree == "" || h.walk == "" || h.walk == "-" {
-		return false, ""
+		return false, treecache.Tree{}
 	}
-	listing, racy, err := walkTree(r.root, r.skip, time.Now().Add(-quiet))
+	t, racy, err := walkTree(r.root, r.skip, time.Now().Add(-quiet))
 	if err != nil || racy {
-		return false, ""
+		return false, treecache.Tree{}
 	}
-	return treecache.Salt(h.tree, listing) == h.walk, listing
+	return treecache.Salt(h.tree, t.Listing) == h.walk, t
 }
 
-// walkTree is treecache.Walk (a variable for the tests, which count the
-// walks).
-var walkTree = treecache.Walk
+// walkTree and walkAll are treecache's (variables for the tests, which
+// count the walks).
+var (
+	walkTree = treecache.WalkFiles
+	walkAll  = treecache.WalkAll
+)
 
-// walked is the work tree's digest for the head h, from before (a
-// listing walked before git ran, see unchanged) or taken after git
-// recorded it (t0: when it began): "" when anything changed from two
-// seconds before t0 on (a change git may not have seen, or one the clock
-// does not tell apart), "-" for a tree too large to walk, which is tried
-// again only at every hundredth new checkpoint.
-func (r repo) walked(h head, t0 time.Time, before string) string {
-	if before != "" {
-		return treecache.Salt(h.tree, before)
+// look is the work tree as a checkpoint sees it.
+type look struct {
+	tree treecache.Tree // Listing "" when there is none: too large, or not walked
+	racy bool           // something in it changed within quiet of the checkpoint
+	big  bool           // too large to walk
+}
+
+// look is before when that walk was whole, else a walk of the whole tree
+// now (t0: when the checkpoint began), which notes a recent change without
+// stopping at it. A tree known to be too large is walked again only at
+// every hundredth checkpoint.
+func (r repo) look(h head, t0 time.Time, before treecache.Tree) look {
+	if before.Listing != "" {
+		return look{tree: before}
 	}
 	if h.walk == "-" && h.seq%100 != 0 {
-		return "-"
+		return look{big: true}
 	}
-	listing, racy, err := walkTree(r.root, r.skip, t0.Add(-quiet))
+	t, racy, err := walkAll(r.root, r.skip, t0.Add(-quiet))
+	if err != nil {
+		return look{big: errors.Is(err, treecache.ErrTooBig)}
+	}
+	return look{tree: t, racy: racy}
+}
+
+// walked is the work tree's digest for the head h, from the look the
+// checkpoint took: "" when anything changed from two seconds before the
+// checkpoint on (a change it may not have seen, or one the clock does not
+// tell apart), "-" for a tree too large to walk.
+func (r repo) walked(h head, lk look) string {
 	switch {
-	case errors.Is(err, treecache.ErrTooBig):
+	case lk.big:
 		return "-"
-	case err != nil || racy:
+	case lk.racy || lk.tree.Listing == "":
 		return ""
 	}
-	return treecache.Salt(h.tree, listing)
+	return treecache.Salt(h.tree, lk.tree.Listing)
 }
 
 // quiet is how long before a checkpoint the tree must not have changed for
@@ -433,8 +455,15 @@ func (r repo) walked(h head, t0 time.Time, before string) string {
 var quiet = 2 * time.Second
 
 // skip leaves out of the walk what the checkpoints never hold: the
-// harness's files.
-func (r repo) skip(rel string, dir bool) bool { return root.IsHarnessFile(rel) }
+// harness's files, and the directories all of whose files are the
+// harness's (.harness-runtime/ and the like; a directory that bears a
+// harness file's name holds files of the project).
+func (r repo) skip(rel string, dir bool) bool {
+	if dir {
+		return root.IsHarnessFile(rel + "/-")
+	}
+	return root.IsHarnessFile(rel)
+}
 
 // AddBudget is how long a checkpoint waits for `git add -A`. Hashing a
 // big work tree the first time (or after a generator wrote thousands of

@@ -264,18 +264,13 @@ func blobID(body []byte) [20]byte {
 func TestChangedCheckpointWalksOnce(t *testing.T) {
 	dir := quietProject(t)
 	quiet = 30 * time.Millisecond
-	walks := 0
-	defer func(w func(string, func(string, bool) bool, time.Time) (string, bool, error)) { walkTree = w }(walkTree)
-	walkTree = func(top string, skip func(string, bool) bool, since time.Time) (string, bool, error) {
-		walks++
-		return treecache.Walk(top, skip, since)
-	}
+	walks := countWalks(t)
 	write(t, dir, "src/a.go", "package a // changed\n")
 	time.Sleep(60 * time.Millisecond) // past quiet: the change is not recent
 	saved, err := Save(dir, "after a change")
 	require.NoError(t, err)
 	require.True(t, saved)
-	assert.Equal(t, 1, walks, "the walk before git serves after it")
+	assert.Equal(t, 1, *walks, "the walk before the checkpoint serves it")
 	r, err := open(dir)
 	require.NoError(t, err)
 	h := r.readHead()
@@ -289,14 +284,30 @@ func TestChangedCheckpointWalksOnce(t *testing.T) {
 	saved, err = Save(dir, "nothing changed")
 	require.NoError(t, err, "no git needed")
 	assert.False(t, saved)
-	assert.Equal(t, 2, walks)
+	assert.Equal(t, 2, *walks)
 	t.Setenv("PATH", path)
 
 	write(t, dir, "src/a.go", "package a // changed again\n")
-	walks = 0
+	*walks = 0
 	saved, err = Save(dir, "right after a change")
 	require.NoError(t, err)
 	require.True(t, saved)
-	assert.Equal(t, 2, walks, "before git, stopped at the change; after git")
+	assert.Equal(t, 2, *walks, "before the lock, stopped at the change; the whole tree for the checkpoint")
 	assert.Empty(t, r.readHead().walk, "a change this recent keeps no digest")
+}
+
+// countWalks counts the walks of the work tree until the test ends.
+func countWalks(t *testing.T) *int {
+	walks := new(int)
+	tree, all := walkTree, walkAll
+	t.Cleanup(func() { walkTree, walkAll = tree, all })
+	walkTree = func(top string, skip func(string, bool) bool, since time.Time) (treecache.Tree, bool, error) {
+		*walks++
+		return tree(top, skip, since)
+	}
+	walkAll = func(top string, skip func(string, bool) bool, since time.Time) (treecache.Tree, bool, error) {
+		*walks++
+		return all(top, skip, since)
+	}
+	return walks
 }

@@ -219,14 +219,63 @@ func Digest(top, salt string, skip func(rel string, dir bool) bool, since time.T
 // Salt turns into Digest's for any salt. A caller that walked before
 // knowing its salt (the shadow, before git names the tree) walks once.
 func Walk(top string, skip func(rel string, dir bool) bool, since time.Time) (listing string, racy bool, err error) {
-	w := &walker{top: top, skip: skip, since: since, deadline: time.Now().Add(walkBudget)}
-	if err := w.dir(""); errors.Is(err, errRacy) {
-		return "", true, nil
-	} else if err != nil {
-		return "", false, err
+	w, racy, err := walk(top, skip, since, false)
+	if err != nil || racy {
+		return "", racy, err
 	}
+	return w.listing(), false, nil
+}
+
+// Tree is what WalkFiles found.
+type Tree struct {
+	Listing string // Walk's listing
+	Files   []File // every file listed, in the walk's order (by name within a directory)
+	Nested  bool   // a directory below the top holds a repository of its own
+}
+
+// File is one file of a walk: its path under the top, with '/', and its
+// lstat.
+type File struct {
+	Path string
+	Info os.FileInfo
+}
+
+// WalkFiles is Walk that also hands back the files it listed: a caller
+// that needs both (the shadow's checkpoint) walks once. A racy walk hands
+// back nothing.
+func WalkFiles(top string, skip func(rel string, dir bool) bool, since time.Time) (t Tree, racy bool, err error) {
+	w, racy, err := walk(top, skip, since, true)
+	if err != nil || racy {
+		return Tree{}, racy, err
+	}
+	return Tree{Listing: w.listing(), Files: w.files, Nested: w.nested}, false, nil
+}
+
+// WalkAll is WalkFiles that does not stop at an entry changed at or after
+// since: it walks the whole tree and says whether it met one (then its
+// listing is no digest to keep).
+func WalkAll(top string, skip func(rel string, dir bool) bool, since time.Time) (t Tree, racy bool, err error) {
+	w := &walker{top: top, skip: skip, deadline: time.Now().Add(walkBudget), keep: true, noted: since}
+	if err := w.dir(""); err != nil {
+		return Tree{}, false, err
+	}
+	return Tree{Listing: w.listing(), Files: w.files, Nested: w.nested}, w.racy, nil
+}
+
+func walk(top string, skip func(rel string, dir bool) bool, since time.Time, keep bool) (w *walker, racy bool, err error) {
+	w = &walker{top: top, skip: skip, since: since, deadline: time.Now().Add(walkBudget), keep: keep}
+	if err := w.dir(""); errors.Is(err, errRacy) {
+		return nil, true, nil
+	} else if err != nil {
+		return nil, false, err
+	}
+	return w, false, nil
+}
+
+// listing is the digest of everything the walk wrote.
+func (w *walker) listing() string {
 	d := digest.SHA256(w.b.Bytes())
-	return hex.EncodeToString(d[:]), false, nil
+	return hex.EncodeToString(d[:])
 }
 
 // Salt is Digest's value for salt and a listing from Walk.
@@ -243,6 +292,13 @@ type walker struct {
 	deadline time.Time
 	n        int
 	num      []byte // an entry's bytes, reused
+	keep     bool   // files and nested are kept (WalkFiles)
+	files    []File
+	nested   bool
+	// noted, when set, is WalkAll's since: an entry changed at or after
+	// it sets racy and the walk goes on.
+	noted time.Time
+	racy  bool
 }
 
 // dir adds the directory rel (relative to the top, "" for the top) and
@@ -252,6 +308,12 @@ func (w *walker) dir(rel string) error {
 	if !w.since.IsZero() {
 		if fi, err := os.Lstat(abs); err == nil && w.recent(record.StampOf(fi)) {
 			return errRacy
+		}
+	}
+	if !w.noted.IsZero() && !w.racy {
+		if fi, err := os.Lstat(abs); err == nil {
+			st := record.StampOf(fi)
+			w.racy = st.ModNs >= w.noted.UnixNano() || st.CtimeNs >= w.noted.UnixNano()
 		}
 	}
 	entries, err := os.ReadDir(abs)
@@ -265,6 +327,7 @@ func (w *walker) dir(rel string) error {
 			// git records such a directory by its commit.
 			if rel != "" {
 				w.b.WriteString("G" + rel + "\x00" + git.HeadMark(abs) + "\x00")
+				w.nested = true
 			}
 			continue
 		}
@@ -298,7 +361,13 @@ func (w *walker) dir(rel string) error {
 		if w.recent(st) {
 			return errRacy
 		}
+		if !w.noted.IsZero() && !w.racy {
+			w.racy = st.ModNs >= w.noted.UnixNano() || st.CtimeNs >= w.noted.UnixNano()
+		}
 		w.file(p, st, fi.Mode())
+		if w.keep {
+			w.files = append(w.files, File{Path: p, Info: fi})
+		}
 	}
 	return nil
 }

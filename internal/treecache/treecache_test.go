@@ -164,6 +164,34 @@ func TestDigestStopsAtARecentChange(t *testing.T) {
 	assert.Equal(t, []string{".gitignore"}, names, "nothing walked past the change")
 }
 
+// WalkAll walks the whole tree past a recent change and says it met one;
+// its files are those the listing holds, and a nested repository is said.
+func TestWalkAllGoesOnPastARecentChange(t *testing.T) {
+	dir, _ := fixture(t)
+	since := time.Now()
+	time.Sleep(20 * time.Millisecond)
+	skip := func(string, bool) bool { return false }
+	quiet, racy, err := WalkAll(dir, skip, since)
+	require.NoError(t, err)
+	assert.False(t, racy)
+	assert.False(t, quiet.Nested)
+	listing, _, err := Walk(dir, skip, since)
+	require.NoError(t, err)
+	assert.Equal(t, listing, quiet.Listing, "Walk's listing")
+
+	run(t, dir, `echo '# more' >>.gitignore && git init -q sub && mkdir -p sub2 && touch sub2/new`) // the first entry walked
+	tree, racy, err := WalkAll(dir, skip, since)
+	require.NoError(t, err)
+	assert.True(t, racy)
+	assert.True(t, tree.Nested)
+	var paths []string
+	for _, f := range tree.Files {
+		paths = append(paths, f.Path)
+	}
+	assert.Contains(t, paths, "sub2/new", "walked past the change")
+	assert.Len(t, tree.Files, len(quiet.Files)+1)
+}
+
 // A damaged or foreign kept file, a tree with submodules, or no file at all:
 // git is asked, nothing breaks.
 func TestGitAskedWhenNotSure(t *testing.T) {
