@@ -11,7 +11,6 @@ import (
 
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/safefile"
-	"github.com/harness-agent/harness/internal/treecache"
 )
 
 // Point is one checkpoint.
@@ -119,7 +118,7 @@ func Restore(stateRoot string, n int, path, message string) (Undo, error) {
 	if path != "" && root.IsHarnessFile(path) {
 		return Undo{}, fmt.Errorf("%s is the harness's own file: checkpoints never hold it", path)
 	}
-	saved, _, err := r.save(message, time.Hour, treecache.Tree{}) // a person waits
+	saved, _, err := r.save(message, time.Hour, look{}) // a person waits
 	if err != nil {
 		return Undo{}, fmt.Errorf("saving the state before the undo: %w", err)
 	}

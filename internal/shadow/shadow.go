@@ -278,10 +278,10 @@ func writeNew(path string, data []byte) error {
 }
 
 // save takes a checkpoint with the lock held; it returns the head after it.
-// before is the tree walked before the lock (unchanged), its Listing ""
-// when none was whole: the in-process add and the digest kept for the
-// next call are made from it rather than from another walk.
-func (r repo) save(message string, budget time.Duration, before treecache.Tree) (bool, head, error) {
+// before is the tree walked before the lock (unchanged), none when it was
+// not: the in-process add and the digest kept for the next call are made
+// from it rather than from another walk.
+func (r repo) save(message string, budget time.Duration, before look) (bool, head, error) {
 	h := r.readHead()
 	if h.tree == "" {
 		if last, ok := r.newest(); ok {
@@ -381,8 +381,9 @@ func (r repo) addWithGit(budget time.Duration) error {
 
 // unchanged reports whether the work tree is as the checkpoint h left it,
 // from the digest kept beside it: no git runs. When it changed, before is
-// the tree as walked (treecache.WalkFiles), its Listing "" when something
-// in it changed in the last two seconds.
+// the tree as walked (treecache.WalkAll), whole: the checkpoint records
+// it, and keeps its listing as the next digest unless something in it
+// changed within quiet of now (before.racy).
 //
 // A change that recent means the tree changed: the digest h.walk was kept
 // only when nothing had changed within two seconds of its checkpoint, and
@@ -393,38 +394,37 @@ func (r repo) addWithGit(budget time.Duration) error {
 // stat walked, which the next checkpoint finds out of date), and a change
 // cannot make a later tree's listing equal an earlier one (every change
 // moves a change time, or an inode).
-func (r repo) unchanged(h head) (same bool, before treecache.Tree) {
+func (r repo) unchanged(h head) (same bool, before look) {
 	if h.tree == "" || h.walk == "" || h.walk == "-" {
-		return false, treecache.Tree{}
+		return false, look{}
 	}
-	t, racy, err := walkTree(r.root, r.skip, time.Now().Add(-quiet))
-	if err != nil || racy {
-		return false, treecache.Tree{}
+	t, racy, err := walkAll(r.root, r.skip, time.Now().Add(-quiet))
+	if err != nil {
+		return false, look{}
 	}
-	return treecache.Salt(h.tree, t.Listing) == h.walk, t
+	if racy {
+		return false, look{tree: t, racy: true}
+	}
+	return treecache.Salt(h.tree, t.Listing) == h.walk, look{tree: t}
 }
 
-// walkTree and walkAll are treecache's (variables for the tests, which
-// count the walks).
-var (
-	walkTree = treecache.WalkFiles
-	walkAll  = treecache.WalkAll
-)
+// walkAll is treecache.WalkAll (a variable for the tests, which count the
+// walks).
+var walkAll = treecache.WalkAll
 
 // look is the work tree as a checkpoint sees it.
 type look struct {
 	tree treecache.Tree // Listing "" when there is none: too large, or not walked
-	racy bool           // something in it changed within quiet of the checkpoint
+	racy bool           // something in it changed within quiet of the walk
 	big  bool           // too large to walk
 }
 
-// look is before when that walk was whole, else a walk of the whole tree
-// now (t0: when the checkpoint began), which notes a recent change without
-// stopping at it. A tree known to be too large is walked again only at
-// every hundredth checkpoint.
-func (r repo) look(h head, t0 time.Time, before treecache.Tree) look {
-	if before.Listing != "" {
-		return look{tree: before}
+// look is before when there is one, else a walk of the whole tree now
+// (t0: when the checkpoint began). A tree known to be too large is walked
+// again only at every hundredth checkpoint.
+func (r repo) look(h head, t0 time.Time, before look) look {
+	if before.tree.Listing != "" {
+		return before
 	}
 	if h.walk == "-" && h.seq%100 != 0 {
 		return look{big: true}

@@ -219,14 +219,14 @@ func Digest(top, salt string, skip func(rel string, dir bool) bool, since time.T
 // Salt turns into Digest's for any salt. A caller that walked before
 // knowing its salt (the shadow, before git names the tree) walks once.
 func Walk(top string, skip func(rel string, dir bool) bool, since time.Time) (listing string, racy bool, err error) {
-	w, racy, err := walk(top, skip, since, false)
+	w, racy, err := walk(top, skip, since)
 	if err != nil || racy {
 		return "", racy, err
 	}
 	return w.listing(), false, nil
 }
 
-// Tree is what WalkFiles found.
+// Tree is what WalkAll found.
 type Tree struct {
 	Listing string // Walk's listing
 	Files   []File // every file listed, in the walk's order (by name within a directory)
@@ -240,20 +240,11 @@ type File struct {
 	Info os.FileInfo
 }
 
-// WalkFiles is Walk that also hands back the files it listed: a caller
-// that needs both (the shadow's checkpoint) walks once. A racy walk hands
-// back nothing.
-func WalkFiles(top string, skip func(rel string, dir bool) bool, since time.Time) (t Tree, racy bool, err error) {
-	w, racy, err := walk(top, skip, since, true)
-	if err != nil || racy {
-		return Tree{}, racy, err
-	}
-	return Tree{Listing: w.listing(), Files: w.files, Nested: w.nested}, false, nil
-}
-
-// WalkAll is WalkFiles that does not stop at an entry changed at or after
-// since: it walks the whole tree and says whether it met one (then its
-// listing is no digest to keep).
+// WalkAll is Walk that also hands back the files it listed, so that a
+// caller that needs both (the shadow's checkpoint) walks once, and that
+// does not stop at an entry changed at or after since: it walks the whole
+// tree and says whether it met one (then its listing is no digest to
+// keep).
 func WalkAll(top string, skip func(rel string, dir bool) bool, since time.Time) (t Tree, racy bool, err error) {
 	w := &walker{top: top, skip: skip, deadline: time.Now().Add(walkBudget), keep: true, noted: since}
 	if err := w.dir(""); err != nil {
@@ -262,8 +253,8 @@ func WalkAll(top string, skip func(rel string, dir bool) bool, since time.Time) 
 	return Tree{Listing: w.listing(), Files: w.files, Nested: w.nested}, w.racy, nil
 }
 
-func walk(top string, skip func(rel string, dir bool) bool, since time.Time, keep bool) (w *walker, racy bool, err error) {
-	w = &walker{top: top, skip: skip, since: since, deadline: time.Now().Add(walkBudget), keep: keep}
+func walk(top string, skip func(rel string, dir bool) bool, since time.Time) (w *walker, racy bool, err error) {
+	w = &walker{top: top, skip: skip, since: since, deadline: time.Now().Add(walkBudget)}
 	if err := w.dir(""); errors.Is(err, errRacy) {
 		return nil, true, nil
 	} else if err != nil {
@@ -292,7 +283,7 @@ type walker struct {
 	deadline time.Time
 	n        int
 	num      []byte // an entry's bytes, reused
-	keep     bool   // files and nested are kept (WalkFiles)
+	keep     bool   // files and nested are kept (WalkAll)
 	files    []File
 	nested   bool
 	// noted, when set, is WalkAll's since: an entry changed at or after
