@@ -39,37 +39,7 @@ func addLikeGit(t *testing.T, seed uint64) {
 	index := filepath.Join(r.dir, "index")
 	inProcess, fromOurs := 0, false
 	for step := range 60 {
-		for range 1 + rnd.IntN(4) {
-			p := paths[rnd.IntN(len(paths))]
-			full := filepath.Join(dir, p)
-			switch rnd.IntN(8) {
-			case 0:
-				os.RemoveAll(full)
-			case 1:
-				os.RemoveAll(full)
-				if os.MkdirAll(filepath.Dir(full), 0o755) == nil {
-					os.Symlink("target-"+fmt.Sprint(rnd.IntN(3)), full)
-				}
-			case 2:
-				os.Chmod(full, os.FileMode(0o644|rnd.IntN(2)*0o111))
-			case 3:
-				if rnd.IntN(6) == 0 { // past the bound: git's rules decide
-					os.RemoveAll(full)
-					if os.MkdirAll(filepath.Dir(full), 0o755) == nil {
-						os.WriteFile(full, []byte(strings.Repeat("x", MaxIgnored+1)), 0o644)
-					}
-				}
-			default:
-				os.RemoveAll(full) // a directory where a file goes
-				if os.MkdirAll(filepath.Dir(full), 0o755) == nil {
-					mode := os.FileMode(0o644)
-					if rnd.IntN(4) == 0 {
-						mode = 0o755
-					}
-					os.WriteFile(full, []byte(fmt.Sprint(rnd.IntN(5))), mode)
-				}
-			}
-		}
+		changeAtRandom(rnd, dir, paths, true)
 		old := rnd.IntN(2) == 0
 		if old {
 			// The files older than a checkpoint's racy window, in a

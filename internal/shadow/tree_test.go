@@ -57,28 +57,7 @@ func TestWriteTreeIsGits(t *testing.T) {
 	rnd := mrand.New(mrand.NewPCG(7, 11))
 	paths := []string{"a", "a.b", "a-b", "a/b", "a/b.c", "a/c/d", "a/c/e/f", "ab/c", "b", "c/d/e/f/g", "c/d/x", "z/a", "z/zz/a", "é/ü"}
 	for step := range 40 {
-		for range 1 + rnd.IntN(4) {
-			p := paths[rnd.IntN(len(paths))]
-			full := filepath.Join(dir, p)
-			switch rnd.IntN(5) {
-			case 0:
-				os.RemoveAll(full)
-			case 1:
-				os.RemoveAll(full)
-				if os.MkdirAll(filepath.Dir(full), 0o755) == nil {
-					os.Symlink("target-"+fmt.Sprint(rnd.IntN(3)), full)
-				}
-			default:
-				os.RemoveAll(full) // a directory where a file goes
-				if os.MkdirAll(filepath.Dir(full), 0o755) == nil {
-					mode := os.FileMode(0o644)
-					if rnd.IntN(4) == 0 {
-						mode = 0o755
-					}
-					os.WriteFile(full, []byte(fmt.Sprint(rnd.IntN(5))), mode)
-				}
-			}
-		}
+		changeAtRandom(rnd, dir, paths, false)
 		require.NoError(t, r.addAll(AddBudget), "step %d", step)
 		before, err := os.Stat(filepath.Join(r.dir, "index"))
 		require.NoError(t, err)
@@ -98,6 +77,47 @@ func TestWriteTreeIsGits(t *testing.T) {
 	}
 	out, err := r.git(nil, "fsck", "--strict", "--no-progress", "--no-dangling")
 	require.NoError(t, err, out)
+}
+
+// changeAtRandom makes one to four changes among paths under dir: a path
+// removed, made a symbolic link, or written as a file (now and then
+// executable, in place of a directory); with more, also a mode flipped,
+// or now and then a file past MaxIgnored.
+func changeAtRandom(rnd *mrand.Rand, dir string, paths []string, more bool) {
+	kinds := 5
+	if more {
+		kinds = 8
+	}
+	for range 1 + rnd.IntN(4) {
+		full := filepath.Join(dir, paths[rnd.IntN(len(paths))])
+		switch k := rnd.IntN(kinds); {
+		case k == 0:
+			os.RemoveAll(full)
+		case k == 1:
+			os.RemoveAll(full)
+			if os.MkdirAll(filepath.Dir(full), 0o755) == nil {
+				os.Symlink("target-"+fmt.Sprint(rnd.IntN(3)), full)
+			}
+		case more && k == 2:
+			os.Chmod(full, os.FileMode(0o644|rnd.IntN(2)*0o111))
+		case more && k == 3:
+			if rnd.IntN(6) == 0 { // past the bound: git's rules decide
+				os.RemoveAll(full)
+				if os.MkdirAll(filepath.Dir(full), 0o755) == nil {
+					os.WriteFile(full, bytes.Repeat([]byte("x"), MaxIgnored+1), 0o644)
+				}
+			}
+		default:
+			os.RemoveAll(full) // a directory where a file goes
+			if os.MkdirAll(filepath.Dir(full), 0o755) == nil {
+				mode := os.FileMode(0o644)
+				if rnd.IntN(4) == 0 {
+					mode = 0o755
+				}
+				os.WriteFile(full, []byte(fmt.Sprint(rnd.IntN(5))), mode)
+			}
+		}
+	}
 }
 
 // Indexes this file does not read whole go to git, whose answer is the
