@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/harness-agent/harness/internal/failure"
@@ -78,11 +79,24 @@ func (c Cmd) Output(args ...string) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// Available reports whether the git command exists.
+// Available reports whether the git command exists. A git found is taken
+// to stay for as long as PATH is the same (a session start asks twice, and
+// each look stats every directory of PATH); a git missing is looked for
+// again, in case it was installed since.
 func Available() bool {
-	_, err := exec.LookPath("git")
-	return err == nil
+	path := os.Getenv("PATH")
+	if found, _ := foundOn.Load().(string); found == path && path != "" {
+		return true
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return false
+	}
+	foundOn.Store(path)
+	return true
 }
+
+// foundOn is the PATH on which Available last found git.
+var foundOn atomic.Value
 
 // Toplevel returns the top of the work tree holding dir, or an ENV_SETUP error
 // when dir is not in a git repository.
