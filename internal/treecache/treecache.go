@@ -240,19 +240,6 @@ type File struct {
 	Info os.FileInfo
 }
 
-// WalkAll is Walk that also hands back the files it listed, so that a
-// caller that needs both (the shadow's checkpoint) walks once, and that
-// does not stop at an entry changed at or after since: it walks the whole
-// tree and says whether it met one (then its listing is no digest to
-// keep).
-func WalkAll(top string, skip func(rel string, dir bool) bool, since time.Time) (t Tree, racy bool, err error) {
-	w := &walker{top: top, skip: skip, deadline: time.Now().Add(walkBudget), keep: true, noted: since}
-	if err := w.dir(""); err != nil {
-		return Tree{}, false, err
-	}
-	return Tree{Listing: w.listing(), Files: w.files, Nested: w.nested}, w.racy, nil
-}
-
 func walk(top string, skip func(rel string, dir bool) bool, since time.Time) (w *walker, racy bool, err error) {
 	w = &walker{top: top, skip: skip, since: since, deadline: time.Now().Add(walkBudget)}
 	if err := w.dir(""); errors.Is(err, errRacy) {
@@ -283,13 +270,6 @@ type walker struct {
 	deadline time.Time
 	n        int
 	num      []byte // an entry's bytes, reused
-	keep     bool   // files and nested are kept (WalkAll)
-	files    []File
-	nested   bool
-	// noted, when set, is WalkAll's since: an entry changed at or after
-	// it sets racy and the walk goes on.
-	noted time.Time
-	racy  bool
 }
 
 // dir adds the directory rel (relative to the top, "" for the top) and
@@ -299,12 +279,6 @@ func (w *walker) dir(rel string) error {
 	if !w.since.IsZero() {
 		if fi, err := os.Lstat(abs); err == nil && w.recent(record.StampOf(fi)) {
 			return errRacy
-		}
-	}
-	if !w.noted.IsZero() && !w.racy {
-		if fi, err := os.Lstat(abs); err == nil {
-			st := record.StampOf(fi)
-			w.racy = st.ModNs >= w.noted.UnixNano() || st.CtimeNs >= w.noted.UnixNano()
 		}
 	}
 	entries, err := os.ReadDir(abs)
@@ -318,7 +292,6 @@ func (w *walker) dir(rel string) error {
 			// git records such a directory by its commit.
 			if rel != "" {
 				w.b.WriteString("G" + rel + "\x00" + git.HeadMark(abs) + "\x00")
-				w.nested = true
 			}
 			continue
 		}
@@ -352,13 +325,7 @@ func (w *walker) dir(rel string) error {
 		if w.recent(st) {
 			return errRacy
 		}
-		if !w.noted.IsZero() && !w.racy {
-			w.racy = st.ModNs >= w.noted.UnixNano() || st.CtimeNs >= w.noted.UnixNano()
-		}
 		w.file(p, st, fi.Mode())
-		if w.keep {
-			w.files = append(w.files, File{Path: p, Info: fi})
-		}
 	}
 	return nil
 }

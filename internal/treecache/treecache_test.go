@@ -293,10 +293,53 @@ func BenchmarkWalk(b *testing.B) {
 		require.NoError(b, os.WriteFile(p, []byte("package p\n"), 0o644))
 	}
 	skip := func(string, bool) bool { return false }
-	b.ResetTimer()
-	for range b.N {
-		if _, _, err := Walk(dir, skip, time.Time{}); err != nil {
-			b.Fatal(err)
+	b.Run("Walk", func(b *testing.B) {
+		for range b.N {
+			if _, _, err := Walk(dir, skip, time.Time{}); err != nil {
+				b.Fatal(err)
+			}
 		}
+	})
+	b.Run("WalkAll", func(b *testing.B) {
+		for range b.N {
+			if _, _, err := WalkAll(dir, skip, time.Now()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// WalkAll lists a tree as Walk does, its stats taken on several threads
+// past parallelStats files: the same listing, and its files in the
+// listing's order.
+func TestWalkAllListsAsWalk(t *testing.T) {
+	for _, n := range []int{10, parallelStats * 3} {
+		t.Run(fmt.Sprint(n, " files"), func(t *testing.T) {
+			dir := t.TempDir()
+			for i := range n {
+				p := filepath.Join(dir, fmt.Sprintf("d%d", i%7), fmt.Sprintf("e%d", i%3), fmt.Sprintf("f%d", i))
+				require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+				require.NoError(t, os.WriteFile(p, []byte(fmt.Sprint(i)), 0o644))
+			}
+			require.NoError(t, os.Symlink("d0", filepath.Join(dir, "link")))
+			run(t, dir, "git init -q d1/nested && mkdir skipped && touch skipped/x top.log")
+			skip := func(rel string, dir bool) bool { return rel == "skipped" || rel == "top.log" }
+			want, racy, err := Walk(dir, skip, time.Time{})
+			require.NoError(t, err)
+			require.False(t, racy)
+			got, racy, err := WalkAll(dir, skip, time.Time{})
+			require.NoError(t, err)
+			assert.False(t, racy)
+			assert.Equal(t, want, got.Listing)
+			assert.True(t, got.Nested)
+			require.Len(t, got.Files, n+1) // and the link
+			for i, f := range got.Files {
+				require.NotNil(t, f.Info, f.Path)
+				assert.Equal(t, filepath.Base(f.Path), f.Info.Name())
+				if i > 0 && filepath.Dir(f.Path) == filepath.Dir(got.Files[i-1].Path) {
+					assert.Less(t, got.Files[i-1].Path, f.Path, "by name within a directory")
+				}
+			}
+		})
 	}
 }
