@@ -41,19 +41,53 @@ func (r repo) addInProcess(walked []treecache.File, ours bool) (done bool, err e
 	if !ok {
 		return false, nil
 	}
-	// First what is to be done, from the stats alone, so that a tree
-	// left to git costs no file read.
-	type step struct {
-		e    *entry          // the index's entry, nil for a new file
-		f    *treecache.File // the file, nil for one removed
-		sd   [10]uint32
-		hash bool // the file is read and hashed
+	plan, changed, ok := planAdd(ix, files, ours)
+	if !ok || !changed {
+		return ok, nil
 	}
-	var (
-		plan    = make([]step, 0, len(files)+1)
-		hashed  int
-		changed bool // anything to write
-	)
+	entries, moved, reshaped, err := r.apply(plan)
+	if errors.Is(err, errMovedUnderRead) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	for _, p := range moved {
+		ix.tree.invalidate(p)
+	}
+	if _, err := r.buildTree(ix.tree, entries, ""); err != nil {
+		if errors.Is(err, errShape) {
+			return false, nil
+		}
+		return false, err
+	}
+	if reshaped {
+		ix.untr = nil // git builds it again
+	}
+	head := make([]byte, 0, ix.end+len(moved)*128)
+	head = append(head, ix.data[:8]...) // DIRC and the version
+	head = binary.BigEndian.AppendUint32(head, uint32(len(entries)))
+	for _, e := range entries {
+		head = append(head, e.raw...)
+	}
+	ix.entries = entries
+	return true, ix.writeWith(path, head, false)
+}
+
+// step is what the add does for one path: keep its entry, drop it (the
+// file is gone), or read and hash the file.
+type step struct {
+	e    *entry          // the index's entry, nil for a new file
+	f    *treecache.File // the file, nil for one removed
+	sd   [10]uint32      // the file's stat data
+	hash bool            // the file is read and hashed
+}
+
+// planAdd decides each path's step from the stats alone, so that a tree
+// left to git costs no file read: ok is false for one (see addInProcess),
+// changed says whether anything is to be written.
+func planAdd(ix *index, files []treecache.File, ours bool) (plan []step, changed, ok bool) {
+	plan = make([]step, 0, len(files)+1)
+	hashed := 0
 	// An entry of git's is trusted as git trusts it: when its file was
 	// changed before the second in which the index was written (a racily
 	// clean entry otherwise: a second change within the same tick can
@@ -75,7 +109,7 @@ func (r repo) addInProcess(walked []treecache.File, ours bool) (done bool, err e
 			i, j = i+1, j+1
 		}
 		if st.e != nil && st.e.mode == 0o160000 {
-			return false, nil // a submodule's entry: git's to keep
+			return nil, false, false // a submodule's entry: git's to keep
 		}
 		if st.f == nil {
 			plan, changed = append(plan, st), true
@@ -83,47 +117,47 @@ func (r repo) addInProcess(walked []treecache.File, ours bool) (done bool, err e
 		}
 		sd, ok := statData(st.f.Info, gitMode(st.f.Info))
 		if !ok {
-			return false, nil
+			return nil, false, false
 		}
 		st.sd = sd
 		if st.e == nil || !sameStat(st.e.stat(), sd) || !ours && int64(sd[2]) >= racyFrom {
 			if st.f.Info.Size() > MaxIgnored {
-				return false, nil // whether it is ignored decides: git's rules
+				return nil, false, false // whether it is ignored decides: git's rules
 			}
 			if hashed++; hashed > maxHashed {
-				return false, nil
+				return nil, false, false
 			}
 			st.hash, changed = true, true
 		}
 		plan = append(plan, st)
 	}
-	if !changed {
-		return true, nil
-	}
+	return plan, changed, true
+}
 
-	var (
-		out      = make([]entry, 0, len(plan))
-		moved    []string // paths whose entry came, went, or changed its blob or mode
-		reshaped bool     // entries came or went: the untracked cache no longer holds
-	)
+// apply carries the plan out: the files to hash read, their new blobs
+// stored, and the index's new entries. moved lists the paths whose entry
+// came, went, or changed its blob or mode (their cached trees go);
+// reshaped says entries came or went (the untracked cache goes).
+func (r repo) apply(plan []step) (entries []entry, moved []string, reshaped bool, err error) {
+	entries = make([]entry, 0, len(plan))
 	for _, st := range plan {
 		switch {
 		case st.f == nil:
 			moved, reshaped = append(moved, st.e.path), true
 			continue
 		case !st.hash:
-			out = append(out, *st.e)
+			entries = append(entries, *st.e)
 			continue
 		}
 		obj, oid, ok := r.read(st.f)
 		if !ok {
-			return false, nil
+			return nil, nil, false, errMovedUnderRead
 		}
 		if st.e == nil || st.e.oid != oid {
 			// (An entry's own blob is in the repository already, perhaps
 			// packed, where a loose copy would only double it.)
 			if err := r.store(obj, oid); err != nil {
-				return false, err
+				return nil, nil, false, err
 			}
 		}
 		sd := st.sd
@@ -135,29 +169,14 @@ func (r repo) addInProcess(walked []treecache.File, ours bool) (done bool, err e
 			moved = append(moved, st.f.Path)
 			reshaped = reshaped || st.e == nil
 		}
-		out = append(out, newEntry(st.f.Path, mode, oid, sd))
+		entries = append(entries, newEntry(st.f.Path, mode, oid, sd))
 	}
-	for _, p := range moved {
-		ix.tree.invalidate(p)
-	}
-	if _, err := r.buildTree(ix.tree, out, ""); err != nil {
-		if errors.Is(err, errShape) {
-			return false, nil
-		}
-		return false, err
-	}
-	if reshaped {
-		ix.untr = nil // git builds it again
-	}
-	head := make([]byte, 0, ix.end+len(moved)*128)
-	head = append(head, ix.data[:8]...) // DIRC and the version
-	head = binary.BigEndian.AppendUint32(head, uint32(len(out)))
-	for _, e := range out {
-		head = append(head, e.raw...)
-	}
-	ix.entries = out
-	return true, ix.writeWith(path, head, false)
+	return entries, moved, reshaped, nil
 }
+
+// errMovedUnderRead says a file changed while the add read it: git
+// decides.
+var errMovedUnderRead = errors.New("shadow: a file changed under its read")
 
 // modTime is the modification time of stat data.
 func modTime(sd [10]uint32) time.Time { return time.Unix(int64(sd[2]), int64(sd[3])) }
