@@ -219,11 +219,37 @@ func Digest(top, salt string, skip func(rel string, dir bool) bool, since time.T
 // Salt turns into Digest's for any salt. A caller that walked before
 // knowing its salt (the shadow, before git names the tree) walks once.
 func Walk(top string, skip func(rel string, dir bool) bool, since time.Time) (listing string, racy bool, err error) {
-	w, racy, err := walk(top, skip, since)
-	if err != nil || racy {
-		return "", racy, err
+	var out lines
+	t := traversal{
+		top: top, skip: skip, deadline: time.Now().Add(walkBudget),
+		enter: func(abs string) error {
+			if !since.IsZero() {
+				if fi, err := os.Lstat(abs); err == nil && changedSince(record.StampOf(fi), since) {
+					return errRacy
+				}
+			}
+			return nil
+		},
+		line: func(_ byte, text string) { out.b.WriteString(text) },
+		file: func(p string, e os.DirEntry) error {
+			fi, err := e.Info()
+			if err != nil {
+				return err // gone since the directory was read: changing
+			}
+			st := record.StampOf(fi)
+			if changedSince(st, since) {
+				return errRacy
+			}
+			out.file(p, st, fi.Mode())
+			return nil
+		},
 	}
-	return w.listing(), false, nil
+	if err := t.dir(""); errors.Is(err, errRacy) {
+		return "", true, nil
+	} else if err != nil {
+		return "", false, err
+	}
+	return out.sum(), false, nil
 }
 
 // Tree is what WalkAll found.
@@ -240,46 +266,35 @@ type File struct {
 	Info os.FileInfo
 }
 
-func walk(top string, skip func(rel string, dir bool) bool, since time.Time) (w *walker, racy bool, err error) {
-	w = &walker{top: top, skip: skip, since: since, deadline: time.Now().Add(walkBudget)}
-	if err := w.dir(""); errors.Is(err, errRacy) {
-		return nil, true, nil
-	} else if err != nil {
-		return nil, false, err
-	}
-	return w, false, nil
-}
-
-// listing is the digest of everything the walk wrote.
-func (w *walker) listing() string {
-	d := digest.SHA256(w.b.Bytes())
-	return hex.EncodeToString(d[:])
-}
-
 // Salt is Digest's value for salt and a listing from Walk.
 func Salt(salt, listing string) string {
 	d := digest.SHA256([]byte(salt + "\x00" + listing))
 	return hex.EncodeToString(d[:])
 }
 
-type walker struct {
+// traversal is the walk Walk and WalkAll share: every entry under top in
+// the listing's order (by name within a directory), the repository left
+// out and a nested one's line in, what skip names left out, bounded in
+// entries and in time. Its hooks say what a walk does with a directory
+// before its entries are read (enter), with a line of the listing that is
+// not a file's (a directory's, 'D'; a nested repository's, 'G'), and with
+// a file; an error from one stops the walk.
+type traversal struct {
 	top      string
 	skip     func(rel string, dir bool) bool
-	b        bytes.Buffer // every entry, digested at the end
-	since    time.Time
 	deadline time.Time
 	n        int
-	num      []byte // an entry's bytes, reused
+	enter    func(abs string) error
+	line     func(kind byte, text string)
+	file     func(p string, e os.DirEntry) error
 }
 
-// dir adds the directory rel (relative to the top, "" for the top) and
+// dir walks the directory rel (relative to the top, "" for the top) and
 // everything under it that is not skipped.
-func (w *walker) dir(rel string) error {
-	abs := filepath.Join(w.top, filepath.FromSlash(rel))
-	if !w.since.IsZero() {
-		if fi, err := os.Lstat(abs); err == nil && w.recent(record.StampOf(fi)) {
-			return errRacy
-		}
+func (t *traversal) dir(rel string) error {
+	abs := filepath.Join(t.top, filepath.FromSlash(rel))
+	if err := t.enter(abs); err != nil {
+		return err
 	}
 	entries, err := os.ReadDir(abs)
 	if err != nil {
@@ -291,7 +306,7 @@ func (w *walker) dir(rel string) error {
 			// The repository, not its work. A nested one's HEAD counts:
 			// git records such a directory by its commit.
 			if rel != "" {
-				w.b.WriteString("G" + rel + "\x00" + git.HeadMark(abs) + "\x00")
+				t.line('G', "G"+rel+"\x00"+git.HeadMark(abs)+"\x00")
 			}
 			continue
 		}
@@ -299,58 +314,62 @@ func (w *walker) dir(rel string) error {
 		if rel != "" {
 			p = rel + "/" + name
 		}
-		if w.n++; w.n > maxEntries || (w.n%256 == 0 && time.Now().After(w.deadline)) {
+		if t.n++; t.n > maxEntries || (t.n%256 == 0 && time.Now().After(t.deadline)) {
 			return ErrTooBig
 		}
 		if e.IsDir() {
-			if w.skip(p, true) {
+			if t.skip(p, true) {
 				continue
 			}
-			w.b.WriteByte('D')
-			w.b.WriteString(p)
-			w.b.WriteByte(0)
-			if err := w.dir(p); err != nil {
+			t.line('D', "D"+p+"\x00")
+			if err := t.dir(p); err != nil {
 				return err
 			}
 			continue
 		}
-		if w.skip(p, false) {
+		if t.skip(p, false) {
 			continue
 		}
-		fi, err := e.Info()
-		if err != nil {
-			return err // gone since the directory was read: changing
+		if err := t.file(p, e); err != nil {
+			return err
 		}
-		st := record.StampOf(fi)
-		if w.recent(st) {
-			return errRacy
-		}
-		w.file(p, st, fi.Mode())
 	}
 	return nil
+}
+
+// lines is a listing as a walk writes it, digested at the end.
+type lines struct {
+	b   bytes.Buffer
+	num []byte // an entry's bytes, reused
 }
 
 // file adds a file's entry: its name, its stamp (record.Stamp's text)
 // and its mode in octal, written into the listing directly (a walk of
 // 10,000 files made 90,000 small strings).
-func (w *walker) file(p string, st record.Stamp, mode os.FileMode) {
-	b := append(w.num[:0], 'F')
+func (l *lines) file(p string, st record.Stamp, mode os.FileMode) {
+	b := append(l.num[:0], 'F')
 	b = append(b, p...)
 	b = append(b, 0)
 	b = st.AppendTo(b)
 	b = append(b, ':')
 	b = strconv.AppendUint(b, uint64(mode), 8)
-	w.num = append(b, 0)
-	w.b.Write(w.num)
+	l.num = append(b, 0)
+	l.b.Write(l.num)
+}
+
+// sum is the digest of the listing.
+func (l *lines) sum() string {
+	d := digest.SHA256(l.b.Bytes())
+	return hex.EncodeToString(d[:])
 }
 
 // errRacy stops a walk that found an entry changed at or after since.
 var errRacy = errors.New("changed within the racy window")
 
-// recent reports whether an entry of stamp st changed at or after since
-// (never when since is not set).
-func (w *walker) recent(st record.Stamp) bool {
-	return !w.since.IsZero() && (st.ModNs >= w.since.UnixNano() || st.CtimeNs >= w.since.UnixNano())
+// changedSince reports whether an entry of stamp st changed at or after
+// since (never when since is not set).
+func changedSince(st record.Stamp, since time.Time) bool {
+	return !since.IsZero() && (st.ModNs >= since.UnixNano() || st.CtimeNs >= since.UnixNano())
 }
 
 // kept is the file's content: the digest, the ignored paths git reported

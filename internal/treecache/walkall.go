@@ -1,13 +1,12 @@
 package treecache
 
 import (
+	"errors"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
 
-	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/record"
 )
 
@@ -20,140 +19,97 @@ import (
 // It reads the directories first, in Walk's order, then takes the files'
 // stats, most of a walk's time, on several threads when there are many
 // (parallelStats), then writes the listing as Walk writes it.
-func WalkAll(top string, skip func(rel string, dir bool) bool, since time.Time) (t Tree, racy bool, err error) {
-	w := &lister{top: top, skip: skip, since: since.UnixNano(), noted: !since.IsZero(), deadline: time.Now().Add(walkBudget)}
-	if err := w.dir(""); err != nil {
+func WalkAll(top string, skip func(rel string, dir bool) bool, since time.Time) (tree Tree, racy bool, err error) {
+	var (
+		items   []item
+		files   []File        // Info nil until stat
+		entries []os.DirEntry // the files' directory entries, for stat
+	)
+	t := traversal{
+		top: top, skip: skip, deadline: time.Now().Add(walkBudget),
+		enter: func(abs string) error {
+			if !racy && !since.IsZero() {
+				if fi, err := os.Lstat(abs); err == nil {
+					racy = changedSince(record.StampOf(fi), since)
+				}
+			}
+			return nil
+		},
+		line: func(kind byte, text string) {
+			items = append(items, item{text: text})
+			tree.Nested = tree.Nested || kind == 'G'
+		},
+		file: func(p string, e os.DirEntry) error {
+			items = append(items, item{file: len(files)})
+			files = append(files, File{Path: p})
+			entries = append(entries, e)
+			return nil
+		},
+	}
+	if err := t.dir(""); err != nil {
 		return Tree{}, false, err
 	}
-	if err := w.stat(); err != nil {
+	if err := stat(files, entries); err != nil {
 		return Tree{}, false, err
 	}
-	out := &walker{} // the listing, written as Walk writes it
-	for _, it := range w.items {
-		if it.kind != 'F' {
+	var out lines
+	for _, it := range items {
+		if it.text != "" {
 			out.b.WriteString(it.text)
 			continue
 		}
-		f := w.files[it.file]
+		f := files[it.file]
 		st := record.StampOf(f.Info)
-		racy = racy || w.noted && (st.ModNs >= w.since || st.CtimeNs >= w.since)
+		racy = racy || changedSince(st, since)
 		out.file(f.Path, st, f.Info.Mode())
 	}
-	return Tree{Listing: out.listing(), Files: w.files, Nested: w.nested}, racy || w.racy, nil
+	tree.Listing, tree.Files = out.sum(), files
+	return tree, racy, nil
 }
 
-// lister is WalkAll's first pass: the listing's entries in order, the
-// files' stats left to take.
-type lister struct {
-	top      string
-	skip     func(rel string, dir bool) bool
-	since    int64
-	noted    bool
-	deadline time.Time
-	n        int
-	items    []item
-	files    []File        // Info nil until stat
-	entries  []os.DirEntry // the files' directory entries, for stat
-	nested   bool
-	racy     bool // a directory changed at or after since
-}
-
-// item is one entry of the listing: a file (its index in files) or the
-// text of a directory's or a nested repository's line.
+// item is one line of the listing: a file's (its index in the files) or
+// the text of a directory's or a nested repository's.
 type item struct {
-	kind byte
 	file int
-	text string
-}
-
-func (w *lister) dir(rel string) error {
-	abs := filepath.Join(w.top, filepath.FromSlash(rel))
-	if w.noted && !w.racy {
-		if fi, err := os.Lstat(abs); err == nil {
-			st := record.StampOf(fi)
-			w.racy = st.ModNs >= w.since || st.CtimeNs >= w.since
-		}
-	}
-	entries, err := os.ReadDir(abs)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if name == ".git" {
-			if rel != "" {
-				w.items = append(w.items, item{kind: 'G', text: "G" + rel + "\x00" + git.HeadMark(abs) + "\x00"})
-				w.nested = true
-			}
-			continue
-		}
-		p := name
-		if rel != "" {
-			p = rel + "/" + name
-		}
-		if w.n++; w.n > maxEntries || (w.n%256 == 0 && time.Now().After(w.deadline)) {
-			return ErrTooBig
-		}
-		if e.IsDir() {
-			if w.skip(p, true) {
-				continue
-			}
-			w.items = append(w.items, item{kind: 'D', text: "D" + p + "\x00"})
-			if err := w.dir(p); err != nil {
-				return err
-			}
-			continue
-		}
-		if w.skip(p, false) {
-			continue
-		}
-		w.items = append(w.items, item{kind: 'F', file: len(w.files)})
-		w.files = append(w.files, File{Path: p})
-		w.entries = append(w.entries, e)
-	}
-	return nil
+	text string // "" for a file
 }
 
 // parallelStats is how many files make the stats worth several threads:
 // below it, starting them costs more than they save.
 const parallelStats = 512
 
-// stat takes every file's stat (its directory entry's Info: an lstat).
-func (w *lister) stat() error {
+// stat takes every file's stat (its directory entry's Info: an lstat), on
+// several threads past parallelStats files.
+func stat(files []File, entries []os.DirEntry) error {
 	threads := min(runtime.GOMAXPROCS(0), 8)
-	if len(w.files) < parallelStats || threads < 2 {
-		return w.statRange(0, len(w.files))
+	if len(files) < parallelStats || threads < 2 {
+		return statRange(files, entries, 0, len(files))
 	}
 	errs := make([]error, threads)
 	var wg sync.WaitGroup
-	chunk := (len(w.files) + threads - 1) / threads
+	chunk := (len(files) + threads - 1) / threads
 	for k := range threads {
-		lo, hi := k*chunk, min((k+1)*chunk, len(w.files))
+		lo, hi := k*chunk, min((k+1)*chunk, len(files))
 		if lo >= hi {
 			break
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[k] = w.statRange(lo, hi)
+			errs[k] = statRange(files, entries, lo, hi)
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
-func (w *lister) statRange(lo, hi int) error {
+func statRange(files []File, entries []os.DirEntry, lo, hi int) error {
 	for i := lo; i < hi; i++ {
-		fi, err := w.entries[i].Info()
+		fi, err := entries[i].Info()
 		if err != nil {
 			return err // gone since the directory was read: changing
 		}
-		w.files[i].Info = fi
+		files[i].Info = fi
 	}
 	return nil
 }
