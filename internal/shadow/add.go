@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/treecache"
 )
 
@@ -164,7 +165,7 @@ func (r repo) apply(plan []step) (entries []entry, moved []string, reshaped bool
 		if mt := modTime(sd); !mt.Before(time.Now().Add(-racyWindow(mt))) {
 			sd[9] = 0 // smudged, as git does a racily clean entry: hashed again next time
 		}
-		mode := gitMode(st.f.Info)
+		mode := sd[6]
 		if st.e == nil || st.e.oid != oid || st.e.mode != mode {
 			moved = append(moved, st.f.Path)
 			reshaped = reshaped || st.e == nil
@@ -260,14 +261,12 @@ func (r repo) read(f *treecache.File) (obj []byte, oid [20]byte, ok bool) {
 		}
 		data = []byte(target)
 	} else {
-		fh, err := openFile(abs)
-		if err != nil {
+		// Not an os.Open: the file may have been swapped for a FIFO since
+		// the walk, whose open would wait for a writer.
+		var err error
+		if data, err = readFile(abs, MaxIgnored); err != nil {
 			return nil, oid, false
 		}
-		data = make([]byte, f.Info.Size()+1)
-		n, _ := readFull(fh, data)
-		fh.Close()
-		data = data[:n]
 	}
 	if int64(len(data)) != f.Info.Size() {
 		return nil, oid, false
@@ -276,22 +275,9 @@ func (r repo) read(f *treecache.File) (obj []byte, oid [20]byte, ok bool) {
 	return obj, oid, true
 }
 
-// openFile is os.Open (a variable for the tests, which count the files
-// read).
-var openFile = os.Open
-
-// readFull reads into b until it is full or the file ends.
-func readFull(f *os.File, b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := f.Read(b[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
+// readFile is safefile.ReadFile (a variable for the tests, which count
+// the files read).
+var readFile = safefile.ReadFile
 
 // recordable is the walked files in the index's order (by path, byte for
 // byte); ok is false for a tree git must look at itself: a name git refuses

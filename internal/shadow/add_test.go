@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/treecache"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -164,10 +165,10 @@ func TestAddInProcessReadsOnlyWhatMoved(t *testing.T) {
 		return nil
 	})
 	var opened []string
-	defer func(o func(string) (*os.File, error)) { openFile = o }(openFile)
-	openFile = func(name string) (*os.File, error) {
+	defer func(o func(string, int64) ([]byte, error)) { readFile = o }(readFile)
+	readFile = func(name string, limit int64) ([]byte, error) {
 		opened = append(opened, filepath.Base(name))
-		return os.Open(name)
+		return safefile.ReadFile(name, limit)
 	}
 	for step, want := range [][]string{nil, {"f03.go"}, {"f03.go", "f04.go"}} {
 		switch step {
@@ -194,4 +195,27 @@ func walkedFiles(t *testing.T, r repo) []treecache.File {
 	require.NoError(t, err)
 	require.False(t, tree.Nested)
 	return tree.Files
+}
+
+// A file swapped for a FIFO between the walk and its read does not hang
+// the checkpoint: the add leaves the tree to git.
+func TestAddInProcessDoesNotWaitOnAFIFO(t *testing.T) {
+	r, dir := treeRepo(t)
+	_, err := Save(dir, "first")
+	require.NoError(t, err)
+	write(t, dir, "src/a.go", "package a // changed\n")
+	files := walkedFiles(t, r)
+	require.NoError(t, os.Remove(filepath.Join(dir, "src", "a.go")))
+	require.NoError(t, unix.Mkfifo(filepath.Join(dir, "src", "a.go"), 0o644))
+	finished := make(chan bool, 1)
+	go func() {
+		done, _ := r.addInProcess(files, false)
+		finished <- done
+	}()
+	select {
+	case done := <-finished:
+		assert.False(t, done, "left to git")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the add waits on a FIFO")
+	}
 }
