@@ -296,20 +296,19 @@ func (r repo) save(message string, budget time.Duration, before look) (bool, hea
 	// and no add of ours runs on.
 	os.Remove(filepath.Join(r.dir, "index.lock"))
 	lk := r.look(h, t0, before)
-	ours, done := h.ours && h.index == r.indexStamp(), false
+	// ours: the index is now the in-process add's, not git's.
+	ours := false
 	if lk.tree.Listing != "" && !lk.tree.Nested {
 		var err error
-		if done, err = r.addInProcess(lk.tree.Files, ours); err != nil {
+		trusted := h.ours && h.index == r.indexStamp() // the add wrote it last
+		if ours, err = r.addInProcess(lk.tree.Files, trusted); err != nil {
 			return false, h, err
 		}
 	}
-	if done {
-		ours = true
-	} else {
+	if !ours {
 		if err := r.addWithGit(budget); err != nil {
 			return false, h, err
 		}
-		ours = false
 	}
 	stamp := r.indexStamp()
 	if h.tree != "" && stamp == h.index {
