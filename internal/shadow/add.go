@@ -280,7 +280,7 @@ func (r repo) read(f *treecache.File) (obj []byte, oid [20]byte, ok bool) {
 var readFile = safefile.ReadFile
 
 // recordable is the walked files in the index's order (by path, byte for
-// byte); ok is false for a tree git must look at itself: a name git refuses
+// byte; the slice is sorted in place); ok is false for a tree git must look at itself: a name git refuses
 // to record, a file neither regular nor a symbolic link, a link git would
 // not take. (The walk leaves out the repository, a nested one's files and
 // the harness's files, as the checkpoints do.)
