@@ -73,12 +73,12 @@ func Prepare(root string) {
 	}
 }
 
-// create opens the lock file at path for writing, made with the lock
+// create opens the lock file at path for writing, made with its
 // directory when either is missing (a HARNESS_LOCK_DIR inside a tree that
 // was cleaned, a runtime directory emptied at logout, its first use).
 func create(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
-	if os.IsNotExist(err) && os.MkdirAll(Dir(), 0o700) == nil {
+	if os.IsNotExist(err) && os.MkdirAll(filepath.Dir(path), 0o700) == nil {
 		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	}
 	return f, err
@@ -341,7 +341,7 @@ var TxTimeout = 30 * time.Second
 
 // Tx takes root's transaction lock, waiting up to TxTimeout, and returns the
 // function that releases it.
-func Tx(root string) (unlock func(), err error) { return flockFile(TxPath(root), TxTimeout) }
+func Tx(root string) (unlock func(), err error) { return File(TxPath(root), TxTimeout) }
 
 // MergePath is the file the merge queue's lock takes: one integration at a
 // time per state root, held across a rebase and its checks (minutes), so it
@@ -353,7 +353,7 @@ func MergePath(root string) string { return filepath.Join(Dir(), "harness-"+Hash
 // function that releases it. The lock is the kernel's (flock): a holder that
 // dies releases it.
 func Merge(root string, wait time.Duration) (unlock func(), err error) {
-	return flockFile(MergePath(root), wait)
+	return File(MergePath(root), wait)
 }
 
 // APIErrorPath is the file that orders the hooks recording one API error:
@@ -366,7 +366,7 @@ func APIErrorPath(root string) string {
 // APIError takes root's API-error lock, waiting up to wait, and returns the
 // function that releases it. A holder killed mid-way releases it (flock).
 func APIError(root string, wait time.Duration) (unlock func(), err error) {
-	return flockFile(APIErrorPath(root), wait)
+	return File(APIErrorPath(root), wait)
 }
 
 // WorkersPath is the file root's supervisor lock takes.
@@ -374,7 +374,7 @@ func WorkersPath(root string) string { return filepath.Join(Dir(), "harness-"+Ha
 
 // Workers takes root's supervisor lock without waiting: one `harness
 // workers` per job.
-func Workers(root string) (unlock func(), err error) { return flockFile(WorkersPath(root), 0) }
+func Workers(root string) (unlock func(), err error) { return File(WorkersPath(root), 0) }
 
 // WorkersRunning reports whether a `harness workers` holds root's
 // supervisor lock now.
@@ -391,8 +391,10 @@ func WorkersRunning(root string) bool {
 	return false
 }
 
-// flockFile takes an exclusive flock on path, waiting up to timeout.
-func flockFile(path string, timeout time.Duration) (unlock func(), err error) {
+// File takes an exclusive flock on the file at path (made when missing),
+// waiting up to wait, and returns the function that releases it: for a
+// lock that is not one state root's (the record's mark has its own).
+func File(path string, timeout time.Duration) (unlock func(), err error) {
 	f, err := create(path)
 	if err != nil {
 		// A directory this process may not write (the sandbox keeps it

@@ -171,9 +171,7 @@ func (h *Held) Restore(names []string) (lost []string) {
 		case !ok:
 			os.Remove(path)
 		case name == markName:
-			if m, ok := h.mergedMark(); ok {
-				writeMark(h.dir, m)
-			}
+			edit(h.dir, h.mergeMark)
 		case hf.whole:
 			atomicfile.Replace(path, hf.data, 0o600)
 		default:
@@ -183,21 +181,23 @@ func (h *Held) Restore(names []string) (lost []string) {
 	return lost
 }
 
-// mergedMark is the held mark, with the current one's additions that only
-// tighten what the hooks do.
-func (h *Held) mergedMark() (Mark, bool) {
-	m, ok := h.Mark()
-	if !ok {
-		return m, false
+// mergeMark makes the current mark cur (ok: there is one) the held mark,
+// with the current one's additions that only tighten what the hooks do.
+// It reports whether there was a held mark to write.
+func (h *Held) mergeMark(cur *Mark, ok bool) bool {
+	m, held := h.Mark()
+	if !held {
+		return false
 	}
-	data, err := safefile.ReadFile(filepath.Join(h.dir, markName), safefile.Small)
-	if err != nil {
-		return m, true
+	if ok && cur.Root == m.Root {
+		tighten(&m, *cur)
 	}
-	cur, ok := decodeMark(data)
-	if !ok || cur.Root != m.Root {
-		return m, true
-	}
+	*cur = m
+	return true
+}
+
+// tighten adds to m what cur says that only makes the hooks stricter.
+func tighten(m *Mark, cur Mark) {
 	if m.Paused == "" {
 		m.Paused = cur.Paused
 	}
@@ -217,5 +217,4 @@ func (h *Held) mergedMark() (Mark, bool) {
 	if len(m.Sessions) > maxSessions {
 		m.Sessions = m.Sessions[len(m.Sessions)-maxSessions:]
 	}
-	return m, true
 }

@@ -17,6 +17,7 @@ package record
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,10 +25,12 @@ import (
 	"slices"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/digest"
 	"github.com/harness-agent/harness/internal/jsonobj"
+	"github.com/harness-agent/harness/internal/lock"
 	rootpkg "github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/safefile"
 )
@@ -311,13 +314,15 @@ func SaveTasks(root string, data []byte, active bool) error {
 	// What the mark says of the other files (harness-init.sh, the
 	// marker's session, the pause) is kept: a save of the tasks file
 	// changes none of them.
-	m, ok := ReadMark(root)
-	if !ok || m.Root != root {
-		m = Mark{Root: root}
-	}
-	m.setTasks(writtenStamp(filepath.Join(root, TasksCopy), fi, data))
-	m.Active = stillActive(m, ok, active)
-	return writeMark(dir, m)
+	stamp := writtenStamp(filepath.Join(root, TasksCopy), fi, data)
+	return edit(dir, func(m *Mark, ok bool) bool {
+		if !ok || m.Root != root {
+			*m, ok = Mark{Root: root}, false
+		}
+		m.setTasks(stamp)
+		m.Active = stillActive(*m, ok, active)
+		return true
+	})
 }
 
 // writtenStamp is the stamp to record for the file at path, just written
@@ -354,63 +359,64 @@ func stillActive(m Mark, recorded, active bool) bool {
 // patched only when the mark says it was the copy of that file. It reports
 // whether it did; when not, the caller records the file whole (SaveTasks).
 func PatchTasks(root string, before os.FileInfo, at int64, old, nv []byte, active bool) bool {
-	m, ok := ReadMark(root)
-	if !ok || m.Tasks() != StampOf(before) {
-		return false
-	}
 	dir := Dir(root)
-	if !atomicfile.Patch(filepath.Join(dir, TasksCopy), before.Size(), at, old, nv) {
-		return false
-	}
-	fi, err := os.Stat(filepath.Join(root, TasksCopy))
-	if err != nil || fi.Size() != before.Size() || !holds(filepath.Join(root, TasksCopy), at, nv) {
-		return false // another writer raced the patch: the caller records the file whole
-	}
-	m.setTasks(StampOf(fi))
-	m.Active = stillActive(m, true, active)
-	return writeMark(dir, m) == nil
+	patched := false
+	err := edit(dir, func(m *Mark, ok bool) bool {
+		if !ok || m.Tasks() != StampOf(before) {
+			return false
+		}
+		if !atomicfile.Patch(filepath.Join(dir, TasksCopy), before.Size(), at, old, nv) {
+			return false
+		}
+		fi, err := os.Stat(filepath.Join(root, TasksCopy))
+		if err != nil || fi.Size() != before.Size() || !holds(filepath.Join(root, TasksCopy), at, nv) {
+			return false // another writer raced the patch: the caller records the file whole
+		}
+		m.setTasks(StampOf(fi))
+		m.Active = stillActive(*m, true, active)
+		patched = true
+		return true
+	})
+	return patched && err == nil
 }
 
 // SaveInit records root's harness-init.sh as it is now: the user's script,
 // which a session starts with and nothing in the session may change. A
 // missing script is recorded as none.
 func SaveInit(root string) {
-	m, ok := ReadMark(root)
-	if !ok {
-		return
-	}
 	dir := Dir(root)
 	path := filepath.Join(root, InitCopy)
-	fi, err := os.Lstat(path)
-	data, rerr := safefile.ReadFile(path, MaxInit)
-	if err != nil || rerr != nil || !fi.Mode().IsRegular() {
-		if m.Init {
+	edit(dir, func(m *Mark, ok bool) bool {
+		if !ok {
+			return false
+		}
+		fi, err := os.Lstat(path)
+		data, rerr := safefile.ReadFile(path, MaxInit)
+		if err != nil || rerr != nil || !fi.Mode().IsRegular() {
+			was := m.Init
 			m.Init = false
 			m.setInit(Stamp{})
-			writeMark(dir, m)
+			return was
 		}
-		return
-	}
-	if m.Init && m.InitStamp() == StampOf(fi) {
-		return
-	}
-	if replace(filepath.Join(dir, InitCopy), data) != nil {
-		return
-	}
-	m.Init = true
-	m.setInit(StampOf(fi))
-	writeMark(dir, m)
+		if m.Init && m.InitStamp() == StampOf(fi) {
+			return false
+		}
+		if replace(filepath.Join(dir, InitCopy), data) != nil {
+			return false
+		}
+		m.Init = true
+		m.setInit(StampOf(fi))
+		return true
+	})
 }
 
 // TouchInit records harness-init.sh's current mark after a check found its
 // content unchanged.
 func TouchInit(root string, fi os.FileInfo) {
-	m, ok := ReadMark(root)
-	if !ok {
-		return
-	}
-	m.setInit(StampOf(fi))
-	writeMark(Dir(root), m)
+	edit(Dir(root), func(m *Mark, ok bool) bool {
+		m.setInit(StampOf(fi))
+		return ok
+	})
 }
 
 // maxSessions bounds the sessions the mark remembers.
@@ -423,78 +429,70 @@ func (m Mark) SawMarker(session string) bool { return slices.Contains(m.Sessions
 // Only a hook calls it: the hooks are the one judge of whether a missing
 // marker was a live session's doing.
 func SetSession(root, session string) {
-	m, ok := ReadMark(root)
-	if !ok || m.SawMarker(session) {
-		return
-	}
-	m.Sessions = append(m.Sessions, session)
-	if len(m.Sessions) > maxSessions {
-		m.Sessions = m.Sessions[len(m.Sessions)-maxSessions:]
-	}
-	writeMark(Dir(root), m)
+	edit(Dir(root), func(m *Mark, ok bool) bool {
+		if !ok || m.SawMarker(session) {
+			return false
+		}
+		m.Sessions = append(m.Sessions, session)
+		if len(m.Sessions) > maxSessions {
+			m.Sessions = m.Sessions[len(m.Sessions)-maxSessions:]
+		}
+		return true
+	})
 }
 
 // SetPaused records a person's pause (at, a timestamp) or its end ("").
 // It reports whether the record holds it (false without a record).
 func SetPaused(root, at string) bool {
-	m, ok := ReadMark(root)
-	if !ok {
-		return false
-	}
-	if m.Paused == at {
-		return true
-	}
-	m.Paused = at
-	return writeMark(Dir(root), m) == nil
+	return set(root, func(m *Mark) *string { return &m.Paused }, at)
 }
 
 // SetCancelled records a person's cancel (at, a timestamp) or its end
 // (""). It reports whether the record holds it (false without a record).
 func SetCancelled(root, at string) bool {
-	m, ok := ReadMark(root)
-	if !ok {
-		return false
-	}
-	if m.Cancelled == at {
+	return set(root, func(m *Mark) *string { return &m.Cancelled }, at)
+}
+
+// set makes the mark's field (a person's decision: field picks it) say
+// to, reporting whether the record holds it (false without a record).
+func set(root string, field func(*Mark) *string, to string) bool {
+	held := false
+	err := edit(Dir(root), func(m *Mark, ok bool) bool {
+		held = ok
+		if !ok || *field(m) == to {
+			return false
+		}
+		*field(m) = to
 		return true
-	}
-	m.Cancelled = at
-	return writeMark(Dir(root), m) == nil
+	})
+	return held && err == nil
 }
 
 // AddUnverified records ids as completed without the trusted side having
 // seen their validation pass (see Mark.Unverified).
 func AddUnverified(root string, ids ...string) {
-	m, ok := ReadMark(root)
-	if !ok || len(ids) == 0 {
+	if len(ids) == 0 {
 		return
 	}
-	for _, id := range ids {
-		if !slices.Contains(m.Unverified, id) {
-			m.Unverified = append(m.Unverified, id)
+	edit(Dir(root), func(m *Mark, ok bool) bool {
+		n := len(m.Unverified)
+		for _, id := range ids {
+			if !slices.Contains(m.Unverified, id) {
+				m.Unverified = append(m.Unverified, id)
+			}
 		}
-	}
-	writeMark(Dir(root), m)
+		return ok && len(m.Unverified) > n
+	})
 }
 
 // Verified takes ids off the record's unverified tasks: the verification
 // gate ran their validation to an outcome.
 func Verified(root string, ids ...string) {
-	m, ok := ReadMark(root)
-	if !ok || len(m.Unverified) == 0 {
-		return
-	}
-	kept := m.Unverified[:0:0]
-	for _, id := range m.Unverified {
-		if !slices.Contains(ids, id) {
-			kept = append(kept, id)
-		}
-	}
-	if len(kept) == len(m.Unverified) {
-		return
-	}
-	m.Unverified = kept
-	writeMark(Dir(root), m)
+	edit(Dir(root), func(m *Mark, ok bool) bool {
+		n := len(m.Unverified)
+		m.Unverified = slices.DeleteFunc(m.Unverified, func(id string) bool { return slices.Contains(ids, id) })
+		return ok && len(m.Unverified) < n
+	})
 }
 
 // SameLogPrefix reports whether root's progress log begins with the
@@ -525,23 +523,22 @@ func SameLogPrefix(root string) bool {
 
 // SetActive records whether the hooks are on, when root has a record.
 func SetActive(root string, active bool) {
-	m, ok := ReadMark(root)
-	if !ok || m.Active == active {
-		return
-	}
-	m.Active = active
-	writeMark(Dir(root), m)
+	edit(Dir(root), func(m *Mark, ok bool) bool {
+		if !ok || m.Active == active {
+			return false
+		}
+		m.Active = active
+		return true
+	})
 }
 
 // Touch records the live tasks file's current mark, after a check found its
 // content to be what the harness wrote (a `touch`, a copy of equal bytes).
 func Touch(root string, fi os.FileInfo) {
-	m, ok := ReadMark(root)
-	if !ok {
-		return
-	}
-	m.setTasks(StampOf(fi))
-	writeMark(Dir(root), m)
+	edit(Dir(root), func(m *Mark, ok bool) bool {
+		m.setTasks(StampOf(fi))
+		return ok
+	})
 }
 
 // AppendLog records b, lines the harness has just appended to root's
@@ -636,6 +633,39 @@ func stampLog(root string, fi os.FileInfo) {
 // TouchLog records the live log's stat fi after the whole log was found
 // to begin with the mirror: what moved its stamp was appends.
 func TouchLog(root string, fi os.FileInfo) { stampLog(root, fi) }
+
+// edit is every change of a mark: it reads the mark of the record in dir
+// (ok is false when there is none, or it does not parse), lets change
+// alter it, and writes it when change says so, all under the mark's own
+// lock. Hooks, verbs and a person's terminal each change a field or two
+// of the one file; a read and a write of two of them interleaved would
+// lose one's change (a person's pause, then put back as a forgery). A
+// lock that cannot be had within markWait (a holder stopped half-way) is
+// gone without: a change is not dropped for it. change must not edit a
+// mark itself (the lock is not reentrant).
+func edit(dir string, change func(m *Mark, ok bool) bool) error {
+	if dir == "" {
+		return errNoDir
+	}
+	if unlock, err := lock.File(filepath.Join(dir, markLock), markWait); err == nil {
+		defer unlock()
+	}
+	m, ok := MarkIn(dir)
+	if !change(&m, ok) {
+		return nil
+	}
+	return writeMark(dir, m)
+}
+
+// markLock, in the record's directory, is the lock every change of the
+// mark takes (a dot file: Hold and the checks leave it out).
+const markLock = ".mark.lock"
+
+// markWait bounds the wait for the mark's lock: a change holds it for a
+// read and a small write.
+var markWait = time.Second
+
+var errNoDir = errors.New("no state directory for the harness record (HOME is not set)")
 
 func writeMark(dir string, m Mark) error {
 	markWrites.Add(1)

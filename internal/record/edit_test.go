@@ -1,0 +1,72 @@
+package record
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/lock"
+)
+
+// A person's pause and the hooks' own notes are written by different
+// processes into the one mark at any time: each change is a read and a
+// write, and two interleaved lose one of them unless the mark's lock
+// orders them. Here writers at once add tasks to verify, record sessions
+// and pause the run; every change must be in the mark at the end.
+func TestEditsAtOnceLoseNothing(t *testing.T) {
+	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, TasksCopy), []byte(`{"tasks":[]}`), 0o644))
+	require.NoError(t, SaveTasks(root, []byte(`{"tasks":[]}`), true))
+
+	const writers, each = 4, 40
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				AddUnverified(root, fmt.Sprintf("w%d-%d", w, i))
+				if w == 0 && i == each/2 {
+					assert.True(t, SetPaused(root, "2026-11-28T00:00:00Z"))
+				}
+				if w == 1 {
+					SetSession(root, fmt.Sprintf("s%d", i))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	m, ok := ReadMark(root)
+	require.True(t, ok)
+	assert.Len(t, m.Unverified, writers*each, "every task to verify is kept")
+	assert.Equal(t, "2026-11-28T00:00:00Z", m.Paused, "the person's pause is kept")
+	assert.Len(t, m.Sessions, maxSessions)
+	assert.True(t, m.Active)
+}
+
+// A lock held past its wait (a holder stopped half-way) does not drop a
+// change: it is made without the lock, late, not lost.
+func TestEditGoesOnWithoutAStuckLock(t *testing.T) {
+	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, TasksCopy), []byte(`{}`), 0o644))
+	require.NoError(t, SaveTasks(root, []byte(`{}`), true))
+	was := markWait
+	markWait = 50 * time.Millisecond
+	t.Cleanup(func() { markWait = was })
+	unlock, err := lock.File(filepath.Join(Dir(root), markLock), 0)
+	require.NoError(t, err)
+	defer unlock()
+
+	assert.True(t, SetPaused(root, "now"))
+	m, _ := ReadMark(root)
+	assert.Equal(t, "now", m.Paused)
+}
