@@ -386,8 +386,11 @@ func PatchTasks(root string, before os.FileInfo, at int64, old, nv []byte, activ
 func SaveInit(root string) {
 	dir := Dir(root)
 	path := filepath.Join(root, InitCopy)
+	if m, ok := MarkIn(dir); !ok || initRecorded(m, path) {
+		return // what a session start finds (no lock taken for it)
+	}
 	edit(dir, func(m *Mark, ok bool) bool {
-		if !ok {
+		if !ok || initRecorded(*m, path) {
 			return false
 		}
 		fi, err := os.Lstat(path)
@@ -398,9 +401,6 @@ func SaveInit(root string) {
 			m.setInit(Stamp{})
 			return was
 		}
-		if m.Init && m.InitStamp() == StampOf(fi) {
-			return false
-		}
 		if replace(filepath.Join(dir, InitCopy), data) != nil {
 			return false
 		}
@@ -408,6 +408,16 @@ func SaveInit(root string) {
 		m.setInit(StampOf(fi))
 		return true
 	})
+}
+
+// initRecorded reports whether m records the script at path as it is:
+// its stamp when it is a regular file, none when it is not there.
+func initRecorded(m Mark, path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return !m.Init
+	}
+	return m.Init && m.InitStamp() == StampOf(fi)
 }
 
 // TouchInit records harness-init.sh's current mark after a check found its
