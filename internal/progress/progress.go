@@ -224,9 +224,15 @@ func TailReader(r io.ReadSeeker, n int) ([]string, error) {
 		newlines += bytes.Count(chunk, []byte{'\n'})
 		chunks = append(chunks, chunk)
 	}
+	// Joined into the one string the lines are cut from: a []byte joined
+	// first would be copied twice, each copy fresh pages to fault in.
 	slices.Reverse(chunks)
-	data := bytes.Join(chunks, nil)
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	var text strings.Builder
+	text.Grow(int(end - pos))
+	for _, c := range chunks {
+		text.Write(c)
+	}
+	lines := strings.Split(strings.TrimRight(text.String(), "\n"), "\n")
 	if pos > 0 && len(lines) > 0 {
 		lines = lines[1:] // the first line may be cut in half
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -442,9 +441,11 @@ func settleLock(c *call, concurrent bool, held *lock.Result) (*lock.Result, bool
 	return &res, false
 }
 
-// peekBytes is how much of the tasks file peek reads first: session_config
-// sits near the top of a file the harness wrote.
-const peekBytes = 64 << 10
+// peekBytes are how much of the tasks file peek reads before it reads it
+// all: session_config sits near the top of a file the harness wrote, in
+// its first page unless a tool put much before it (each page read into
+// fresh memory costs a fresh process a page fault).
+var peekBytes = [...]int{4 << 10, 64 << 10}
 
 // peek reads, before the session takes its lock, the one setting that
 // decides whether it takes one, whether the state is in concurrent mode,
@@ -459,18 +460,26 @@ func peek(dir string) (concurrent bool) {
 		return false
 	}
 	defer f.Close()
-	head := make([]byte, peekBytes)
-	n, _ := io.ReadFull(f, head)
-	head = head[:n]
-	cfg := gjson.GetBytes(head, "session_config")
-	if !cfg.Exists() || cfg.Index <= 0 || cfg.Index+len(cfg.Raw) >= len(head) {
-		// Not wholly inside the head (or absent): read it all.
-		all, err := safefile.ReadFile(state.Path(dir), state.MaxFileSize)
-		if err != nil {
-			return false
+	for _, size := range peekBytes {
+		head := make([]byte, size)
+		n, _ := f.ReadAt(head, 0)
+		head = head[:n]
+		cfg := gjson.GetBytes(head, "session_config")
+		if n < size || cfg.Exists() && cfg.Index > 0 && cfg.Index+len(cfg.Raw) < len(head) {
+			return concurrentIn(cfg) // wholly inside the head, or the head is the file
 		}
-		cfg = gjson.GetBytes(all, "session_config")
 	}
+	// Not wholly inside the head (or absent): read it all.
+	all, err := safefile.ReadFile(state.Path(dir), state.MaxFileSize)
+	if err != nil {
+		return false
+	}
+	return concurrentIn(gjson.GetBytes(all, "session_config"))
+}
+
+// concurrentIn reports whether session_config's value cfg sets the
+// concurrent mode.
+func concurrentIn(cfg gjson.Result) bool {
 	return cfg.Get("concurrency_mode").Str == state.Concurrent
 }
 

@@ -114,9 +114,9 @@ func editTop(dir, name string, accept func() bool, value func(old []byte) ([]byt
 }
 
 // locateTop finds the value of the top-level member name in the tasks
-// file at path, reading as little of it as it can: its last 64 KiB (where
+// file at path, reading as little of it as it can: its last 4 KiB (where
 // the harness writes the member), then its first (where other tools put
-// it), then all of it. It returns the value's offset and bytes, and the
+// it), the same with 64 KiB, then all of it. It returns the value's offset and bytes, and the
 // file's size.
 func locateTop(path, name string) (at int64, value []byte, size int64, ok bool) {
 	f, err := safefile.Open(path)
@@ -137,16 +137,21 @@ func locateTop(path, name string) (at int64, value []byte, size int64, ok bool) 
 		return buf
 	}
 	key := []byte(`"` + name + `"`)
-	if size > 2*tailSize {
-		off := size - tailSize
-		if tail := read(off, tailSize); tail != nil {
+	// A page first: the member is usually in the last few lines, and each
+	// page read into fresh memory costs a fresh process a page fault.
+	for _, n := range [...]int64{4 << 10, tailSize} {
+		if size <= 2*n {
+			break
+		}
+		off := size - n
+		if tail := read(off, n); tail != nil {
 			if k := bytes.LastIndex(tail, key); k >= 0 && closesTop(tail[k:]) {
 				if i, j, ok := valueSpan(tail, k+len(key)); ok {
 					return off + int64(i), tail[i:j], size, true
 				}
 			}
 		}
-		if head := read(0, tailSize); head != nil {
+		if head := read(0, n); head != nil {
 			if k := keyAtTop(head, key); k >= 0 {
 				if i, j, ok := valueSpan(head, k+len(key)); ok && j < len(head) {
 					return int64(i), head[i:j], size, true

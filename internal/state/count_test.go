@@ -97,6 +97,8 @@ func TestEditTopInPlace(t *testing.T) {
 		{"across a sector", `{` + pad(482) + `"session_count":40, "tasks": []}`, count, "41", false},
 		{"in the head", `{"session_count": 41, ` + pad(2*tailSize) + ` "tasks": []}`, count, "42", true},
 		{"in the middle", `{` + pad(2*tailSize) + `"session_count": 41, ` + pad(2*tailSize) + ` "tasks": []}`, count, "42", true},
+		{"in the last 64 KiB, past the last page", `{` + pad(2*tailSize) + `"session_count": 41, ` + pad(10<<10) + ` "tasks": []}`, count, "42", true},
+		{"in the first 64 KiB, past the first page", `{` + pad(10<<10) + `"session_count": 41, ` + pad(2*tailSize) + ` "tasks": []}`, count, "42", true},
 		{"in the head, a task's own member last", `{"session_count": 41, ` + pad(2*tailSize) + ` "tasks": [{"session_count": 3}]}`, count, "42", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
