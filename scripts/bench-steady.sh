@@ -113,6 +113,24 @@ changed() {
 	pair "$2" -label "$1" -prep "$work/change.sh" -a "$bin/$3" -ain "$4" -b "$bin/floor"
 }
 
+# started NAME DIR INPUT [REF]: row of the session start, each run a new
+# Claude Code session (pairtime -session) after the last one ended (its
+# session lock released, untimed, as SessionEnd releases it): a new
+# session's id is new to the record (its first look at the marker is
+# noted), it takes the session lock, and its runtime file is a new file.
+# The same id again is a resume (the "again" row). With REF, against the
+# reference's hook.
+started() {
+	printf '#!/bin/sh\nrm -rf "%s"\n' "$XDG_RUNTIME_DIR/harness/harness-$(printf %s "$2" | sha256sum | cut -c1-16).lock" >"$work/ended.sh"
+	chmod +x "$work/ended.sh"
+	local b="$bin/floor" label=$1
+	if [ -n "${4:-}" ]; then
+		[ -n "${REF:-}" ] || return 0
+		b="${PYTHON:-python3} $REF/$4" label="$1, vs reference"
+	fi
+	pair "$2" -label "$label" -prep "$work/ended.sh" -session bench -a "$bin/harness-session-start" -ain "$3" -b "$b"
+}
+
 # refrow NAME DIR HOOK INPUT REFHOOK: our hook (A) against the reference's (B)
 refrow() {
 	[ -n "${REF:-}" ] || return 0
@@ -133,10 +151,11 @@ for n in $SIZES; do
 	row "pre-tool-use, Bash grep ($n tasks)" "$d" harness-pre-tool-use "$d.grep.*.json"
 	row "post-tool-use, Bash ($n tasks)" "$d" harness-post-tool-use "$d.post.*.json"
 	row "pre-tool-use, Bash go test, tree as at the last checkpoint ($n tasks)" "$d" harness-pre-tool-use "$d.test.*.json"
-	row "session-start, between tasks, git included ($n tasks)" "$d" harness-session-start "$d.start.json"
+	started "session-start, a new session between tasks, git included ($n tasks)" "$d" "$d.start.json"
+	row "session-start, the same session again (a resume), git included ($n tasks)" "$d" harness-session-start "$d.start.json"
 	refrow "stop, work remains ($n tasks)" "$d" harness-stop "$d.stop.json" harness-stop.py
 	refrow "subagent-stop ($n tasks)" "$d" harness-subagent-stop "$d.substop.json" harness-subagentstop.py
-	refrow "session-start, between tasks ($n tasks)" "$d" harness-session-start "$d.start.json" harness-sessionstart.py
+	started "session-start, a new session between tasks ($n tasks)" "$d" "$d.start.json" harness-sessionstart.py
 	# Last: a project file changes before each of their runs, and the rows
 	# above would see the tree as just changed (git runs).
 	changed "pre-tool-use, Bash go test after a change: checkpoint ($n tasks)" "$d" harness-pre-tool-use "$d.test.*.json"

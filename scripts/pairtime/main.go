@@ -11,9 +11,14 @@
 // naming several files with a glob (-ain 'pre.*.json') gives them in turn,
 // one per run: a session's calls differ from one another, and a hook that
 // counts repeated calls (the doom-loop guard) must see them differ.
+// -session ID gives every run a session of its own, as each new Claude
+// Code session is: the input's "session_id":"ID" and the environment's
+// CLAUDE_CODE_SESSION_ID name a new id each run (a session start that
+// always sees the same id times a resume, not a new session).
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -34,6 +39,7 @@ func main() {
 	dir := flag.String("dir", "", "directory the commands run in")
 	prep := flag.String("prep", "", "command run before each run of A, not timed")
 	label := flag.String("label", "", "the row's name")
+	session := flag.String("session", "", "the session id in the inputs, made a new one at each run")
 	flag.Parse()
 	if *a == "" || *b == "" {
 		fmt.Fprintln(os.Stderr, "pairtime: -a and -b are required")
@@ -46,17 +52,22 @@ func main() {
 	var ta, tb, ratios []float64
 	for i := 0; i < *warm+*n; i++ {
 		if *prep != "" {
-			if _, err := run(*prep, "", *dir); err != nil {
+			if _, err := run(*prep, "", *dir, nil); err != nil {
 				fmt.Fprintln(os.Stderr, "pairtime: prep:", err)
 				os.Exit(1)
 			}
 		}
-		da, err := run(*a, ains[i%len(ains)], *dir)
+		ain, bin, env, err := fresh(*session, ains[i%len(ains)], bins[i%len(bins)], i)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "pairtime: -session:", err)
+			os.Exit(1)
+		}
+		da, err := run(*a, ain, *dir, env)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "pairtime: A:", err)
 			os.Exit(1)
 		}
-		db, err := run(*b, bins[i%len(bins)], *dir)
+		db, err := run(*b, bin, *dir, env)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "pairtime: B:", err)
 			os.Exit(1)
@@ -82,12 +93,39 @@ func inputs(pattern string) []string {
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
-// run starts cmd in dir with the file in on its standard input and waits
-// for it; its exit status is not judged (a hook that blocks exits 0 or 2).
-func run(cmd, in, dir string) (time.Duration, error) {
+// fresh is the run's inputs and environment: as given without -session;
+// with it, copies of the inputs (written before the clock starts) whose
+// session id is a new one, named in the environment too.
+func fresh(session, ain, bin string, run int) (string, string, []string, error) {
+	if session == "" {
+		return ain, bin, nil, nil
+	}
+	id := fmt.Sprintf("%s-%d-%d", session, os.Getpid(), run)
+	env := append(os.Environ(), "CLAUDE_CODE_SESSION_ID="+id)
+	swap := func(in, name string) (string, error) {
+		data, err := os.ReadFile(in)
+		if err != nil {
+			return "", err
+		}
+		out := filepath.Join(os.TempDir(), fmt.Sprintf("pairtime-%d-%s.json", os.Getpid(), name))
+		was := []byte(`"session_id":"` + session + `"`)
+		return out, os.WriteFile(out, bytes.ReplaceAll(data, was, []byte(`"session_id":"`+id+`"`)), 0o644)
+	}
+	a, err := swap(ain, "a")
+	if err != nil {
+		return "", "", nil, err
+	}
+	b, err := swap(bin, "b")
+	return a, b, env, err
+}
+
+// run starts cmd in dir with the file in on its standard input (and env
+// as its environment, nil: this process's) and waits for it; its exit
+// status is not judged (a hook that blocks exits 0 or 2).
+func run(cmd, in, dir string, env []string) (time.Duration, error) {
 	f := strings.Fields(cmd)
 	c := exec.Command(f[0], f[1:]...)
-	c.Dir = dir
+	c.Dir, c.Env = dir, env
 	if in != "" {
 		r, err := os.Open(in)
 		if err != nil {
