@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// -session gives each run an id of its own, in the payload and in the
+// environment, and leaves the given inputs as they were.
+func TestFreshSession(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "start.json")
+	payload := `{"session_id":"bench","cwd":"/p","hook_event_name":"SessionStart"}`
+	require.NoError(t, os.WriteFile(in, []byte(payload), 0o644))
+
+	a, b, env, err := fresh("", in, in, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []string{in, in}, []string{a, b})
+	assert.Nil(t, env, "without -session the environment is this process's")
+
+	var ids []string
+	for run := range 2 {
+		a, b, env, err := fresh("bench", in, in, run)
+		require.NoError(t, err)
+		i := slices.IndexFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "CLAUDE_CODE_SESSION_ID=") })
+		require.GreaterOrEqual(t, i, 0)
+		id := strings.TrimPrefix(env[i], "CLAUDE_CODE_SESSION_ID=")
+		for _, path := range []string{a, b} {
+			got, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, strings.Replace(payload, `"bench"`, `"`+id+`"`, 1), string(got))
+		}
+		ids = append(ids, id)
+	}
+	assert.NotEqual(t, ids[0], ids[1], "a new session each run")
+	kept, _ := os.ReadFile(in)
+	assert.Equal(t, payload, string(kept))
+}
