@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -27,9 +26,14 @@ func TestFreshSession(t *testing.T) {
 	for run := range 2 {
 		a, b, env, err := fresh("bench", in, in, run)
 		require.NoError(t, err)
-		i := slices.IndexFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "CLAUDE_CODE_SESSION_ID=") })
-		require.GreaterOrEqual(t, i, 0)
-		id := strings.TrimPrefix(env[i], "CLAUDE_CODE_SESSION_ID=")
+		// The last one counts (exec.Cmd keeps the last of a key given twice).
+		id := ""
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, "CLAUDE_CODE_SESSION_ID="); ok {
+				id = v
+			}
+		}
+		require.NotEmpty(t, id)
 		for _, path := range []string{a, b} {
 			got, err := os.ReadFile(path)
 			require.NoError(t, err)
