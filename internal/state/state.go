@@ -312,9 +312,10 @@ func (c *Corrupt) Error() string {
 	return c.Path + " is not valid JSON"
 }
 
-// ErrNotFound is returned when dir holds no tasks file.
-var ErrNotFound = failure.New(failure.Config, "no %s here", FileName).
-	WithHint("run `harness init` in the project root")
+// ErrNotFound is returned when dir holds no tasks file. (A literal: every
+// hook's process makes it before main, where fmt's first use costs.)
+var ErrNotFound = &failure.Error{Category: failure.Config, Message: "no " + FileName + " here",
+	Hint: "run `harness init` in the project root"}
 
 // Parse parses the text of a tasks file. path is used in error messages.
 //
