@@ -70,3 +70,38 @@ func TestEditGoesOnWithoutAStuckLock(t *testing.T) {
 	m, _ := ReadMark(root)
 	assert.Equal(t, "now", m.Paused)
 }
+
+// A change with nothing to write (the session already noted, nothing to
+// verify) takes no lock: the hooks make such calls at every turn. The lock
+// file, made by the first locked change, tells.
+func TestEditWithNothingToWriteTakesNoLock(t *testing.T) {
+	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, TasksCopy), []byte(`{}`), 0o644))
+	require.NoError(t, SaveTasks(root, []byte(`{}`), true))
+	SetSession(root, "s1")
+	AddUnverified(root, "t1")
+	lockFile := filepath.Join(Dir(root), markLock)
+	require.FileExists(t, lockFile)
+	require.NoError(t, os.Remove(lockFile))
+	before, err := os.ReadFile(filepath.Join(Dir(root), markName))
+	require.NoError(t, err)
+
+	SetSession(root, "s1")
+	SetActive(root, true)
+	AddUnverified(root, "t1")
+	Verified(root, "t2")
+	assert.True(t, SetPaused(root, ""))
+	fi, err := os.Stat(filepath.Join(root, TasksCopy))
+	require.NoError(t, err)
+	Touch(root, fi)
+
+	assert.NoFileExists(t, lockFile)
+	after, _ := os.ReadFile(filepath.Join(Dir(root), markName))
+	assert.Equal(t, string(before), string(after))
+
+	Verified(root, "t1")
+	assert.FileExists(t, lockFile, "a change with something to write takes the lock")
+	m, _ := ReadMark(root)
+	assert.Empty(t, m.Unverified)
+}

@@ -171,7 +171,7 @@ func (h *Held) Restore(names []string) (lost []string) {
 		case !ok:
 			os.Remove(path)
 		case name == markName:
-			edit(h.dir, h.mergeMark)
+			editLocked(h.dir, h.mergeMark)
 		case hf.whole:
 			atomicfile.Replace(path, hf.data, 0o600)
 		default:

@@ -315,7 +315,7 @@ func SaveTasks(root string, data []byte, active bool) error {
 	// marker's session, the pause) is kept: a save of the tasks file
 	// changes none of them.
 	stamp := writtenStamp(filepath.Join(root, TasksCopy), fi, data)
-	return edit(dir, func(m *Mark, ok bool) bool {
+	return editLocked(dir, func(m *Mark, ok bool) bool {
 		if !ok || m.Root != root {
 			*m, ok = Mark{Root: root}, false
 		}
@@ -361,7 +361,7 @@ func stillActive(m Mark, recorded, active bool) bool {
 func PatchTasks(root string, before os.FileInfo, at int64, old, nv []byte, active bool) bool {
 	dir := Dir(root)
 	patched := false
-	err := edit(dir, func(m *Mark, ok bool) bool {
+	err := editLocked(dir, func(m *Mark, ok bool) bool {
 		if !ok || m.Tasks() != StampOf(before) {
 			return false
 		}
@@ -389,7 +389,7 @@ func SaveInit(root string) {
 	if m, ok := MarkIn(dir); !ok || initRecorded(m, path) {
 		return // what a session start finds (no lock taken for it)
 	}
-	edit(dir, func(m *Mark, ok bool) bool {
+	editLocked(dir, func(m *Mark, ok bool) bool {
 		if !ok || initRecorded(*m, path) {
 			return false
 		}
@@ -423,9 +423,13 @@ func initRecorded(m Mark, path string) bool {
 // TouchInit records harness-init.sh's current mark after a check found its
 // content unchanged.
 func TouchInit(root string, fi os.FileInfo) {
+	s := StampOf(fi)
 	edit(Dir(root), func(m *Mark, ok bool) bool {
-		m.setInit(StampOf(fi))
-		return ok
+		if !ok || m.InitStamp() == s {
+			return false
+		}
+		m.setInit(s)
+		return true
 	})
 }
 
@@ -545,9 +549,13 @@ func SetActive(root string, active bool) {
 // Touch records the live tasks file's current mark, after a check found its
 // content to be what the harness wrote (a `touch`, a copy of equal bytes).
 func Touch(root string, fi os.FileInfo) {
+	s := StampOf(fi)
 	edit(Dir(root), func(m *Mark, ok bool) bool {
-		m.setTasks(StampOf(fi))
-		return ok
+		if !ok || m.Tasks() == s {
+			return false
+		}
+		m.setTasks(s)
+		return true
 	})
 }
 
@@ -646,14 +654,30 @@ func TouchLog(root string, fi os.FileInfo) { stampLog(root, fi) }
 
 // edit is every change of a mark: it reads the mark of the record in dir
 // (ok is false when there is none, or it does not parse), lets change
-// alter it, and writes it when change says so, all under the mark's own
-// lock. Hooks, verbs and a person's terminal each change a field or two
-// of the one file; a read and a write of two of them interleaved would
-// lose one's change (a person's pause, then put back as a forgery). A
-// lock that cannot be had within markWait (a holder stopped half-way) is
-// gone without: a change is not dropped for it. change must not edit a
-// mark itself (the lock is not reentrant).
+// alter it, and writes it when change says so, the read and the write
+// under the mark's own lock. Hooks, verbs and a person's terminal each
+// change a field or two of the one file; a read and a write of two of
+// them interleaved would lose one's change (a person's pause, then put
+// back as a forgery). Most calls change nothing (the session already
+// noted, nothing to verify): change is asked first of the mark as it is,
+// and the lock is taken only when it has something to write. change is
+// then called again, so it must do nothing but change m (editLocked is
+// for one that writes files too).
 func edit(dir string, change func(m *Mark, ok bool) bool) error {
+	if dir == "" {
+		return errNoDir
+	}
+	if m, ok := MarkIn(dir); !change(&m, ok) {
+		return nil
+	}
+	return editLocked(dir, change)
+}
+
+// editLocked is edit with change called once, under the lock. A lock
+// that cannot be had within markWait (a holder stopped half-way) is gone
+// without: a change is not dropped for it. change must not edit a mark
+// itself (the lock is not reentrant).
+func editLocked(dir string, change func(m *Mark, ok bool) bool) error {
 	if dir == "" {
 		return errNoDir
 	}

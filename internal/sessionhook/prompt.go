@@ -31,7 +31,7 @@ func UserPromptSubmit(p hook.Payload) hook.Decision {
 		return hook.Decision{}
 	}
 	if !c.Active() {
-		settleOff(p)
+		c.settleOff()
 		return hook.Decision{}
 	}
 	t := Turn{PromptID: p.Str("prompt_id"), AskOnly: askOnlyCommand(p.Str("prompt"))}
@@ -93,8 +93,4 @@ func askOnlyCommand(text string) string {
 // first tool call (a person, `harness cancel`), so the check after each tool
 // call must not put it back. A marker removed by a tool call of the turn
 // is still put back.
-func settleOff(p hook.Payload) {
-	if c, ok := locate(p); ok && !c.Active() {
-		record.SetActive(c.Root, false)
-	}
-}
+func (c *call) settleOff() { record.SetActive(c.Root, false) }

@@ -58,9 +58,12 @@ type opening struct {
 // the session continues: nothing is counted or recovered, the context is
 // given again.
 func SessionStart(p hook.Payload) hook.Decision {
-	c, ok := active(p)
+	c, ok := locate(p)
 	if !ok {
-		settleOff(p)
+		return hook.Decision{}
+	}
+	if !c.Active() {
+		c.settleOff()
 		return hook.Decision{}
 	}
 	if self, err := os.Executable(); err == nil {
