@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/record"
 )
 
 var at = time.Date(2025, 7, 1, 10, 0, 0, 0, time.UTC)
@@ -134,4 +136,34 @@ func TestTailBounded(t *testing.T) {
 	require.NoError(t, os.Mkdir(Path(dir), 0o755))
 	_, err = Tail(dir, 1)
 	assert.Error(t, err)
+}
+
+// Appends from several processes at once (a hook, a verb, another
+// session's hook) each write the log and then the record's mirror of it:
+// the mirror must end as the log is (an append that finds the log grown
+// by others' lines takes the log whole), or the next integrity check
+// takes the log for rewritten and "repairs" it.
+func TestConcurrentAppendsKeepTheMirror(t *testing.T) {
+	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, record.TasksCopy), []byte(`{}`), 0o644))
+	require.NoError(t, os.WriteFile(Path(dir), []byte("[2025-07-01T10:00:00Z] [SESSION-1] INIT started\n"), 0o644))
+	require.NoError(t, record.SaveTasks(dir, []byte(`{}`), true))
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				Append(dir, Entry{Time: at, Session: w, Type: Checkpoint, TaskID: "t", Message: "m"})
+			}
+		}()
+	}
+	wg.Wait()
+	live, err := os.ReadFile(Path(dir))
+	require.NoError(t, err)
+	mirror, err := os.ReadFile(filepath.Join(record.Dir(dir), record.LogMirror))
+	require.NoError(t, err)
+	assert.Equal(t, 401, bytes.Count(live, []byte("\n")))
+	assert.Equal(t, string(live), string(mirror), "the mirror is the log")
 }
