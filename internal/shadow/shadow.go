@@ -37,6 +37,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
@@ -169,7 +170,16 @@ type head struct {
 	// (addInProcess), which smudges every entry whose stat may not tell a
 	// later change apart; an index git wrote is read with git's caution.
 	ours bool
+	// text is the head file as it was read (nil: none), for writeHead to
+	// write the next over it in place.
+	text []byte
 }
+
+// headSize is the head file's length: its line padded with spaces, so
+// that the next is written over it in place, in the file's first sector
+// (atomicfile.Patch). A file renamed over another costs ext4 a flush of
+// the new one, about 0.1 ms of every checkpoint here.
+const headSize = 256
 
 func (r repo) readHead() head {
 	data, err := safefile.ReadFile(filepath.Join(r.dir, headName), safefile.Small)
@@ -184,7 +194,7 @@ func (r repo) readHead() head {
 	if err != nil || seq < 0 {
 		return head{}
 	}
-	h := head{seq: seq, tree: f[1]}
+	h := head{seq: seq, tree: f[1], text: data}
 	if len(f) > 2 {
 		h.index = f[2]
 	}
@@ -197,7 +207,6 @@ func (r repo) readHead() head {
 
 func (r repo) writeHead(h head) error {
 	path := filepath.Join(r.dir, headName)
-	tmp := path + ".tmp"
 	walk := h.walk
 	if walk == "" {
 		walk = "none"
@@ -206,7 +215,19 @@ func (r repo) writeHead(h head) error {
 	if h.ours {
 		writer = "ours"
 	}
-	if err := writeNew(tmp, fmt.Appendf(nil, "%d %s %s %s %s\n", h.seq, h.tree, h.index, walk, writer)); err != nil {
+	text := fmt.Appendf(nil, "%d %s %s %s %s", h.seq, h.tree, h.index, walk, writer)
+	if pad := headSize - 1 - len(text); pad > 0 {
+		text = append(text, bytes.Repeat([]byte{' '}, pad)...)
+	}
+	text = append(text, '\n')
+	// In place over the file as it was read, when it still holds that
+	// (Patch checks); a file of another length or another writer's is
+	// replaced whole.
+	if len(h.text) == len(text) && atomicfile.Patch(path, int64(len(text)), 0, h.text, text) {
+		return nil
+	}
+	tmp := path + ".tmp"
+	if err := writeNew(tmp, text); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)
@@ -339,7 +360,7 @@ func (r repo) save(message string, budget time.Duration, before look) (bool, hea
 	if err != nil {
 		return false, h, err
 	}
-	next := head{seq: h.seq + 1, tree: tree, index: stamp, walk: h.walk, ours: ours}
+	next := head{seq: h.seq + 1, tree: tree, index: stamp, walk: h.walk, ours: ours, text: h.text}
 	next.walk = r.walked(next, lk)
 	if err := r.writeRef(ref(next.seq), commit); err != nil {
 		return false, h, err

@@ -413,3 +413,41 @@ func duMB(b *testing.B, dir, skip string) float64 {
 	})
 	return float64(n) / (1 << 20)
 }
+
+// The head file is written over itself in place (the same file, its
+// length fixed), and one of another length (an older layout, an edit) is
+// replaced whole.
+func TestHeadWrittenInPlace(t *testing.T) {
+	dir := project(t)
+	saved, err := Save(dir, "first")
+	require.NoError(t, err)
+	require.True(t, saved)
+	path := filepath.Join(Dir(dir), headName)
+	before, err := os.Stat(path)
+	require.NoError(t, err)
+	require.EqualValues(t, headSize, before.Size())
+
+	write(t, dir, "src/a.go", "package a // changed\n")
+	saved, err = Save(dir, "second")
+	require.NoError(t, err)
+	require.True(t, saved)
+	after, err := os.Stat(path)
+	require.NoError(t, err)
+	require.True(t, os.SameFile(before, after), "written in place")
+	r, err := open(dir)
+	require.NoError(t, err)
+	h := r.readHead()
+	require.Equal(t, 2, h.seq)
+	require.True(t, strings.HasSuffix(read(t, Dir(dir), headName), " \n"), "padded")
+
+	// An unpadded head (as an older build wrote it) is read, then replaced.
+	line := strings.Fields(read(t, Dir(dir), headName))
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(line, " ")+"\n"), 0o600))
+	require.Equal(t, h.tree, r.readHead().tree)
+	write(t, dir, "src/b.go", "package b // changed\n")
+	saved, err = Save(dir, "third")
+	require.NoError(t, err)
+	require.True(t, saved)
+	require.EqualValues(t, headSize, len(read(t, Dir(dir), headName)))
+	require.Equal(t, 3, r.readHead().seq)
+}
