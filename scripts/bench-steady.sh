@@ -116,8 +116,8 @@ changed() {
 # started NAME DIR INPUT [REF]: row of the session start, each run a new
 # Claude Code session (pairtime -session) after the last one ended (its
 # session lock released, untimed, as SessionEnd releases it): a new
-# session's id is new to the record (its first look at the marker is
-# noted), it takes the session lock, and its runtime file is a new file.
+# session takes the session lock, and its runtime and usage files are new
+# files.
 # The same id again is a resume (the "again" row). With REF, against the
 # reference's hook.
 started() {
