@@ -392,7 +392,7 @@ func WorkersRunning(root string) bool {
 }
 
 // File takes an exclusive flock on the file at path (made when missing),
-// waiting up to wait, and returns the function that releases it: for a
+// waiting up to timeout, and returns the function that releases it: for a
 // lock that is not one state root's (the record's mark has its own).
 func File(path string, timeout time.Duration) (unlock func(), err error) {
 	f, err := create(path)
