@@ -143,20 +143,21 @@ func check(p *project.Project, by string, adopt Adopt, fenced bool) Result {
 	var res Result
 	res.tasks(p, m, by, adopt)
 	res.backup(p)
-	res.marker(dir, m, fenced)
-	res.pause(dir, m)
+	res.marker(p, m, fenced)
+	res.pause(p, m)
 	res.initScript(p, m)
 	res.log(p)
 	if res.SwitchedOff {
 		progress.Append(dir, progress.Entry{Session: progress.LastSession(dir), Type: progress.Init,
 			Message: "Harness switched off: .harness-active was removed outside a running session"})
 	}
-	res.logRepairs(dir, by)
+	res.logRepairs(p, by)
 	return res
 }
 
 // logRepairs logs one TAMPER line per file put back, naming by.
-func (r Result) logRepairs(dir, by string) {
+func (r Result) logRepairs(p *project.Project, by string) {
+	dir := p.Root
 	if !r.Tampered() {
 		return
 	}
@@ -311,7 +312,8 @@ func (r *Result) backup(p *project.Project) {
 // record's Sessions). Only a hook, trusted code the agent cannot run in
 // its stead, decides that a removal was a person's; a verb leaves a
 // missing marker it cannot attribute to the next hook.
-func (r *Result) marker(dir string, m record.Mark, fenced bool) {
+func (r *Result) marker(p *project.Project, m record.Mark, fenced bool) {
+	dir := p.Root
 	if !m.Active {
 		return
 	}
@@ -337,15 +339,12 @@ func (r *Result) marker(dir string, m record.Mark, fenced bool) {
 	}
 }
 
-// initScript puts back harness-init.sh as the session started with it:
-// SessionStart runs it outside every guard, so a change made during a
-// session would run unseen at the next one. The user changes it between
-// sessions (the next session start records it).
 // pause holds the runtime directory's pause file to the record: a pause
 // only a person makes (`harness pause`, which records it), so a pause file
 // the record does not know is removed, and a recorded pause whose file was
 // removed (`git clean -fdx`) is put back.
-func (r *Result) pause(dir string, m record.Mark) {
+func (r *Result) pause(p *project.Project, m record.Mark) {
+	dir := p.Root
 	path := filepath.Join(dir, root.PausedFile)
 	switch paused := root.Paused(dir); {
 	case paused && m.Paused == "":
@@ -362,6 +361,10 @@ func (r *Result) pause(dir string, m record.Mark) {
 	}
 }
 
+// initScript puts back harness-init.sh as the session started with it:
+// SessionStart runs it outside every guard, so a change made during a
+// session would run unseen at the next one. The user changes it between
+// sessions (the next session start records it).
 func (r *Result) initScript(p *project.Project, m record.Mark) {
 	if !m.Init {
 		return
@@ -416,7 +419,7 @@ func WholeLog(p *project.Project, by string) Result {
 		return res
 	}
 	res.repairLog(p)
-	res.logRepairs(p.Root, by)
+	res.logRepairs(p, by)
 	return res
 }
 
