@@ -154,11 +154,14 @@ func Append(dir string, entries ...Entry) error {
 	return AppendBytes(dir, buf.Bytes())
 }
 
-// AppendBytes appends whole lines b to the log in dir with one write call.
+// AppendBytes appends whole lines b to the log in dir with one write
+// call, and then to the record's mirror of it, the two under the record's
+// log lock (record.LockLog): every append reaches both in one order.
 func AppendBytes(dir string, b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
+	defer record.LockLog(dir)()
 	f, err := safefile.Append(Path(dir), 0o644)
 	if err != nil {
 		return err

@@ -140,30 +140,56 @@ func TestTailBounded(t *testing.T) {
 
 // Appends from several processes at once (a hook, a verb, another
 // session's hook) each write the log and then the record's mirror of it:
-// the mirror must end as the log is (an append that finds the log grown
-// by others' lines takes the log whole), or the next integrity check
-// takes the log for rewritten and "repairs" it.
+// the mirror must be a beginning of the log at every moment and end as
+// the log is, or an integrity check takes the log for rewritten and
+// "repairs" it. Without the record's log lock the two writes of two
+// appends interleave (this test failed 3 runs in 5 so).
 func TestConcurrentAppendsKeepTheMirror(t *testing.T) {
 	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, record.TasksCopy), []byte(`{}`), 0o644))
 	require.NoError(t, os.WriteFile(Path(dir), []byte("[2025-07-01T10:00:00Z] [SESSION-1] INIT started\n"), 0o644))
 	require.NoError(t, record.SaveTasks(dir, []byte(`{}`), true))
+	mirrorPath := filepath.Join(record.Dir(dir), record.LogMirror)
 	var wg sync.WaitGroup
-	for w := range 8 {
+	for w := range 16 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range 50 {
+			for range 300 {
 				Append(dir, Entry{Time: at, Session: w, Type: Checkpoint, TaskID: "t", Message: "m"})
 			}
 		}()
 	}
+	// At every moment the mirror is a beginning of the log (the log may
+	// be ahead of it): read the mirror first, the log, which only grows,
+	// after it.
+	done, broken := make(chan struct{}), make(chan string, 1)
+	go func() {
+		for {
+			select {
+			case <-done:
+				close(broken)
+				return
+			default:
+			}
+			m, _ := os.ReadFile(mirrorPath)
+			l, _ := os.ReadFile(Path(dir))
+			if !bytes.HasPrefix(l, m) {
+				broken <- fmt.Sprintf("the mirror (%d bytes) is not a beginning of the log (%d bytes)", len(m), len(l))
+				<-done
+				close(broken)
+				return
+			}
+		}
+	}()
 	wg.Wait()
+	close(done)
+	assert.Empty(t, <-broken)
 	live, err := os.ReadFile(Path(dir))
 	require.NoError(t, err)
-	mirror, err := os.ReadFile(filepath.Join(record.Dir(dir), record.LogMirror))
+	mirror, err := os.ReadFile(mirrorPath)
 	require.NoError(t, err)
-	assert.Equal(t, 401, bytes.Count(live, []byte("\n")))
+	assert.Equal(t, 4801, bytes.Count(live, []byte("\n")))
 	assert.Equal(t, string(live), string(mirror), "the mirror is the log")
 }

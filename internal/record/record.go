@@ -594,6 +594,31 @@ func AppendLog(root string, b []byte) {
 	}
 }
 
+// LockLog takes the lock an append to root's progress log holds across
+// its two writes, the log's and then the mirror's (AppendLog), and
+// returns the function that releases it. Appends from several processes
+// at once (a hook, a verb, another session's hook) otherwise reach the two
+// files in different orders, and a check between them takes the log for
+// rewritten. Without a mirror there is nothing to keep in step: no lock.
+// A lock that cannot be had within markWait is gone without.
+func LockLog(root string) (unlock func()) {
+	dir := Dir(root)
+	if dir == "" {
+		return func() {}
+	}
+	if _, err := os.Stat(filepath.Join(dir, LogMirror)); err != nil {
+		return func() {}
+	}
+	unlock, err := lock.File(filepath.Join(dir, logLock), markWait)
+	if err != nil {
+		return func() {}
+	}
+	return unlock
+}
+
+// logLock, in the record's directory, is the lock LockLog takes.
+const logLock = ".log.lock"
+
 // holds reports whether the file at path has want at offset at.
 func holds(path string, at int64, want []byte) bool {
 	f, err := safefile.Open(path)
