@@ -947,7 +947,11 @@ func lastWritten(dir string) (*State, bool) {
 // Update runs fn on the current state under the transaction lock and saves
 // what fn changed. A corrupt file is first restored from a valid backup (the
 // corrupt copy is kept beside it and a RECOVERY line is logged). When fn
-// returns an error nothing is saved.
+// returns an error nothing is saved. The lines fn appends to the log are
+// written after the file: a reader who sees a line ("task-002 released")
+// finds the state that says so. (They are written whatever happened: a
+// capture takes this process's lines for the state root, another
+// goroutine's among them.)
 func Update(dir string, fn func(*State) error) (*State, error) {
 	return UpdateThen(dir, fn, nil)
 }
@@ -1014,10 +1018,15 @@ func UpdateThen(dir string, fn func(*State) error, written func(*State)) (*State
 	if err != nil {
 		return s, err
 	}
-	if err := fn(s); err != nil {
+	stop := progress.Capture(dir)
+	err = fn(s)
+	lines := stop()
+	if err != nil {
+		progress.AppendBytes(dir, lines) // a refusal's lines are true
 		return s, err
 	}
 	wrote, err := s.save()
+	progress.AppendBytes(dir, lines)
 	if err == nil && wrote && written != nil {
 		written(s)
 	}

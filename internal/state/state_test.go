@@ -1,6 +1,7 @@
 package state
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/progress"
 )
 
 const sample = `{
@@ -415,4 +417,34 @@ func TestPermanentlyFailed(t *testing.T) {
 			assert.Equal(t, tt.forGood, tt.task.PermanentlyFailed())
 		})
 	}
+}
+
+// The lines a change logs are written after the state file: a reader who
+// sees "task-001 released" in the log finds the state that says so. Inside
+// the change the line is not in the log yet; after it, both are.
+func TestUpdateLogsAfterTheFile(t *testing.T) {
+	dir := writeState(t, sample)
+	logged := func() string {
+		data, _ := os.ReadFile(filepath.Join(dir, progress.FileName))
+		return string(data)
+	}
+	_, err := Update(dir, func(s *State) error {
+		s.Task("task-001").Status = InProgress
+		require.NoError(t, progress.Append(dir, progress.Entry{Type: progress.Lock, Message: "task-001 claimed"}))
+		assert.NotContains(t, logged(), "task-001 claimed", "not in the log before the file is written")
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Contains(t, logged(), "task-001 claimed")
+	s, err := Load(dir)
+	require.NoError(t, err)
+	assert.Equal(t, InProgress, s.Task("task-001").Status)
+
+	// A refused change's lines are true, and logged.
+	_, err = Update(dir, func(s *State) error {
+		progress.Append(dir, progress.Entry{Type: progress.Error, Message: "refused"})
+		return errors.New("no")
+	})
+	require.Error(t, err)
+	assert.Contains(t, logged(), "refused")
 }
