@@ -121,20 +121,24 @@ var capture struct {
 	buf *bytes.Buffer
 }
 
-// Capture holds back every line appended to dir's log from now until the
-// returned stop, which gives them back. One capture at a time per process
-// (the transaction lock serialises the changes that capture).
-func Capture(dir string) (stop func() []byte) {
+// Hold runs fn holding back every line appended to dir's log meanwhile,
+// and returns them for the caller to append when its change took. One
+// hold at a time per process (the transaction lock serialises the changes
+// that hold). A panic in fn ends the hold and drops its lines: the rest of
+// the process's lines are not held back with them.
+func Hold(dir string, fn func() error) (lines []byte, err error) {
 	capture.Lock()
 	capture.dir, capture.buf = dir, &bytes.Buffer{}
 	capture.Unlock()
-	return func() []byte {
+	defer func() {
 		capture.Lock()
-		defer capture.Unlock()
-		b := capture.buf.Bytes()
+		if capture.buf != nil {
+			lines = capture.buf.Bytes()
+		}
 		capture.dir, capture.buf = "", nil
-		return b
-	}
+		capture.Unlock()
+	}()
+	return nil, fn()
 }
 
 // Append writes entries to the log in dir with one write call.

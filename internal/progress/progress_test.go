@@ -2,6 +2,7 @@ package progress
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -192,4 +193,32 @@ func TestConcurrentAppendsKeepTheMirror(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 4801, bytes.Count(live, []byte("\n")))
 	assert.Equal(t, string(live), string(mirror), "the mirror is the log")
+}
+
+// Hold gives back the lines appended while fn ran, unwritten; a panic in
+// fn ends the hold, so the lines appended after it are written.
+func TestHold(t *testing.T) {
+	dir := t.TempDir()
+	lines, err := Hold(dir, func() error {
+		Append(dir, Entry{Time: at, Session: 1, Type: Lock, Message: "held"})
+		Append(t.TempDir(), Entry{Time: at, Session: 1, Type: Lock, Message: "another root's"})
+		return errors.New("refused")
+	})
+	assert.EqualError(t, err, "refused")
+	assert.Contains(t, string(lines), "held")
+	assert.NotContains(t, string(lines), "another root's")
+	assert.NoFileExists(t, Path(dir))
+
+	func() {
+		defer func() { assert.NotNil(t, recover()) }()
+		Hold(dir, func() error {
+			Append(dir, Entry{Time: at, Session: 1, Type: Lock, Message: "dropped"})
+			panic("mid-change")
+		})
+	}()
+	require.NoError(t, Append(dir, Entry{Time: at, Session: 1, Type: Lock, Message: "after"}))
+	data, err := os.ReadFile(Path(dir))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "after")
+	assert.NotContains(t, string(data), "dropped")
 }

@@ -87,9 +87,7 @@ func updateShared(dir string, rc remote.Config, fn func(*State) error, written f
 	if err != nil {
 		return s, err
 	}
-	stop := progress.Capture(dir)
-	err = fn(s)
-	lines := stop()
+	lines, err := progress.Hold(dir, func() error { return fn(s) })
 	if err != nil {
 		progress.AppendBytes(dir, lines) // a refusal's lines are true
 		return s, err

@@ -1018,9 +1018,7 @@ func UpdateThen(dir string, fn func(*State) error, written func(*State)) (*State
 	if err != nil {
 		return s, err
 	}
-	stop := progress.Capture(dir)
-	err = fn(s)
-	lines := stop()
+	lines, err := progress.Hold(dir, func() error { return fn(s) })
 	if err != nil {
 		progress.AppendBytes(dir, lines) // a refusal's lines are true
 		return s, err
