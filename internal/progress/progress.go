@@ -113,8 +113,9 @@ func OneLine(s string) string {
 func Path(dir string) string { return filepath.Join(dir, FileName) }
 
 // capture holds the lines appended to one state root's log while a change
-// is being made that may not take (internal/state, a job shared through a
-// remote): they are written only once the change is published.
+// of its state is being made (internal/state, Hold): they are written once
+// the tasks file is (a job shared through a remote: once the change is
+// published), so the log never says what the state does not.
 var capture struct {
 	sync.Mutex
 	dir string
