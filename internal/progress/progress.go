@@ -123,7 +123,7 @@ var capture struct {
 }
 
 // Hold runs fn holding back every line appended to dir's log meanwhile,
-// and returns them for the caller to append when its change took. One
+// and returns them for the caller to append once its change is written. One
 // hold at a time per process (the transaction lock serialises the changes
 // that hold). A panic in fn ends the hold and drops its lines: the rest of
 // the process's lines are not held back with them.
