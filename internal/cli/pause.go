@@ -66,15 +66,34 @@ func runPause(e *Env, c *command, args []string) int {
 	at := e.Now().UTC().Format("2006-01-02T15:04:05Z")
 	// The record first: the hooks decide on it, and a pause file it does
 	// not hold is put back as a forgery.
-	record.SetPaused(dir, at)
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	if err := os.WriteFile(path, []byte(at+"\n"), 0o644); err != nil {
-		record.SetPaused(dir, "")
-		return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", path, err))
+	var werr error
+	settled(dir, func() {
+		record.SetPaused(dir, at)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if werr = os.WriteFile(path, []byte(at+"\n"), 0o644); werr != nil {
+			record.SetPaused(dir, "")
+		}
+	})
+	if werr != nil {
+		return e.fail(failure.Wrap(failure.EnvSetup, werr, "cannot write %s: %v", path, werr))
 	}
 	progress.Append(dir, progress.Entry{Time: e.Now(), Session: progress.LastSession(dir), Type: progress.Init, Message: "Run paused by the user"})
 	fmt.Fprintln(e.Stdout, "harness: paused. A running session may stop at its next turn end (its claim is kept); new sessions start no work. `harness resume` continues.")
 	return ExitOK
+}
+
+// settled makes fn's writes, a person's change of the record and of the
+// files that follow it (the pause file, the marker), under the transaction
+// lock: the check after a tool call looks again under that lock before it
+// repairs, so it never finds one written and the other not yet (it removed
+// a pause file as forged, or put one back, and told the agent of a tamper
+// that was not). Without the lock (its directory unusable) fn runs all the
+// same.
+func settled(dir string, fn func()) {
+	if unlock, err := lock.Tx(dir); err == nil {
+		defer unlock()
+	}
+	fn()
 }
 
 func pausedSince(path string) string {
@@ -109,9 +128,15 @@ func runResume(e *Env, c *command, args []string) int {
 	if m, _ := record.ReadMark(dir); root.Paused(dir) || m.Paused != "" {
 		e.person = verb
 		e.logPerson(dir)
-		record.SetPaused(dir, "")
-		if err := os.Remove(filepath.Join(dir, root.PausedFile)); err != nil && !os.IsNotExist(err) {
-			return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot end the pause: %v", err))
+		var rerr error
+		settled(dir, func() {
+			record.SetPaused(dir, "")
+			if err := os.Remove(filepath.Join(dir, root.PausedFile)); err != nil && !os.IsNotExist(err) {
+				rerr = err
+			}
+		})
+		if rerr != nil {
+			return e.fail(failure.Wrap(failure.EnvSetup, rerr, "cannot end the pause: %v", rerr))
 		}
 		progress.Append(dir, progress.Entry{Time: e.Now(), Session: progress.LastSession(dir), Type: progress.Init, Message: "Run resumed by the user"})
 		fmt.Fprintln(e.Stdout, "harness: resumed.")
@@ -209,11 +234,13 @@ func runCancel(e *Env, c *command, args []string) int {
 	}
 	// Off first in the record, then the marker: no check after a tool call
 	// may put the marker back.
-	record.SetActive(dir, false)
-	record.SetCancelled(dir, stamp(e.Now()))
-	os.Remove(filepath.Join(dir, root.ActiveMarker))
-	record.SetPaused(dir, "")
-	os.Remove(filepath.Join(dir, root.PausedFile))
+	settled(dir, func() {
+		record.SetActive(dir, false)
+		record.SetCancelled(dir, stamp(e.Now()))
+		os.Remove(filepath.Join(dir, root.ActiveMarker))
+		record.SetPaused(dir, "")
+		os.Remove(filepath.Join(dir, root.PausedFile))
+	})
 	os.RemoveAll(lock.SessionPath(dir))
 	msg := "Run cancelled by the user"
 	if len(released) > 0 {
