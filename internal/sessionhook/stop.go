@@ -294,12 +294,25 @@ func allowStop(c *call, rt *Runtime, n int, st schedule.Stats, note string) hook
 	return hook.Decision{Kind: hook.Allow, Warning: note}
 }
 
+// switchOff records the hooks off and removes the marker under the
+// transaction lock, the record first. A check running meanwhile (another
+// session's hook, a verb's) looks again under that lock before it
+// repairs: without it, it found the marker gone and the record still on
+// (and put the marker back, the finished run on again), or a verb's
+// write found the marker still there and recorded the hooks on.
+func switchOff(dir string) {
+	if unlock, err := lock.Tx(dir); err == nil {
+		defer unlock()
+	}
+	record.SetActive(dir, false)
+	os.Remove(marker(dir))
+}
+
 // finish ends the run: the harness is deactivated, the final STATS logged,
 // last_session set, the session lock released, and the self-reflection
 // rounds begin.
 func finish(c *call, s *state.State, rt *Runtime, n int) hook.Decision {
-	os.Remove(marker(c.Root))
-	record.SetActive(c.Root, false)
+	switchOff(c.Root)
 	entries := []progress.Entry{{Time: c.now, Session: n, Type: progress.Stats, Message: schedule.Count(s.Tasks).Line()}}
 	if !s.Concurrent() && lock.Release(c.Root, lock.Self()) {
 		entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Lock, Message: "released"})
