@@ -87,14 +87,8 @@ func runPause(e *Env, c *command, args []string) int {
 // lock: the check after a tool call looks again under that lock before it
 // repairs, so it never finds one written and the other not yet (it removed
 // a pause file as forged, or put one back, and told the agent of a tamper
-// that was not). Without the lock (its directory unusable) fn runs all the
-// same.
-func settled(dir string, fn func()) {
-	if unlock, err := lock.Tx(dir); err == nil {
-		defer unlock()
-	}
-	fn()
-}
+// that was not).
+func settled(dir string, fn func()) { lock.InTx(dir, fn) }
 
 func pausedSince(path string) string {
 	data, _ := safefile.ReadFile(path, safefile.Small)

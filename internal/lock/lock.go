@@ -343,6 +343,17 @@ var TxTimeout = 30 * time.Second
 // function that releases it.
 func Tx(root string) (unlock func(), err error) { return File(TxPath(root), TxTimeout) }
 
+// InTx runs fn holding root's transaction lock, and without it when the
+// lock cannot be had (its directory unusable, a holder past TxTimeout):
+// for writes that a lock keeps in step with the checks, which are not
+// given up for it.
+func InTx(root string, fn func()) {
+	if unlock, err := Tx(root); err == nil {
+		defer unlock()
+	}
+	fn()
+}
+
 // MergePath is the file the merge queue's lock takes: one integration at a
 // time per state root, held across a rebase and its checks (minutes), so it
 // is not the transaction lock, which every verb and hook takes for

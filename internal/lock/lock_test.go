@@ -270,3 +270,27 @@ func TestIncludesAncestors(t *testing.T) {
 		}
 	}
 }
+
+// InTx runs fn holding the transaction lock (another taker waits for it),
+// and runs it all the same where the lock cannot be had.
+func TestInTx(t *testing.T) {
+	t.Setenv("HARNESS_LOCK_DIR", t.TempDir())
+	root := t.TempDir()
+	ran := false
+	InTx(root, func() {
+		ran = true
+		_, err := File(TxPath(root), 0)
+		assert.Error(t, err, "held while fn runs")
+	})
+	assert.True(t, ran)
+	unlock, err := File(TxPath(root), 0)
+	require.NoError(t, err, "released after")
+	unlock()
+
+	blocked := filepath.Join(t.TempDir(), "a-file")
+	require.NoError(t, os.WriteFile(blocked, nil, 0o644))
+	t.Setenv("HARNESS_LOCK_DIR", blocked) // not a directory: no lock file can be made
+	ran = false
+	InTx(root, func() { ran = true })
+	assert.True(t, ran, "run without the lock")
+}

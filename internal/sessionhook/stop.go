@@ -301,11 +301,10 @@ func allowStop(c *call, rt *Runtime, n int, st schedule.Stats, note string) hook
 // (and put the marker back, the finished run on again), or a verb's
 // write found the marker still there and recorded the hooks on.
 func switchOff(dir string) {
-	if unlock, err := lock.Tx(dir); err == nil {
-		defer unlock()
-	}
-	record.SetActive(dir, false)
-	os.Remove(marker(dir))
+	lock.InTx(dir, func() {
+		record.SetActive(dir, false)
+		os.Remove(marker(dir))
+	})
 }
 
 // finish ends the run: the harness is deactivated, the final STATS logged,
