@@ -348,10 +348,18 @@ func Tx(root string) (unlock func(), err error) { return File(TxPath(root), TxTi
 // for writes that a lock keeps in step with the checks, which are not
 // given up for it.
 func InTx(root string, fn func()) {
-	if unlock, err := Tx(root); err == nil {
-		defer unlock()
-	}
+	defer Best(TxPath(root), TxTimeout)()
 	fn()
+}
+
+// Best takes the flock on path as File does, and where it cannot be had
+// returns a release that does nothing: for writes a lock keeps in step,
+// which are made late rather than not at all.
+func Best(path string, timeout time.Duration) (unlock func()) {
+	if unlock, err := File(path, timeout); err == nil {
+		return unlock
+	}
+	return func() {}
 }
 
 // MergePath is the file the merge queue's lock takes: one integration at a

@@ -294,7 +294,7 @@ func decodeMark(data []byte) (m Mark, ok bool) {
 func SaveTasks(root string, data []byte, active bool) error {
 	dir := Dir(root)
 	if dir == "" {
-		return fmt.Errorf("no state directory for the harness record (HOME is not set)")
+		return errNoDir
 	}
 	fi, err := os.Stat(filepath.Join(root, TasksCopy))
 	if err != nil {
@@ -609,11 +609,7 @@ func LockLog(root string) (unlock func()) {
 	if _, err := os.Stat(filepath.Join(dir, LogMirror)); err != nil {
 		return func() {}
 	}
-	unlock, err := lock.File(filepath.Join(dir, logLock), markWait)
-	if err != nil {
-		return func() {}
-	}
-	return unlock
+	return lock.Best(filepath.Join(dir, logLock), markWait)
 }
 
 // logLock, in the record's directory, is the lock LockLog takes.
@@ -706,9 +702,7 @@ func editLocked(dir string, change func(m *Mark, ok bool) bool) error {
 	if dir == "" {
 		return errNoDir
 	}
-	if unlock, err := lock.File(filepath.Join(dir, markLock), markWait); err == nil {
-		defer unlock()
-	}
+	defer lock.Best(filepath.Join(dir, markLock), markWait)()
 	m, ok := MarkIn(dir)
 	if !change(&m, ok) {
 		return nil
