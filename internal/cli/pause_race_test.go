@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/project"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -46,4 +48,37 @@ func TestPauseWhileTheHooksCheck(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	assert.Empty(t, repairs)
+}
+
+// The real binary's pause and resume change the record's mark while
+// another process of the harness adds to it (tasks to verify): under the
+// mark's lock neither change is lost.
+func TestPauseBesideOtherMarkWrites(t *testing.T) {
+	dir := gitProject(t, state.Exclusive, 1)
+	env := procEnv(t)
+	stop, added := make(chan struct{}), make(chan int)
+	go func() {
+		n := 0
+		for ; ; n++ {
+			select {
+			case <-stop:
+				added <- n
+				return
+			default:
+			}
+			record.AddUnverified(dir, fmt.Sprintf("t%05d", n))
+		}
+	}()
+	for range 10 {
+		for _, verb := range []string{"pause", "resume"} {
+			code, _, stderr := harness(t, dir, env, verb)
+			require.Equal(t, 0, code, stderr)
+		}
+	}
+	close(stop)
+	n := <-added
+	m, ok := record.ReadMark(dir)
+	require.True(t, ok)
+	assert.Len(t, m.Unverified, n, "every task to verify is kept")
+	assert.Empty(t, m.Paused, "the last resume is kept")
 }
