@@ -134,14 +134,14 @@ func (s *Session) addReview(took time.Duration, tokens int64, costUSD float64) {
 const reviewsPrefix = "reviews-"
 
 // Path returns the usage file of session sessionID in the state root dir.
-func Path(dir, sessionID string) string { return record.SessionFile(dir, filePrefix, sessionID) }
+func Path(dir, sessionID string) string { return record.Of(dir).SessionFile(filePrefix, sessionID) }
 
 // dirs are where the sessions' use files are: beside the record, and the
 // project's runtime directory, which held them before (read, so that an
 // upgrade keeps what a job spent).
 func dirs(dir string) []string {
 	out := []string{filepath.Join(dir, root.RuntimeDir)}
-	if sd := record.SessionsDir(dir); sd != "" {
+	if sd := record.Of(dir).SessionsDir(); sd != "" {
 		out = append([]string{sd}, out...)
 	}
 	return out

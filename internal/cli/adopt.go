@@ -69,7 +69,7 @@ func runAdopt(e *Env, c *command, args []string) int {
 	if err := state.Restore(dir, raw); err != nil { // the backup and the record follow the file
 		return e.fail(err)
 	}
-	record.SetActive(dir, root.Active(dir))
+	record.Of(dir).SetActive(root.Active(dir))
 	s.Dir = dir
 	statecache.Store(s) // the hooks' summary of the adopted file: the next hook need not read it
 	how := ""

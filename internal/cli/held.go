@@ -32,7 +32,7 @@ func holdOf(m record.Mark, pausedFile bool) (hold, bool) {
 
 // heldOf reads the hold of the state root dir.
 func heldOf(dir string) (hold, bool) {
-	m, _ := record.ReadMark(dir)
+	m, _ := record.Of(dir).Mark()
 	return holdOf(m, root.Paused(dir))
 }
 

@@ -128,11 +128,12 @@ func runInit(e *Env, c *command, args []string) int {
 			Message: "Progress log recreated for project " + dir})
 		did = append(did, "created "+progress.FileName)
 	}
+	rec := record.Of(dir)
 	script := filepath.Join(dir, root.InitScript)
 	if f, err := os.OpenFile(script, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755); err == nil {
 		f.WriteString(initScript)
 		f.Close()
-		record.SaveInit(dir)
+		rec.SaveInit()
 		did = append(did, "created harness-init.sh (a template: fill it in)")
 	}
 	marker := filepath.Join(dir, root.ActiveMarker)
@@ -140,12 +141,12 @@ func runInit(e *Env, c *command, args []string) int {
 		if err := os.WriteFile(marker, nil, 0o644); err != nil {
 			return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot create %s: %v", marker, err))
 		}
-		record.SetActive(dir, true)
+		rec.SetActive(true)
 		lock.Prepare(dir)
 		did = append(did, "activated the hooks ("+root.ActiveMarker+")")
 	}
-	if m, _ := record.ReadMark(dir); m.Cancelled != "" {
-		record.SetCancelled(dir, "")
+	if m, _ := rec.Mark(); m.Cancelled != "" {
+		rec.SetCancelled("")
 		progress.Append(dir, progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Init, Message: "Run switched on again by the user (cancelled at " + m.Cancelled + ")"})
 		did = append(did, "ended the cancel of "+m.Cancelled)
 	}

@@ -68,10 +68,11 @@ func runPause(e *Env, c *command, args []string) int {
 	// not hold is put back as a forgery.
 	var werr error
 	settled(dir, func() {
-		record.SetPaused(dir, at)
+		rec := record.Of(dir)
+		rec.SetPaused(at)
 		os.MkdirAll(filepath.Dir(path), 0o755)
 		if werr = os.WriteFile(path, []byte(at+"\n"), 0o644); werr != nil {
-			record.SetPaused(dir, "")
+			rec.SetPaused("")
 		}
 	})
 	if werr != nil {
@@ -119,12 +120,13 @@ func runResume(e *Env, c *command, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	if m, _ := record.ReadMark(dir); root.Paused(dir) || m.Paused != "" {
+	rec := record.Of(dir)
+	if m, _ := rec.Mark(); root.Paused(dir) || m.Paused != "" {
 		e.person = verb
 		e.logPerson(dir)
 		var rerr error
 		settled(dir, func() {
-			record.SetPaused(dir, "")
+			rec.SetPaused("")
 			if err := os.Remove(filepath.Join(dir, root.PausedFile)); err != nil && !os.IsNotExist(err) {
 				rerr = err
 			}
@@ -229,10 +231,11 @@ func runCancel(e *Env, c *command, args []string) int {
 	// Off first in the record, then the marker: no check after a tool call
 	// may put the marker back.
 	settled(dir, func() {
-		record.SetActive(dir, false)
-		record.SetCancelled(dir, stamp(e.Now()))
+		rec := record.Of(dir)
+		rec.SetActive(false)
+		rec.SetCancelled(stamp(e.Now()))
 		os.Remove(filepath.Join(dir, root.ActiveMarker))
-		record.SetPaused(dir, "")
+		rec.SetPaused("")
 		os.Remove(filepath.Join(dir, root.PausedFile))
 	})
 	os.RemoveAll(lock.SessionPath(dir))

@@ -66,7 +66,7 @@ func TestPauseBesideOtherMarkWrites(t *testing.T) {
 				return
 			default:
 			}
-			record.AddUnverified(dir, fmt.Sprintf("t%05d", n))
+			record.Of(dir).AddUnverified(fmt.Sprintf("t%05d", n))
 		}
 	}()
 	for range 10 {
@@ -77,7 +77,7 @@ func TestPauseBesideOtherMarkWrites(t *testing.T) {
 	}
 	close(stop)
 	n := <-added
-	m, ok := record.ReadMark(dir)
+	m, ok := record.Of(dir).Mark()
 	require.True(t, ok)
 	assert.Len(t, m.Unverified, n, "every task to verify is kept")
 	assert.Empty(t, m.Paused, "the last resume is kept")

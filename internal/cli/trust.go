@@ -41,7 +41,7 @@ func trustNotes(dir string) []string {
 		}
 		notes = append(notes, fmt.Sprintf("tamper: %d change(s) of the harness's files put back in the last %d log lines; latest: %s", n, trustTail, clipLine(latest, 200)))
 	}
-	m, ok := record.ReadMark(dir)
+	m, ok := record.Of(dir).Mark()
 	switch {
 	case !ok && len(lines) > 0 && root.Active(dir):
 		if from := initializedIn(dir); from != "" && from != dir {

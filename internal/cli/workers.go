@@ -292,7 +292,7 @@ func (e *Env) joinRemote(rc *remote.Config, n int) (string, error) {
 			return "", failure.Wrap(failure.EnvSetup, err, "cannot create %s: %v", marker, err)
 		}
 	}
-	record.SetActive(top, true)
+	record.Of(top).SetActive(true)
 	excludeFromGit(top)
 	fmt.Fprintf(e.Stdout, "harness: joined the job shared through %s as machine %s (%s)\n", rc.Remote, rc.Machine, top)
 	return top, nil

@@ -67,7 +67,7 @@ func Hold(p *project.Project) *Fence {
 	if f.policy = policyFor(dir); f.policy != nil {
 		f.unavailable = probe(dir, *f.policy)
 	}
-	f.held = record.Hold(dir)
+	f.held = record.Of(dir).Hold()
 	return f
 }
 
@@ -81,7 +81,7 @@ func policyFor(dir string) *confine.Policy {
 	}
 	home, _ := os.UserHomeDir()
 	t := settings.TrustOf(home, projectDir, record.Base())
-	if t.Level != settings.Sandboxed || !record.Writable(dir) {
+	if t.Level != settings.Sandboxed || !record.Of(dir).Writable() {
 		return nil
 	}
 	p := confine.Policy{

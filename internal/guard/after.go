@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/harness-agent/harness/internal/record"
-
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/project"
@@ -65,7 +63,7 @@ func (c *call) adopter() integrity.Adopt {
 		}
 		// Its completions passed their checks just now; they are checked
 		// again at the turn's end like a verb's.
-		record.AddUnverified(c.Root, c.completed...)
+		c.Record().AddUnverified(c.completed...)
 		return ""
 	}
 }
@@ -133,10 +131,10 @@ func (c *call) transition(before, after []byte) string {
 			return fmt.Sprintf("%s cannot be completed: its validation `%s` %s", id, t.Command, res.outcome)
 		}
 	}
-	record.AddUnverified(c.Root, later...)
+	c.Record().AddUnverified(later...)
 	// A completion adopted here is checked again at the turn's end like a
 	// verb's: what its check read may be gone by then (a file removed
 	// right after the hook ran it).
-	record.AddUnverified(c.Root, tr.Completed...)
+	c.Record().AddUnverified(tr.Completed...)
 	return ""
 }

@@ -3,7 +3,6 @@ package integrity
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -47,7 +46,7 @@ func HeldRecord(p *project.Project, by string, held *record.Held) (rp Repair, pu
 	moved := held.Moved()
 	why, completed := RecordWhy(p, held, moved)
 	if why == "" {
-		record.AddUnverified(p.Root, completed...)
+		p.Record().AddUnverified(completed...)
 		return Repair{}, false
 	}
 	rp = Repair{File: RecordFile, What: "was changed (" + why + ")"}
@@ -66,7 +65,7 @@ func laterVerified(p *project.Project) Adopt {
 		if why != "" {
 			return why
 		}
-		record.AddUnverified(p.Root, tr.Completed...)
+		p.Record().AddUnverified(tr.Completed...)
 		return ""
 	}
 }
@@ -119,7 +118,7 @@ func copyWhy(p *project.Project, held *record.Held) (why string, completed []str
 	if !ok {
 		return "it appeared", nil
 	}
-	after, err := safefile.ReadFile(filepath.Join(p.Record(), record.TasksCopy), state.MaxFileSize)
+	after, err := safefile.ReadFile(p.Record().Path(record.TasksCopy), state.MaxFileSize)
 	if err != nil {
 		return "it was removed", nil
 	}
@@ -141,7 +140,7 @@ func mirrorGrew(p *project.Project, held *record.Held) bool {
 	if !ok {
 		return false
 	}
-	f, err := safefile.Open(filepath.Join(p.Record(), record.LogMirror))
+	f, err := safefile.Open(p.Record().Path(record.LogMirror))
 	if err != nil {
 		return false
 	}

@@ -33,7 +33,7 @@ func heldProject(t *testing.T) (dir string, held *record.Held) {
 		return nil
 	})
 	require.NoError(t, err)
-	return dir, record.Hold(dir)
+	return dir, record.Of(dir).Hold()
 }
 
 // What happened to the record while a command ran, judged: a harness
@@ -82,7 +82,7 @@ func TestRecordWhy(t *testing.T) {
 			require.NoError(t, os.WriteFile(copyPath, append(data, ' '), 0o600))
 		}, "harness-tasks.json: it is not the tasks file as it is", nil},
 		{"the hooks recorded off", func(t *testing.T, dir string) {
-			record.SetActive(dir, false)
+			record.Of(dir).SetActive(false)
 		}, "mark.json: the harness was recorded as switched off", nil},
 		{"a file of its own", func(t *testing.T, dir string) {
 			require.NoError(t, os.WriteFile(filepath.Join(record.Dir(dir), "extra.json"), []byte("{}"), 0o600))
@@ -122,7 +122,7 @@ func TestFenceHeldPutsTheRecordBack(t *testing.T) {
 	assert.Contains(t, res.Repairs[0].What, "max_attempts of task-001 may not change")
 	after, _ := os.ReadFile(state.Path(dir))
 	assert.Equal(t, string(before), string(after))
-	copied, _ := record.TasksText(dir)
+	copied, _ := record.Of(dir).TasksText()
 	assert.Equal(t, string(before), string(copied))
 }
 
@@ -137,7 +137,7 @@ func TestRacedSaveIsNotRecorded(t *testing.T) {
 	require.NoError(t, err)
 	forged := []byte(strings.Replace(string(ours), `"pending"`, `"completed"`, 1))
 	require.NoError(t, os.WriteFile(state.Path(dir), forged, 0o644)) // the racer, right after our write
-	require.NoError(t, record.SaveTasks(dir, ours, true))            // then our record of our write
+	require.NoError(t, record.Of(dir).SaveTasks(ours, true))         // then our record of our write
 	res := Check(project.Open(dir), "a test", nil)
 	require.True(t, res.Tampered(), "the racer's file was taken for the harness's")
 	got, _ := os.ReadFile(state.Path(dir))

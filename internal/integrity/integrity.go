@@ -108,7 +108,7 @@ func Fence(p *project.Project, by string, markerBefore bool) Result {
 // record's writability is probed only when a change was found.
 func sandboxed(p *project.Project) Adopt {
 	return func(before, after []byte) string {
-		if record.Writable(p.Root) {
+		if p.Record().Writable() {
 			return refused
 		}
 		return Legal(p)(before, after)
@@ -213,7 +213,7 @@ const logTail = 4 << 10
 // the last logTail bytes the harness wrote, byte for byte the same (a
 // rewrite of earlier lines is not).
 func logWhole(p *project.Project) bool {
-	mf, err := safefile.Open(filepath.Join(p.Record(), record.LogMirror))
+	mf, err := safefile.Open(p.Record().Path(record.LogMirror))
 	if err != nil {
 		return true // no mirror: nothing to compare
 	}
@@ -249,13 +249,13 @@ func (r *Result) tasks(p *project.Project, m record.Mark, by string, adopt Adopt
 	if statErr == nil && record.StampOf(fi) == m.Tasks() {
 		return
 	}
-	if statErr == nil && record.SameTasks(dir) {
+	if statErr == nil && p.Record().SameTasks() {
 		// Same bytes, new stat: nothing was changed. The record's mark
 		// and the hooks' summary follow the file.
 		statecache.Retouched(dir, m, fi)
 		return
 	}
-	want, err := safefile.ReadFile(filepath.Join(p.Record(), record.TasksCopy), state.MaxFileSize)
+	want, err := safefile.ReadFile(p.Record().Path(record.TasksCopy), state.MaxFileSize)
 	if err != nil {
 		return
 	}
@@ -266,7 +266,7 @@ func (r *Result) tasks(p *project.Project, m record.Mark, by string, adopt Adopt
 		if adopt != nil {
 			switch why := adopt(want, got); why {
 			case "":
-				record.SaveTasks(dir, got, root.Active(dir))
+				p.Record().SaveTasks(got, root.Active(dir))
 				r.Adopted = true
 				return
 			case refused:
@@ -295,7 +295,7 @@ func (r *Result) backup(p *project.Project) {
 	if bi, err := os.Stat(state.BackupPath(dir)); err == nil && bi.Size() == m.Size {
 		return
 	}
-	want, ok := record.TasksText(dir)
+	want, ok := p.Record().TasksText()
 	if !ok || int64(len(want)) != m.Size {
 		return
 	}
@@ -320,13 +320,13 @@ func (r *Result) marker(p *project.Project, m record.Mark, fenced bool) {
 	sid := hookSession()
 	if root.Active(dir) {
 		if sid != "" && record.Trusted() {
-			record.SetSession(dir, sid)
+			p.Record().SetSession(sid)
 		}
 		return
 	}
 	if !fenced && (sid == "" || !m.SawMarker(sid)) {
 		if record.Trusted() {
-			record.SetActive(dir, false)
+			p.Record().SetActive(false)
 			r.SwitchedOff = true
 		}
 		return
@@ -334,7 +334,7 @@ func (r *Result) marker(p *project.Project, m record.Mark, fenced bool) {
 	if os.WriteFile(filepath.Join(dir, root.ActiveMarker), nil, 0o644) == nil {
 		// Putting the tasks file back just recorded the hooks as off (the
 		// marker was gone then): they are on.
-		record.SetActive(dir, true)
+		p.Record().SetActive(true)
 		r.Repairs = append(r.Repairs, Repair{File: root.ActiveMarker, What: "was removed while the harness is on"})
 	}
 }
@@ -375,13 +375,13 @@ func (r *Result) initScript(p *project.Project, m record.Mark) {
 	if statErr == nil && record.StampOf(fi) == m.InitStamp() {
 		return
 	}
-	want, err := safefile.ReadFile(filepath.Join(p.Record(), record.InitCopy), record.MaxInit)
+	want, err := safefile.ReadFile(p.Record().Path(record.InitCopy), record.MaxInit)
 	if err != nil {
 		return
 	}
 	got, readErr := safefile.ReadFile(live, record.MaxInit)
 	if readErr == nil && bytes.Equal(got, want) {
-		record.TouchInit(dir, fi)
+		p.Record().TouchInit(fi)
 		return
 	}
 	what := gone(readErr)
@@ -394,7 +394,7 @@ func (r *Result) initScript(p *project.Project, m record.Mark) {
 	}
 	os.Chmod(live, 0o755)
 	if fi, err := os.Stat(live); err == nil {
-		record.TouchInit(dir, fi)
+		p.Record().TouchInit(fi)
 	}
 	r.Repairs = append(r.Repairs, Repair{File: record.InitCopy, What: what, Kept: kept})
 }
@@ -415,7 +415,7 @@ func WholeLog(p *project.Project, by string) Result {
 		return res
 	}
 	defer unlock()
-	if record.SameLogPrefix(p.Root) {
+	if p.Record().SameLogPrefix() {
 		return res
 	}
 	res.repairLog(p)
@@ -430,7 +430,7 @@ func WholeLog(p *project.Project, by string) Result {
 // whole log is read only when another writer touched it. A log that still
 // begins with the mirror (appends only) has its stamp recorded.
 func LogSince(p *project.Project, by string) Result {
-	stamp, ok := record.LogStamp(p.Root)
+	stamp, ok := p.Record().LogStamp()
 	if !ok {
 		return Result{}
 	}
@@ -440,7 +440,7 @@ func LogSince(p *project.Project, by string) Result {
 	res := WholeLog(p, by)
 	if !res.Tampered() {
 		if fi, err := os.Stat(progress.Path(p.Root)); err == nil {
-			record.TouchLog(p.Root, fi)
+			p.Record().TouchLog(fi)
 		}
 	}
 	return res
@@ -458,7 +458,7 @@ func (r *Result) log(p *project.Project) {
 // changed copy is kept).
 func (r *Result) repairLog(p *project.Project) {
 	dir := p.Root
-	mirror, err := safefile.ReadFile(filepath.Join(p.Record(), record.LogMirror), record.MaxLog)
+	mirror, err := safefile.ReadFile(p.Record().Path(record.LogMirror), record.MaxLog)
 	if err != nil {
 		return
 	}
@@ -520,12 +520,12 @@ func Legal(p *project.Project) Adopt {
 		if why != "" {
 			return why
 		}
-		if len(tr.Completed) > 0 && record.Writable(p.Root) {
+		if len(tr.Completed) > 0 && p.Record().Writable() {
 			// Where the harness's verbs write the record, a completion it
 			// does not hold was not theirs.
 			return tr.Completed[0] + " was completed outside `harness validate`"
 		}
-		record.AddUnverified(p.Root, tr.Completed...)
+		p.Record().AddUnverified(tr.Completed...)
 		return ""
 	}
 }
@@ -564,7 +564,7 @@ func Root(cwd string) string {
 			continue
 		}
 		for i := 0; i < 64; i++ {
-			if m, ok := record.ReadMark(dir); ok && m.Root == dir && m.Active {
+			if m, ok := record.Of(dir).Mark(); ok && m.Root == dir && m.Active {
 				return dir
 			}
 			parent := filepath.Dir(dir)

@@ -166,7 +166,8 @@ func AppendBytes(dir string, b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
-	defer record.LockLog(dir)()
+	rec := record.Of(dir)
+	defer rec.LockLog()()
 	f, err := safefile.Append(Path(dir), 0o644)
 	if err != nil {
 		return err
@@ -178,7 +179,7 @@ func AppendBytes(dir string, b []byte) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	record.AppendLog(dir, b)
+	rec.AppendLog(b)
 	return nil
 }
 

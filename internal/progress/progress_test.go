@@ -150,7 +150,7 @@ func TestConcurrentAppendsKeepTheMirror(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, record.TasksCopy), []byte(`{}`), 0o644))
 	require.NoError(t, os.WriteFile(Path(dir), []byte("[2025-07-01T10:00:00Z] [SESSION-1] INIT started\n"), 0o644))
-	require.NoError(t, record.SaveTasks(dir, []byte(`{}`), true))
+	require.NoError(t, record.Of(dir).SaveTasks([]byte(`{}`), true))
 	mirrorPath := filepath.Join(record.Dir(dir), record.LogMirror)
 	var wg sync.WaitGroup
 	for w := range 16 {

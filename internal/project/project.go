@@ -22,7 +22,7 @@ type Project struct {
 	// Root is the state root: absolute, symlinks resolved (root.Find).
 	Root string
 
-	recordDir  string
+	record     record.Record
 	recordRead bool
 
 	mark     record.Mark
@@ -48,13 +48,13 @@ func Find(cwd string) *Project {
 	return Open(dir)
 }
 
-// Record is the project's record directory, "" when no state directory can
-// be named (no HOME).
-func (p *Project) Record() string {
+// Record is the project's record, located once (its Dir is "" when no
+// state directory can be named: no HOME).
+func (p *Project) Record() record.Record {
 	if !p.recordRead {
-		p.recordDir, p.recordRead = record.Dir(p.Root), true
+		p.record, p.recordRead = record.Of(p.Root), true
 	}
-	return p.recordDir
+	return p.record
 }
 
 // Mark is the record's mark of the project (record.ReadMark); ok is false
@@ -62,7 +62,7 @@ func (p *Project) Record() string {
 func (p *Project) Mark() (record.Mark, bool) {
 	if !p.markRead || p.markAt != record.MarkWrites() {
 		p.markAt = record.MarkWrites()
-		p.mark, p.markOK = record.MarkIn(p.Record())
+		p.mark, p.markOK = p.Record().Mark()
 		p.markRead = true
 	}
 	return p.mark, p.markOK

@@ -51,7 +51,7 @@ func TestMarkIsReadOnceUntilThisProcessWritesIt(t *testing.T) {
 	// This process's own write is seen at once.
 	_, ok = p.Mark()
 	require.True(t, ok)
-	record.AddUnverified(dir, "a")
+	record.Of(dir).AddUnverified("a")
 	m, ok = p.Mark()
 	require.True(t, ok)
 	assert.Equal(t, []string{"a"}, m.Unverified, "read again after this process wrote the record")
@@ -84,7 +84,7 @@ func TestFindAndRecordDirectory(t *testing.T) {
 	p := Find(sub)
 	require.NotNil(t, p)
 	assert.Equal(t, dir, p.Root)
-	assert.Equal(t, record.Dir(dir), p.Record())
+	assert.Equal(t, record.Record{Root: dir, Dir: record.Dir(dir)}, p.Record())
 	assert.False(t, p.Active())
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".harness-active"), nil, 0o644))
 	assert.True(t, p.Active(), "the marker is not kept: one stat each time")

@@ -23,7 +23,7 @@ func TestEditsAtOnceLoseNothing(t *testing.T) {
 	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
 	root := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, TasksCopy), []byte(`{"tasks":[]}`), 0o644))
-	require.NoError(t, SaveTasks(root, []byte(`{"tasks":[]}`), true))
+	require.NoError(t, Of(root).SaveTasks([]byte(`{"tasks":[]}`), true))
 
 	const writers, each = 4, 40
 	var wg sync.WaitGroup
@@ -32,19 +32,19 @@ func TestEditsAtOnceLoseNothing(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				AddUnverified(root, fmt.Sprintf("w%d-%d", w, i))
+				Of(root).AddUnverified(fmt.Sprintf("w%d-%d", w, i))
 				if w == 0 && i == each/2 {
-					assert.True(t, SetPaused(root, "2026-11-28T00:00:00Z"))
+					assert.True(t, Of(root).SetPaused("2026-11-28T00:00:00Z"))
 				}
 				if w == 1 {
-					SetSession(root, fmt.Sprintf("s%d", i))
+					Of(root).SetSession(fmt.Sprintf("s%d", i))
 				}
 			}
 		}()
 	}
 	wg.Wait()
 
-	m, ok := ReadMark(root)
+	m, ok := Of(root).Mark()
 	require.True(t, ok)
 	assert.Len(t, m.Unverified, writers*each, "every task to verify is kept")
 	assert.Equal(t, "2026-11-28T00:00:00Z", m.Paused, "the person's pause is kept")
@@ -58,7 +58,7 @@ func TestEditGoesOnWithoutAStuckLock(t *testing.T) {
 	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
 	root := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, TasksCopy), []byte(`{}`), 0o644))
-	require.NoError(t, SaveTasks(root, []byte(`{}`), true))
+	require.NoError(t, Of(root).SaveTasks([]byte(`{}`), true))
 	was := markWait
 	markWait = 50 * time.Millisecond
 	t.Cleanup(func() { markWait = was })
@@ -66,8 +66,8 @@ func TestEditGoesOnWithoutAStuckLock(t *testing.T) {
 	require.NoError(t, err)
 	defer unlock()
 
-	assert.True(t, SetPaused(root, "now"))
-	m, _ := ReadMark(root)
+	assert.True(t, Of(root).SetPaused("now"))
+	m, _ := Of(root).Mark()
 	assert.Equal(t, "now", m.Paused)
 }
 
@@ -78,30 +78,30 @@ func TestEditWithNothingToWriteTakesNoLock(t *testing.T) {
 	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
 	root := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, TasksCopy), []byte(`{}`), 0o644))
-	require.NoError(t, SaveTasks(root, []byte(`{}`), true))
-	SetSession(root, "s1")
-	AddUnverified(root, "t1")
+	require.NoError(t, Of(root).SaveTasks([]byte(`{}`), true))
+	Of(root).SetSession("s1")
+	Of(root).AddUnverified("t1")
 	lockFile := filepath.Join(Dir(root), markLock)
 	require.FileExists(t, lockFile)
 	require.NoError(t, os.Remove(lockFile))
 	before, err := os.ReadFile(filepath.Join(Dir(root), markName))
 	require.NoError(t, err)
 
-	SetSession(root, "s1")
-	SetActive(root, true)
-	AddUnverified(root, "t1")
-	Verified(root, "t2")
-	assert.True(t, SetPaused(root, ""))
+	Of(root).SetSession("s1")
+	Of(root).SetActive(true)
+	Of(root).AddUnverified("t1")
+	Of(root).Verified("t2")
+	assert.True(t, Of(root).SetPaused(""))
 	fi, err := os.Stat(filepath.Join(root, TasksCopy))
 	require.NoError(t, err)
-	Touch(root, fi)
+	Of(root).Touch(fi)
 
 	assert.NoFileExists(t, lockFile)
 	after, _ := os.ReadFile(filepath.Join(Dir(root), markName))
 	assert.Equal(t, string(before), string(after))
 
-	Verified(root, "t1")
+	Of(root).Verified("t1")
 	assert.FileExists(t, lockFile, "a change with something to write takes the lock")
-	m, _ := ReadMark(root)
+	m, _ := Of(root).Mark()
 	assert.Empty(t, m.Unverified)
 }

@@ -40,10 +40,10 @@ type heldFile struct {
 	whole bool // data is the whole file
 }
 
-// Hold reads root's record. A project without one holds nothing, and
+// Hold reads the record. A project without one holds nothing, and
 // Moved then reports nothing.
-func Hold(root string) *Held {
-	h := &Held{dir: Dir(root), files: map[string]heldFile{}}
+func (r Record) Hold() *Held {
+	h := &Held{dir: r.Dir, files: map[string]heldFile{}}
 	if h.dir == "" {
 		return h
 	}

@@ -83,6 +83,26 @@ func Dir(root string) string {
 	return filepath.Join(base, hex.EncodeToString(sum[:8]))
 }
 
+// Record is one project's record, located once: its state root and the
+// directory that keeps its record. A hook call or a verb opens it once
+// (internal/project) and hands it down; every change and read of the
+// record is one of its methods, so no step derives the directory again.
+type Record struct {
+	Root string // the state root (an absolute, symlink-free path)
+	Dir  string // Dir(Root); "" when no state directory can be named
+}
+
+// Of is the record of the state root root.
+func Of(root string) Record { return Record{Root: root, Dir: Dir(root)} }
+
+// Path is the record's file name, "" when there is no record directory.
+func (r Record) Path(name string) string {
+	if r.Dir == "" {
+		return ""
+	}
+	return filepath.Join(r.Dir, name)
+}
+
 // Base returns the directory holding every project's record:
 // $HARNESS_RECORD_DIR, else $XDG_STATE_HOME/harness/records, else
 // ~/.local/state/harness/records. "" when no state directory can be named
@@ -209,12 +229,11 @@ func (m *Mark) setInit(s Stamp) {
 	m.InitSize, m.InitModNs, m.InitIno, m.InitCtimeNs = s.Size, s.ModNs, s.Ino, s.CtimeNs
 }
 
-// ReadMark returns the record's mark for root; ok is false when there is
-// no record.
-func ReadMark(root string) (m Mark, ok bool) { return MarkIn(Dir(root)) }
+// Mark is the record's mark; ok is false when there is no record.
+func (r Record) Mark() (m Mark, ok bool) { return markIn(r.Dir) }
 
-// MarkIn is ReadMark of the record whose directory is dir (Dir's answer).
-func MarkIn(dir string) (m Mark, ok bool) {
+// markIn is the mark of the record whose directory is dir.
+func markIn(dir string) (m Mark, ok bool) {
 	if dir == "" {
 		return Mark{}, false
 	}
@@ -288,11 +307,11 @@ func decodeMark(data []byte) (m Mark, ok bool) {
 }
 
 // SaveTasks records data as the tasks file the harness has just written
-// to root, with the live file's mark, and whether the hooks are on. The
-// first record of a project also starts the log's mirror from the log as
-// it is.
-func SaveTasks(root string, data []byte, active bool) error {
-	dir := Dir(root)
+// to the state root, with the live file's mark, and whether the hooks are
+// on. The first record of a project also starts the log's mirror from the
+// log as it is.
+func (r Record) SaveTasks(data []byte, active bool) error {
+	root, dir := r.Root, r.Dir
 	if dir == "" {
 		return errNoDir
 	}
@@ -358,8 +377,8 @@ func stillActive(m Mark, recorded, active bool) bool {
 // file. before is the live file as it was before the patch: the copy is
 // patched only when the mark says it was the copy of that file. It reports
 // whether it did; when not, the caller records the file whole (SaveTasks).
-func PatchTasks(root string, before os.FileInfo, at int64, old, nv []byte, active bool) bool {
-	dir := Dir(root)
+func (r Record) PatchTasks(before os.FileInfo, at int64, old, nv []byte, active bool) bool {
+	root, dir := r.Root, r.Dir
 	patched := false
 	err := editLocked(dir, func(m *Mark, ok bool) bool {
 		if !ok || m.Tasks() != StampOf(before) {
@@ -380,13 +399,13 @@ func PatchTasks(root string, before os.FileInfo, at int64, old, nv []byte, activ
 	return patched && err == nil
 }
 
-// SaveInit records root's harness-init.sh as it is now: the user's script,
-// which a session starts with and nothing in the session may change. A
-// missing script is recorded as none.
-func SaveInit(root string) {
-	dir := Dir(root)
-	path := filepath.Join(root, InitCopy)
-	if m, ok := MarkIn(dir); !ok || initRecorded(m, path) {
+// SaveInit records the project's harness-init.sh as it is now: the
+// user's script, which a session starts with and nothing in the session
+// may change. A missing script is recorded as none.
+func (r Record) SaveInit() {
+	dir := r.Dir
+	path := filepath.Join(r.Root, InitCopy)
+	if m, ok := markIn(dir); !ok || initRecorded(m, path) {
 		return // what a session start finds (no lock taken for it)
 	}
 	editLocked(dir, func(m *Mark, ok bool) bool {
@@ -422,9 +441,9 @@ func initRecorded(m Mark, path string) bool {
 
 // TouchInit records harness-init.sh's current mark after a check found its
 // content unchanged.
-func TouchInit(root string, fi os.FileInfo) {
+func (r Record) TouchInit(fi os.FileInfo) {
 	s := StampOf(fi)
-	edit(Dir(root), func(m *Mark, ok bool) bool {
+	edit(r.Dir, func(m *Mark, ok bool) bool {
 		if !ok || m.InitStamp() == s {
 			return false
 		}
@@ -442,8 +461,8 @@ func (m Mark) SawMarker(session string) bool { return slices.Contains(m.Sessions
 // SetSession records session as one whose hook saw the marker in place.
 // Only a hook calls it: the hooks are the one judge of whether a missing
 // marker was a live session's doing.
-func SetSession(root, session string) {
-	edit(Dir(root), func(m *Mark, ok bool) bool {
+func (r Record) SetSession(session string) {
+	edit(r.Dir, func(m *Mark, ok bool) bool {
 		if !ok || m.SawMarker(session) {
 			return false
 		}
@@ -457,21 +476,21 @@ func SetSession(root, session string) {
 
 // SetPaused records a person's pause (at, a timestamp) or its end ("").
 // It reports whether the record holds it (false without a record).
-func SetPaused(root, at string) bool {
-	return set(root, func(m *Mark) *string { return &m.Paused }, at)
+func (r Record) SetPaused(at string) bool {
+	return r.set(func(m *Mark) *string { return &m.Paused }, at)
 }
 
 // SetCancelled records a person's cancel (at, a timestamp) or its end
 // (""). It reports whether the record holds it (false without a record).
-func SetCancelled(root, at string) bool {
-	return set(root, func(m *Mark) *string { return &m.Cancelled }, at)
+func (r Record) SetCancelled(at string) bool {
+	return r.set(func(m *Mark) *string { return &m.Cancelled }, at)
 }
 
 // set makes the mark's field (a person's decision: field picks it) say
 // to, reporting whether the record holds it (false without a record).
-func set(root string, field func(*Mark) *string, to string) bool {
+func (r Record) set(field func(*Mark) *string, to string) bool {
 	held := false
-	err := edit(Dir(root), func(m *Mark, ok bool) bool {
+	err := edit(r.Dir, func(m *Mark, ok bool) bool {
 		held = ok
 		if !ok || *field(m) == to {
 			return false
@@ -484,11 +503,11 @@ func set(root string, field func(*Mark) *string, to string) bool {
 
 // AddUnverified records ids as completed without the trusted side having
 // seen their validation pass (see Mark.Unverified).
-func AddUnverified(root string, ids ...string) {
+func (r Record) AddUnverified(ids ...string) {
 	if len(ids) == 0 {
 		return
 	}
-	edit(Dir(root), func(m *Mark, ok bool) bool {
+	edit(r.Dir, func(m *Mark, ok bool) bool {
 		n := len(m.Unverified)
 		for _, id := range ids {
 			if !slices.Contains(m.Unverified, id) {
@@ -501,19 +520,20 @@ func AddUnverified(root string, ids ...string) {
 
 // Verified takes ids off the record's unverified tasks: the verification
 // gate ran their validation to an outcome.
-func Verified(root string, ids ...string) {
-	edit(Dir(root), func(m *Mark, ok bool) bool {
+func (r Record) Verified(ids ...string) {
+	edit(r.Dir, func(m *Mark, ok bool) bool {
 		n := len(m.Unverified)
 		m.Unverified = slices.DeleteFunc(m.Unverified, func(id string) bool { return slices.Contains(ids, id) })
 		return ok && len(m.Unverified) < n
 	})
 }
 
-// SameLogPrefix reports whether root's progress log begins with the
-// record's mirror of it, byte for byte: the whole text the harness wrote,
-// read side by side in pieces. True when there is no mirror to compare.
-func SameLogPrefix(root string) bool {
-	dir := Dir(root)
+// SameLogPrefix reports whether the project's progress log begins with
+// the record's mirror of it, byte for byte: the whole text the harness
+// wrote, read side by side in pieces. True when there is no mirror to
+// compare.
+func (r Record) SameLogPrefix() bool {
+	root, dir := r.Root, r.Dir
 	if dir == "" {
 		return true
 	}
@@ -535,9 +555,9 @@ func SameLogPrefix(root string) bool {
 	return same || !mirrorRead // a mirror that cannot be read: nothing to compare
 }
 
-// SetActive records whether the hooks are on, when root has a record.
-func SetActive(root string, active bool) {
-	edit(Dir(root), func(m *Mark, ok bool) bool {
+// SetActive records whether the hooks are on, when there is a record.
+func (r Record) SetActive(active bool) {
+	edit(r.Dir, func(m *Mark, ok bool) bool {
 		if !ok || m.Active == active {
 			return false
 		}
@@ -548,9 +568,9 @@ func SetActive(root string, active bool) {
 
 // Touch records the live tasks file's current mark, after a check found its
 // content to be what the harness wrote (a `touch`, a copy of equal bytes).
-func Touch(root string, fi os.FileInfo) {
+func (r Record) Touch(fi os.FileInfo) {
 	s := StampOf(fi)
-	edit(Dir(root), func(m *Mark, ok bool) bool {
+	edit(r.Dir, func(m *Mark, ok bool) bool {
 		if !ok || m.Tasks() == s {
 			return false
 		}
@@ -559,13 +579,14 @@ func Touch(root string, fi os.FileInfo) {
 	})
 }
 
-// AppendLog records b, lines the harness has just appended to root's
-// progress log, in the record's mirror of the log, when root has a record.
+// AppendLog records b, lines the harness has just appended to the
+// project's progress log, in the record's mirror of the log, when there is
+// a record.
 // When others appended lines since the harness's last ones (the log grew by
 // more than b), the mirror becomes the log as it is: lines others appended
 // are kept, and from now on they are protected like the harness's own.
-func AppendLog(root string, b []byte) {
-	dir := Dir(root)
+func (r Record) AppendLog(b []byte) {
+	root, dir := r.Root, r.Dir
 	if dir == "" {
 		return
 	}
@@ -579,7 +600,7 @@ func AppendLog(root string, b []byte) {
 	if err == nil && li.Size() != mi.Size()+int64(len(b)) {
 		if log, err := safefile.ReadFile(live, MaxLog); err == nil && len(log) >= len(b) {
 			replace(mirror, log)
-			stampLog(root, li)
+			r.stampLog(li)
 			return
 		}
 	}
@@ -590,19 +611,19 @@ func AppendLog(root string, b []byte) {
 	_, werr := f.Write(b)
 	f.Close()
 	if err == nil && werr == nil {
-		stampLog(root, li)
+		r.stampLog(li)
 	}
 }
 
-// LockLog takes the lock an append to root's progress log holds across
+// LockLog takes the lock an append to the progress log holds across
 // its two writes, the log's and then the mirror's (AppendLog), and
 // returns the function that releases it. Appends from several processes
 // at once (a hook, a verb, another session's hook) otherwise reach the two
 // files in different orders, and a check between them takes the log for
 // rewritten. Without a mirror there is nothing to keep in step: no lock.
 // A lock that cannot be had within markWait is gone without.
-func LockLog(root string) (unlock func()) {
-	dir := Dir(root)
+func (r Record) LockLog() (unlock func()) {
+	dir := r.Dir
 	if dir == "" {
 		return func() {}
 	}
@@ -640,8 +661,8 @@ const logStampFormat = "%020d %020d %020d %020d\n"
 
 // LogStamp is the stamp the log had after the harness's last append; ok
 // is false when none is recorded.
-func LogStamp(root string) (s Stamp, ok bool) {
-	dir := Dir(root)
+func (r Record) LogStamp() (s Stamp, ok bool) {
+	dir := r.Dir
 	if dir == "" {
 		return Stamp{}, false
 	}
@@ -655,8 +676,8 @@ func LogStamp(root string) (s Stamp, ok bool) {
 
 // stampLog records fi, the live log's stat, as the harness's own last
 // word in it.
-func stampLog(root string, fi os.FileInfo) {
-	dir := Dir(root)
+func (r Record) stampLog(fi os.FileInfo) {
+	dir := r.Dir
 	if dir == "" {
 		return
 	}
@@ -671,7 +692,7 @@ func stampLog(root string, fi os.FileInfo) {
 
 // TouchLog records the live log's stat fi after the whole log was found
 // to begin with the mirror: what moved its stamp was appends.
-func TouchLog(root string, fi os.FileInfo) { stampLog(root, fi) }
+func (r Record) TouchLog(fi os.FileInfo) { r.stampLog(fi) }
 
 // edit is every change of a mark: it reads the mark of the record in dir
 // (ok is false when there is none, or it does not parse), lets change
@@ -688,7 +709,7 @@ func edit(dir string, change func(m *Mark, ok bool) bool) error {
 	if dir == "" {
 		return errNoDir
 	}
-	if m, ok := MarkIn(dir); !change(&m, ok) {
+	if m, ok := markIn(dir); !change(&m, ok) {
 		return nil
 	}
 	return editLocked(dir, change)
@@ -703,7 +724,7 @@ func editLocked(dir string, change func(m *Mark, ok bool) bool) error {
 		return errNoDir
 	}
 	defer lock.Best(filepath.Join(dir, markLock), markWait)()
-	m, ok := MarkIn(dir)
+	m, ok := markIn(dir)
 	if !change(&m, ok) {
 		return nil
 	}
@@ -739,10 +760,10 @@ func MarkWrites() uint64 { return markWrites.Load() }
 // something else.
 func replace(path string, data []byte) error { return atomicfile.Replace(path, data, 0o600) }
 
-// Writable reports whether this process can write root's record (Claude
+// Writable reports whether this process can write the record (Claude
 // Code's sandbox keeps it read-only to the agent's commands).
-func Writable(root string) bool {
-	dir := Dir(root)
+func (r Record) Writable() bool {
+	dir := r.Dir
 	if dir == "" {
 		return false
 	}
@@ -755,10 +776,10 @@ func Writable(root string) bool {
 	return true
 }
 
-// TasksText is the record's copy of the tasks file of root: the text the
-// harness last wrote. ok is false without one.
-func TasksText(root string) (data []byte, ok bool) {
-	dir := Dir(root)
+// TasksText is the record's copy of the tasks file: the text the harness
+// last wrote. ok is false without one.
+func (r Record) TasksText() (data []byte, ok bool) {
+	dir := r.Dir
 	if dir == "" {
 		return nil, false
 	}
@@ -766,11 +787,10 @@ func TasksText(root string) (data []byte, ok bool) {
 	return data, err == nil
 }
 
-// SameTasks reports whether the tasks file in root holds the bytes of the
-// record's copy: the text the harness last wrote, under whatever stat.
-func SameTasks(root string) bool {
-	dir := Dir(root)
-	return dir != "" && sameBytes(filepath.Join(root, TasksCopy), filepath.Join(dir, TasksCopy))
+// SameTasks reports whether the project's tasks file holds the bytes of
+// the record's copy: the text the harness last wrote, under whatever stat.
+func (r Record) SameTasks() bool {
+	return r.Dir != "" && sameBytes(filepath.Join(r.Root, TasksCopy), filepath.Join(r.Dir, TasksCopy))
 }
 
 // sameBytes reports whether the files at a and b hold the same bytes.
@@ -815,26 +835,20 @@ func samePrefix(a, b io.Reader, n int64) (same, aRead bool) {
 	return true, true
 }
 
-// SessionsDir is where the hooks keep each session's own files for root
+// SessionsDir is where the hooks keep each session's own files
 // (its runtime: counters, where its story begins; its turn; its budget
 // use): beside the record, outside the work tree, so that nothing done in
 // the project (`git stash -a`, `rm -rf .harness-*`, `git clean -fdX`)
 // resets a budget's spend or a session's view. At the sandboxed level it is
 // read-only to the agent's commands like the record. "" without a home.
-func SessionsDir(root string) string {
-	dir := Dir(root)
-	if dir == "" {
-		return ""
-	}
-	return filepath.Join(dir, "sessions")
-}
+func (r Record) SessionsDir() string { return r.Path("sessions") }
 
 // SessionFile is the file named prefix + the session's key + ".json" in
-// SessionsDir(root) (see root.SessionFileIn for the key); in the project's
+// SessionsDir (see root.SessionFileIn for the key); in the project's
 // runtime directory where no record can be kept.
-func SessionFile(root, prefix, sessionID string) string {
-	if dir := SessionsDir(root); dir != "" {
+func (r Record) SessionFile(prefix, sessionID string) string {
+	if dir := r.SessionsDir(); dir != "" {
 		return rootpkg.SessionFileIn(dir, prefix, sessionID)
 	}
-	return rootpkg.SessionFile(root, prefix, sessionID)
+	return rootpkg.SessionFile(r.Root, prefix, sessionID)
 }

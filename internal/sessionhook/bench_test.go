@@ -12,6 +12,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 )
 
@@ -114,12 +115,12 @@ func benchStop(b *testing.B, n int) {
 				p := hook.Parse([]byte(`{"session_id":"` + sessionID + `","hook_event_name":"Stop","stop_hook_active":true}`))
 				SessionStart(hook.Parse([]byte(`{"session_id":"` + sessionID + `","source":"startup"}`)))
 				tasksFile := filepath.Join(dir, "harness-tasks.json")
-				rt := ReadRuntime(dir, sessionID)
+				rt := ReadRuntime(record.Of(dir), sessionID)
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					b.StopTimer()
 					rt.Stop, rt.Stuck = Valve{}, Stuck{} // measure the block, not the valves
-					rt.save(dir)
+					rt.save(record.Of(dir))
 					if cache == "cold" {
 						at := time.Now().Add(time.Duration(i) * time.Millisecond)
 						os.Chtimes(tasksFile, at, at)

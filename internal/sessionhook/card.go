@@ -41,7 +41,7 @@ func PreCompact(p hook.Payload) hook.Decision {
 	if !ok {
 		return hook.Decision{}
 	}
-	rt := ReadRuntime(c.Root, c.session)
+	rt := ReadRuntime(c.Record(), c.session)
 	if rt != nil && rt.Excluded {
 		return hook.Decision{}
 	}

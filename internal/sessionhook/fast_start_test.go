@@ -38,7 +38,7 @@ func prepare(t *testing.T, dir, how string) {
 	case recorded, tidied:
 		doc, err := os.ReadFile(filepath.Join(dir, state.FileName))
 		require.NoError(t, err)
-		require.NoError(t, record.SaveTasks(dir, doc, true))
+		require.NoError(t, record.Of(dir).SaveTasks(doc, true))
 		if how == recorded {
 			require.Nil(t, statecache.Cached(dir))
 			break

@@ -12,6 +12,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -42,7 +43,7 @@ func TestSessionStartSources(t *testing.T) {
 			assert.Contains(t, d.Context, "next=task-001: Title of task-001")
 			assert.Contains(t, d.Context, "cycle: 1) harness claim")
 			assert.LessOrEqual(t, len(d.Context), 3000, "short and dense")
-			rt := ReadRuntime(dir, sessionID)
+			rt := ReadRuntime(record.Of(dir), sessionID)
 			require.NotNil(t, rt)
 			assert.Equal(t, tt.count, rt.Session)
 			assert.Equal(t, logSize(dir), rt.LogOffset)
@@ -180,7 +181,7 @@ func TestSessionEndWithinBudget(t *testing.T) {
 	assert.Contains(t, log, "[SESSION-1] LOCK released")
 	_, _, held := lock.Owner(dir)
 	assert.False(t, held)
-	assert.NoFileExists(t, RuntimePath(dir, sessionID))
+	assert.NoFileExists(t, RuntimePath(record.Of(dir), sessionID))
 }
 
 func TestSessionEndInactiveStillReleasesItsLock(t *testing.T) {
@@ -198,10 +199,10 @@ func TestCompactKeepsTheSessionsStory(t *testing.T) {
 	dir := testProject(t, tasksJSON(0, "", task("task-001", "completed"), task("task-002", "pending")))
 	SessionStart(payload(t, hook.SessionStart, "source", "startup"))
 	appendLog(t, dir, "[2025-07-01T11:00:01Z] [SESSION-1] Completed [task-001] (commit a)")
-	before := ReadRuntime(dir, sessionID)
+	before := ReadRuntime(record.Of(dir), sessionID)
 	d := SessionStart(payload(t, hook.SessionStart, "source", "compact"))
 	assert.Contains(t, d.Context, "HARNESS SESSION-1 (compact; exclusive)")
-	rt := ReadRuntime(dir, sessionID)
+	rt := ReadRuntime(record.Of(dir), sessionID)
 	require.NotNil(t, rt)
 	assert.Equal(t, before.LogOffset, rt.LogOffset, "the session's part of the log still starts where it began")
 	assert.Equal(t, []string{"task-001"}, readSessionLog(dir, rt, owner{n: 1}).completed)

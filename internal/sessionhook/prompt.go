@@ -35,7 +35,7 @@ func UserPromptSubmit(p hook.Payload) hook.Decision {
 		return hook.Decision{}
 	}
 	t := Turn{PromptID: p.Str("prompt_id"), AskOnly: askOnlyCommand(p.Str("prompt"))}
-	atomicfile.ReplaceSmall(record.SessionFile(c.Root, turnPrefix, c.session), t.encode())
+	atomicfile.ReplaceSmall(c.Record().SessionFile(turnPrefix, c.session), t.encode())
 	return hook.Decision{}
 }
 
@@ -50,8 +50,8 @@ func (t Turn) encode() []byte {
 
 // readTurn returns the recorded turn of session sessionID; ok is false
 // when there is none (the hook is not registered, or predates the session).
-func readTurn(dir, sessionID string) (t Turn, ok bool) {
-	data, err := safefile.ReadFile(record.SessionFile(dir, turnPrefix, sessionID), safefile.Small)
+func readTurn(rec record.Record, sessionID string) (t Turn, ok bool) {
+	data, err := safefile.ReadFile(rec.SessionFile(turnPrefix, sessionID), safefile.Small)
 	if err != nil {
 		return Turn{}, false
 	}
@@ -68,7 +68,7 @@ func readTurn(dir, sessionID string) (t Turn, ok bool) {
 // or a Claude Code that sends no prompt_id) is the transcript read.
 func (c *call) askedOnly() string {
 	id := c.p.Str("prompt_id")
-	if t, ok := readTurn(c.Root, c.session); ok && id != "" && t.PromptID == id {
+	if t, ok := readTurn(c.Record(), c.session); ok && id != "" && t.PromptID == id {
 		return t.AskOnly
 	}
 	return askedOnlyFromTranscript(c.p.Str("transcript_path"))
@@ -93,4 +93,4 @@ func askOnlyCommand(text string) string {
 // first tool call (a person, `harness cancel`), so the check after each tool
 // call must not put it back. A marker removed by a tool call of the turn
 // is still put back.
-func (c *call) settleOff() { record.SetActive(c.Root, false) }
+func (c *call) settleOff() { c.Record().SetActive(false) }

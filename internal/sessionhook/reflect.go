@@ -52,11 +52,11 @@ func reflection(c *call, rt *Runtime) hook.Decision {
 	last := c.p.Str("last_assistant_message")
 	if rt.ReflectRounds >= rt.ReflectLimit || rt.ReflectRounds > 0 && saidDone(last) {
 		rt.ReflectDone = true
-		rt.save(c.Root)
+		rt.save(c.Record())
 		return hook.Decision{}
 	}
 	rt.ReflectRounds++
-	rt.save(c.Root)
+	rt.save(c.Record())
 	return hook.Decision{Kind: hook.Block, Reason: reflectPrompt(rt.ReflectRounds, rt.ReflectLimit, rt.Ending, originalRequest(c.p.Str("transcript_path")), last)}
 }
 

@@ -104,16 +104,16 @@ const (
 // (a crash, a kill) is kept.
 const runtimeTTL = 7 * 24 * time.Hour
 
-// RuntimePath returns the runtime file of session sessionID of the state
-// root dir, beside the record (see record.SessionFile).
-func RuntimePath(dir, sessionID string) string {
-	return record.SessionFile(dir, runtimePrefix, sessionID)
+// RuntimePath returns the runtime file of session sessionID, beside the
+// project's record rec (see record.SessionFile).
+func RuntimePath(rec record.Record, sessionID string) string {
+	return rec.SessionFile(runtimePrefix, sessionID)
 }
 
 // ReadRuntime returns the runtime of session sessionID, or nil when it has
 // none (or an unreadable one).
-func ReadRuntime(dir, sessionID string) *Runtime {
-	data, err := safefile.ReadFile(RuntimePath(dir, sessionID), safefile.Small)
+func ReadRuntime(rec record.Record, sessionID string) *Runtime {
+	data, err := safefile.ReadFile(RuntimePath(rec, sessionID), safefile.Small)
 	if err != nil {
 		return nil
 	}
@@ -132,8 +132,8 @@ func ReadRuntime(dir, sessionID string) *Runtime {
 // a few microseconds where a new file renamed over the old costs about a
 // hundred on ext4; any other change replaces the file whole (temporary
 // file, rename).
-func (rt *Runtime) save(dir string) error {
-	path := RuntimePath(dir, rt.SessionID)
+func (rt *Runtime) save(rec record.Record) error {
+	path := RuntimePath(rec, rt.SessionID)
 	text := append(rt.encode(), '\n')
 	// Patch checks that the file still holds all of rt.text (another
 	// writer's file of the same size is replaced, not merged with) and
@@ -308,16 +308,16 @@ func boolOmit(w *jsonobj.Writer, k string, v bool) {
 }
 
 // removeRuntime deletes the runtime files of session sessionID.
-func removeRuntime(dir, sessionID string) {
-	os.Remove(RuntimePath(dir, sessionID))
-	os.Remove(record.SessionFile(dir, turnPrefix, sessionID))
+func removeRuntime(rec record.Record, sessionID string) {
+	os.Remove(RuntimePath(rec, sessionID))
+	os.Remove(rec.SessionFile(turnPrefix, sessionID))
 }
 
 // pruneRuntimes removes runtime files untouched for runtimeTTL.
-func pruneRuntimes(dir string, at time.Time) {
+func pruneRuntimes(rec record.Record, at time.Time) {
 	// The project's runtime directory held them before they moved beside
 	// the record: those left there go the same way.
-	for _, rd := range []string{record.SessionsDir(dir), filepath.Join(dir, statecache.RuntimeDir)} {
+	for _, rd := range []string{rec.SessionsDir(), filepath.Join(rec.Root, statecache.RuntimeDir)} {
 		if rd != "" {
 			pruneIn(rd, at)
 		}

@@ -103,32 +103,32 @@ func TestReflectLimit(t *testing.T) {
 func TestRuntimePathStaysInside(t *testing.T) {
 	t.Setenv("HARNESS_RECORD_DIR", "/records")
 	dir := "/state"
-	sessions := record.SessionsDir(dir)
+	sessions := record.Of(dir).SessionsDir()
 	require.True(t, strings.HasPrefix(sessions, "/records/"), sessions)
 	for _, id := range []string{"", "abc-123", "../../etc/passwd", "a/b", ".hidden", strings.Repeat("x", 300), "ümlaut", "a\x00b", "..", "."} {
-		p := RuntimePath(dir, id)
+		p := RuntimePath(record.Of(dir), id)
 		assert.Equal(t, sessions, filepath.Dir(p), "id %q", id)
 		assert.True(t, strings.HasPrefix(filepath.Base(p), "session-"), "id %q", id)
 	}
-	assert.Equal(t, filepath.Join(sessions, "session-abc-123.json"), RuntimePath(dir, "abc-123"))
-	assert.NotEqual(t, RuntimePath(dir, "a/b"), RuntimePath(dir, "a_b"))
+	assert.Equal(t, filepath.Join(sessions, "session-abc-123.json"), RuntimePath(record.Of(dir), "abc-123"))
+	assert.NotEqual(t, RuntimePath(record.Of(dir), "a/b"), RuntimePath(record.Of(dir), "a_b"))
 }
 
 func TestRuntimeRoundTrip(t *testing.T) {
 	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
 	dir := t.TempDir()
-	assert.Nil(t, ReadRuntime(dir, "s1"))
+	assert.Nil(t, ReadRuntime(record.Of(dir), "s1"))
 	rt := &Runtime{SessionID: "s1", Session: 4, LogOffset: 123, Stop: Valve{Blocks: 2, Fingerprint: "f"},
 		Idle: map[string]*Valve{"bob": {Blocks: 1}}, Finished: true, ReflectLimit: 3, ReflectRounds: 1}
-	require.NoError(t, rt.save(dir))
-	assert.Equal(t, rt, ReadRuntime(dir, "s1"))
-	entries, _ := os.ReadDir(record.SessionsDir(dir))
+	require.NoError(t, rt.save(record.Of(dir)))
+	assert.Equal(t, rt, ReadRuntime(record.Of(dir), "s1"))
+	entries, _ := os.ReadDir(record.Of(dir).SessionsDir())
 	assert.Len(t, entries, 1, "no temporary file is left behind")
 
 	// A corrupt or hostile runtime file is no runtime at all.
 	for _, bad := range []string{"", "{", "[]", `{"session": -1}`, "\x00\xff"} {
-		require.NoError(t, os.WriteFile(RuntimePath(dir, "s1"), []byte(bad), 0o644))
-		assert.Nil(t, ReadRuntime(dir, "s1"), "%q", bad)
+		require.NoError(t, os.WriteFile(RuntimePath(record.Of(dir), "s1"), []byte(bad), 0o644))
+		assert.Nil(t, ReadRuntime(record.Of(dir), "s1"), "%q", bad)
 	}
 }
 
@@ -136,16 +136,16 @@ func TestPruneRuntimes(t *testing.T) {
 	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
 	dir := t.TempDir()
 	for _, id := range []string{"old", "new"} {
-		require.NoError(t, (&Runtime{SessionID: id}).save(dir))
+		require.NoError(t, (&Runtime{SessionID: id}).save(record.Of(dir)))
 	}
-	other := filepath.Join(record.SessionsDir(dir), "summary.json")
+	other := filepath.Join(record.Of(dir).SessionsDir(), "summary.json")
 	require.NoError(t, os.WriteFile(other, []byte("{}"), 0o644))
 	old := time.Now().Add(-8 * 24 * time.Hour)
-	require.NoError(t, os.Chtimes(RuntimePath(dir, "old"), old, old))
+	require.NoError(t, os.Chtimes(RuntimePath(record.Of(dir), "old"), old, old))
 	require.NoError(t, os.Chtimes(other, old, old))
-	pruneRuntimes(dir, time.Now())
-	assert.NoFileExists(t, RuntimePath(dir, "old"))
-	assert.FileExists(t, RuntimePath(dir, "new"))
+	pruneRuntimes(record.Of(dir), time.Now())
+	assert.NoFileExists(t, RuntimePath(record.Of(dir), "old"))
+	assert.FileExists(t, RuntimePath(record.Of(dir), "new"))
 	assert.FileExists(t, other, "only session runtime files are pruned")
 }
 
@@ -253,41 +253,41 @@ func TestLinesFromCapsTheRead(t *testing.T) {
 // replaces the file; either reads back as saved.
 func TestRuntimeSavesACountInPlace(t *testing.T) {
 	dir := t.TempDir()
-	path := RuntimePath(dir, "s1")
+	path := RuntimePath(record.Of(dir), "s1")
 	rt := &Runtime{SessionID: "s1", Session: 1, LogOffset: 10, Stop: Valve{Blocks: 1, Fingerprint: "completed=1"}}
-	require.NoError(t, rt.save(dir))
+	require.NoError(t, rt.save(record.Of(dir)))
 	first, err := os.Stat(path)
 	require.NoError(t, err)
 
-	rt = ReadRuntime(dir, "s1")
+	rt = ReadRuntime(record.Of(dir), "s1")
 	require.NotNil(t, rt)
 	rt.Stop.Blocks = 2
-	require.NoError(t, rt.save(dir))
+	require.NoError(t, rt.save(record.Of(dir)))
 	inPlace, err := os.Stat(path)
 	require.NoError(t, err)
 	assert.True(t, os.SameFile(first, inPlace), "written in place")
-	assert.Equal(t, rt, ReadRuntime(dir, "s1"))
+	assert.Equal(t, rt, ReadRuntime(record.Of(dir), "s1"))
 
 	rt.Stop.Blocks = 3 // the same Runtime saved again: from the text it wrote
-	require.NoError(t, rt.save(dir))
+	require.NoError(t, rt.save(record.Of(dir)))
 	again, err := os.Stat(path)
 	require.NoError(t, err)
 	assert.True(t, os.SameFile(first, again), "written in place")
-	assert.Equal(t, 3, ReadRuntime(dir, "s1").Stop.Blocks)
+	assert.Equal(t, 3, ReadRuntime(record.Of(dir), "s1").Stop.Blocks)
 
 	rt.Held = []string{"task-001"} // a new member: the file is replaced
-	require.NoError(t, rt.save(dir))
+	require.NoError(t, rt.save(record.Of(dir)))
 	replaced, err := os.Stat(path)
 	require.NoError(t, err)
 	assert.False(t, os.SameFile(first, replaced), "replaced")
-	assert.Equal(t, rt, ReadRuntime(dir, "s1"))
+	assert.Equal(t, rt, ReadRuntime(record.Of(dir), "s1"))
 
 	// A file changed by another writer since it was read is not patched.
-	stale := ReadRuntime(dir, "s1")
+	stale := ReadRuntime(record.Of(dir), "s1")
 	require.NoError(t, os.WriteFile(path, []byte(`{"session_id": "s1", "session": 7}`+"\n"), 0o644))
 	stale.Stop.Blocks = 4
-	require.NoError(t, stale.save(dir))
-	assert.Equal(t, stale, ReadRuntime(dir, "s1"))
+	require.NoError(t, stale.save(record.Of(dir)))
+	assert.Equal(t, stale, ReadRuntime(record.Of(dir), "s1"))
 }
 
 // TestReadSessionLogIncremental: read line by line as the log grows (the

@@ -28,8 +28,8 @@ func SessionEnd(p hook.Payload) hook.Decision {
 	if !ok {
 		return hook.Decision{}
 	}
-	rt := ReadRuntime(c.Root, c.session)
-	defer removeRuntime(c.Root, c.session)
+	rt := ReadRuntime(c.Record(), c.session)
+	defer removeRuntime(c.Record(), c.session)
 	if rt != nil && rt.Excluded || anotherOwner(c) {
 		return hook.Decision{}
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/project"
-	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/recovery"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/safefile"
@@ -146,7 +145,7 @@ func begin(c *call, p hook.Payload) *start {
 	if p.Malformed {
 		st.source = sourceUnknown
 	}
-	st.rt = ReadRuntime(c.Root, c.session)
+	st.rt = ReadRuntime(c.Record(), c.session)
 	return st
 }
 
@@ -195,10 +194,10 @@ func (st *start) gitFacts() <-chan string {
 		modeOnly.Config.ConcurrencyMode = state.Concurrent
 	}
 	top, kept := st.c.tree(modeOnly).Top, ""
-	if rec := st.c.Record(); rec != "" {
+	if rec := st.c.Record(); rec.Dir != "" {
 		// One file a tree: a job's workers each have their own.
 		sum := digest.SHA256([]byte(top))
-		kept = filepath.Join(rec, treeFile+hex.EncodeToString(sum[:6]))
+		kept = rec.Path(treeFile + hex.EncodeToString(sum[:6]))
 	}
 	go func() { facts <- gitLine(top, st.c.Root, kept) }()
 	return facts
@@ -327,9 +326,9 @@ func (st *start) saveRuntime() {
 		if st.concurrent {
 			st.rt.Held = heldBy(st.v.sum, taskcycle.WorkerID())
 		}
-		pruneRuntimes(c.Root, c.now)
+		pruneRuntimes(c.Record(), c.now)
 	}
-	st.rt.save(c.Root)
+	st.rt.save(c.Record())
 }
 
 // summaryView is the view of the tasks file from the hooks' summary of it,
@@ -422,7 +421,7 @@ func (o *opening) validate(s *state.State, at time.Time) {
 func lockedOut(c *call, source string, holder lock.Holder) hook.Decision {
 	if c.session != "" { // without an id the file would be every such session's
 		(&Runtime{SessionID: c.session, Source: source, Worker: c.workerID, Excluded: true,
-			StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: -1}).save(c.Root)
+			StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: -1}).save(c.Record())
 	}
 	return busy(holder)
 }
@@ -545,7 +544,7 @@ func healthCheck(p *project.Project, n int, at time.Time) string {
 	dir := p.Root
 	// The script as the session starts with it is the user's; from here on
 	// a change to it is put back (internal/integrity).
-	record.SaveInit(dir)
+	p.Record().SaveInit()
 	path := filepath.Join(dir, root.InitScript)
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() {

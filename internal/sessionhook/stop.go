@@ -14,7 +14,6 @@ import (
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/project"
-	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
@@ -33,7 +32,7 @@ func Stop(p hook.Payload) hook.Decision {
 	if !ok {
 		return hook.Decision{}
 	}
-	rt := ReadRuntime(c.Root, c.session)
+	rt := ReadRuntime(c.Record(), c.session)
 	fence := integrity.Check(c.Project, "a writer outside the harness", integrity.Legal(c.Project))
 	if whole := integrity.LogSince(c.Project, "a writer outside the harness"); whole.Tampered() {
 		fence.Repairs = append(fence.Repairs, whole.Repairs...)
@@ -265,11 +264,11 @@ func blockOrValve(c *call, rt *Runtime, n int, sum *statecache.Summary, reason s
 	if rt.Stop.Block(sum.Fingerprint, limit) {
 		msg := fmt.Sprintf("harness stop valve opened: the stop was blocked %d times in a row without progress (%s unchanged), so it is allowed. Check the next task's validation command and dependencies (`harness status`), and whether the agent is stuck; a new session resumes the work.", limit, sum.Fingerprint)
 		logWarn(c.Root, n, c.now, "%s", msg)
-		rt.save(c.Root)
+		rt.save(c.Record())
 		logStats(c.Root, n, sum.Stats, c.now)
 		return hook.Decision{Kind: hook.Allow, Warning: "WARN: " + msg}
 	}
-	rt.save(c.Root)
+	rt.save(c.Record())
 	return hook.Decision{Kind: hook.Block, Reason: fmt.Sprintf("%s\n(stop blocked %d of %d times without progress; then the harness lets the session stop)", reason, rt.Stop.Blocks, limit)}
 }
 
@@ -289,7 +288,7 @@ func workReason(sum *statecache.Summary, w work) string {
 // count afresh: the chain of blocks is over.
 func allowStop(c *call, rt *Runtime, n int, st schedule.Stats, note string) hook.Decision {
 	rt.Stop = Valve{}
-	rt.save(c.Root)
+	rt.save(c.Record())
 	logStats(c.Root, n, st, c.now)
 	return hook.Decision{Kind: hook.Allow, Warning: note}
 }
@@ -300,10 +299,10 @@ func allowStop(c *call, rt *Runtime, n int, st schedule.Stats, note string) hook
 // repairs: without it, it found the marker gone and the record still on
 // (and put the marker back, the finished run on again), or a verb's
 // write found the marker still there and recorded the hooks on.
-func switchOff(dir string) {
-	lock.InTx(dir, func() {
-		record.SetActive(dir, false)
-		os.Remove(marker(dir))
+func switchOff(p *project.Project) {
+	lock.InTx(p.Root, func() {
+		p.Record().SetActive(false)
+		os.Remove(marker(p.Root))
 	})
 }
 
@@ -311,7 +310,7 @@ func switchOff(dir string) {
 // last_session set, the session lock released, and the self-reflection
 // rounds begin.
 func finish(c *call, s *state.State, rt *Runtime, n int) hook.Decision {
-	switchOff(c.Root)
+	switchOff(c.Project)
 	entries := []progress.Entry{{Time: c.now, Session: n, Type: progress.Stats, Message: schedule.Count(s.Tasks).Line()}}
 	if !s.Concurrent() && lock.Release(c.Root, lock.Self()) {
 		entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Lock, Message: "released"})

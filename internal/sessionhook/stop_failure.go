@@ -24,7 +24,7 @@ func StopFailure(p hook.Payload) hook.Decision {
 	if !ok {
 		return hook.Decision{}
 	}
-	rt := ReadRuntime(c.Root, c.session)
+	rt := ReadRuntime(c.Record(), c.session)
 	if stayOut(c, rt, peek(c.Root)) {
 		return hook.Decision{}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/state"
 )
@@ -200,7 +201,7 @@ func TestStopLimits(t *testing.T) {
 	})
 	t.Run("max_tasks_per_session", func(t *testing.T) {
 		dir := testProject(t, tasksJSON(4, `"session_config": {"max_tasks_per_session": 2}`, task("task-001", "pending")))
-		require.NoError(t, (&Runtime{SessionID: sessionID, Session: 4, LogOffset: 0}).save(dir))
+		require.NoError(t, (&Runtime{SessionID: sessionID, Session: 4, LogOffset: 0}).save(record.Of(dir)))
 		appendLog(t, dir, "[2025-07-01T11:00:01Z] [SESSION-4] Completed [task-009] (commit b)")
 		assert.Equal(t, hook.Block, stop(t, false).Kind)
 		appendLog(t, dir, "[2025-07-01T11:00:02Z] [SESSION-4] ERROR [task-008] [TASK_EXEC] boom")
@@ -241,7 +242,7 @@ func TestVerificationGate(t *testing.T) {
 		task("task-002", "completed", `"attempts": 1`, `"validation": {"command": "sleep 2; test -f two.ok", "timeout_seconds": 30}`),
 		task("task-003", "completed", `"validation": {"command": "touch three.ran"}`)))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "one.ok"), nil, 0o644))
-	require.NoError(t, (&Runtime{SessionID: sessionID, Session: 1, LogOffset: 0}).save(dir))
+	require.NoError(t, (&Runtime{SessionID: sessionID, Session: 1, LogOffset: 0}).save(record.Of(dir)))
 	appendLog(t, dir,
 		"[2025-07-01T11:00:01Z] [SESSION-1] Completed [task-001] (commit a)",
 		"[2025-07-01T11:00:02Z] [SESSION-1] Completed [task-002] (commit b)",
@@ -341,7 +342,7 @@ func TestVerificationGateBudget(t *testing.T) {
 	dir := testProject(t, tasksJSON(1, "", task("task-001", "completed", `"validation": {"command": "sleep 20", "timeout_seconds": 60}`)))
 	t.Setenv("HARNESS_VERIFY_BUDGET", "1")
 	t.Setenv("HARNESS_REFLECT_ITERATIONS", "0")
-	require.NoError(t, (&Runtime{SessionID: sessionID, Session: 1, LogOffset: 0}).save(dir))
+	require.NoError(t, (&Runtime{SessionID: sessionID, Session: 1, LogOffset: 0}).save(record.Of(dir)))
 	appendLog(t, dir, "[2025-07-01T11:00:01Z] [SESSION-1] Completed [task-001] (commit a)")
 	start := time.Now()
 	d := stop(t, false)

@@ -20,7 +20,7 @@ func SubagentStop(p hook.Payload) hook.Decision {
 	if err != nil {
 		return hook.Decision{} // the main session's Stop reports an unreadable state
 	}
-	if len(sum.InProgress) == 0 || stayOut(c, ReadRuntime(c.Root, c.session), sum.Concurrent) {
+	if len(sum.InProgress) == 0 || stayOut(c, ReadRuntime(c.Record(), c.session), sum.Concurrent) {
 		return hook.Decision{}
 	}
 	ids := []string{c.workerID, p.Str("agent_id"), p.Str("teammate_name")}

@@ -23,12 +23,12 @@ func TestSwitchOffWhileAHookChecks(t *testing.T) {
 	doc := tasksJSON(1, "", task("task-001", "completed"))
 	dir := testProject(t, doc)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "harness-tasks.json.bak"), []byte(doc), 0o644))
-	require.NoError(t, record.SaveTasks(dir, []byte(doc), true))
+	require.NoError(t, record.Of(dir).SaveTasks([]byte(doc), true))
 	marker := filepath.Join(dir, root.ActiveMarker)
 	for i := range 30 {
 		require.NoError(t, os.WriteFile(marker, nil, 0o644))
-		record.SetActive(dir, true)
-		record.SetSession(dir, sessionID)
+		record.Of(dir).SetActive(true)
+		record.Of(dir).SetSession(sessionID)
 		started, stop, done := make(chan struct{}), make(chan struct{}), make(chan []string)
 		go func() {
 			var repairs []string
@@ -48,11 +48,11 @@ func TestSwitchOffWhileAHookChecks(t *testing.T) {
 			}
 		}()
 		<-started
-		switchOff(dir)
+		switchOff(project.Open(dir))
 		close(stop)
 		assert.Empty(t, <-done, "run %d", i)
 		assert.NoFileExists(t, marker, "run %d", i)
-		m, _ := record.ReadMark(dir)
+		m, _ := record.Of(dir).Mark()
 		assert.False(t, m.Active, "run %d", i)
 	}
 }

@@ -19,7 +19,7 @@ func TeammateIdle(p hook.Payload) hook.Decision {
 	if err != nil {
 		return hook.Decision{}
 	}
-	rt := ReadRuntime(c.Root, c.session)
+	rt := ReadRuntime(c.Record(), c.session)
 	if stayOut(c, rt, sum.Concurrent) {
 		return hook.Decision{}
 	}
@@ -37,7 +37,7 @@ func TeammateIdle(p hook.Payload) hook.Decision {
 	if reason == "" {
 		if rt != nil && rt.Idle[name] != nil {
 			delete(rt.Idle, name) // the teammate may idle: the chain of refusals is over
-			rt.save(c.Root)
+			rt.save(c.Record())
 		}
 		return hook.Decision{}
 	}
@@ -54,7 +54,7 @@ func TeammateIdle(p hook.Payload) hook.Decision {
 	}
 	limit := ValveLimit()
 	open := v.Block(sum.Fingerprint, limit)
-	rt.save(c.Root)
+	rt.save(c.Record())
 	if open {
 		logWarn(c.Root, rt.Session, c.now, "teammate %q allowed to idle after %d refusals without progress (%s unchanged); check the next task with `harness status`", name, limit, sum.Fingerprint)
 		return hook.Decision{}

@@ -12,7 +12,6 @@ import (
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/progress"
-	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 	"github.com/harness-agent/harness/internal/validation"
@@ -52,7 +51,7 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 	})
 	checks := checksFor(s, ids)
 	if len(checks) == 0 {
-		record.Verified(c.Root, ids...)
+		c.Record().Verified(ids...)
 		return hook.Decision{}, false
 	}
 	f := fence.Open(c.Project)
@@ -67,7 +66,7 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 		}
 	}
 	settled := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return slices.Contains(cut, id) })
-	defer record.Verified(c.Root, settled...)
+	defer c.Record().Verified(settled...)
 	// The commands are fenced like a validation: what they did to the
 	// harness files is put back, and the tasks they check fail with
 	// [TAMPER] (run side by side, no one command can be named).

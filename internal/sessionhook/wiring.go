@@ -17,11 +17,11 @@ import (
 // logged, once, not at every hook.
 func (c *call) wiringNote(session func() int) (note string, fresh bool) {
 	problems := wiring.Check(wiringWhere(c.Root, c.p.Cwd()))
-	rec := c.Record()
-	if rec == "" {
+	seen := c.Record().Path(record.WiringSeen)
+	if seen == "" {
 		return wiringText(problems), false
 	}
-	fresh = wiring.Fresh(problems, filepath.Join(rec, record.WiringSeen))
+	fresh = wiring.Fresh(problems, seen)
 	if fresh {
 		progress.Append(c.Root, progress.Entry{Time: c.now, Session: session(), Type: progress.Tamper,
 			Message: "hooks " + strings.Join(problems, "; ")})

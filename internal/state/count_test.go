@@ -126,7 +126,7 @@ func TestEditTopInPlace(t *testing.T) {
 			assert.Equal(t, string(doc), string(bak), "the backup is the file")
 			copied, _ := os.ReadFile(filepath.Join(record.Dir(dir), record.TasksCopy))
 			assert.Equal(t, string(doc), string(copied), "the record's copy is the file")
-			m, ok := record.ReadMark(dir)
+			m, ok := record.Of(dir).Mark()
 			require.True(t, ok)
 			assert.Equal(t, after.Size(), m.Size)
 			assert.Equal(t, after.ModTime().UnixNano(), m.ModNs, "the mark follows the file")

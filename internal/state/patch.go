@@ -102,9 +102,9 @@ func patchInPlace(dir string, size, at int64, old, nv []byte) (patched bool, err
 			backup(dir, doc, fileMode(path))
 		}
 	}
-	if !record.PatchTasks(dir, before, at, old, nv, root.Active(dir)) {
+	if rec := record.Of(dir); !rec.PatchTasks(before, at, old, nv, root.Active(dir)) {
 		if doc := read(); doc != nil {
-			record.SaveTasks(dir, doc, root.Active(dir))
+			rec.SaveTasks(doc, root.Active(dir))
 		}
 	}
 	return true, nil

@@ -434,7 +434,7 @@ func writeEdited(dir string, edited []byte) error {
 	if err := backup(dir, edited, mode); err != nil {
 		return failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", BackupPath(dir), err)
 	}
-	record.SaveTasks(dir, edited, root.Active(dir))
+	record.Of(dir).SaveTasks(edited, root.Active(dir))
 	return nil
 }
 
@@ -534,6 +534,6 @@ func Restore(dir string, data []byte) error {
 	if err := backup(dir, data, mode); err != nil {
 		return failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", BackupPath(dir), err)
 	}
-	record.SaveTasks(dir, data, root.Active(dir))
+	record.Of(dir).SaveTasks(data, root.Active(dir))
 	return nil
 }

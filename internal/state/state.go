@@ -935,7 +935,7 @@ func lastWritten(dir string) (*State, bool) {
 			return s, true
 		}
 	}
-	if raw, ok := record.TasksText(dir); ok {
+	if raw, ok := record.Of(dir).TasksText(); ok {
 		if s, err := Parse(raw, record.TasksCopy); err == nil {
 			s.Dir, s.Source = dir, "the record's copy"
 			return s, true
@@ -974,12 +974,13 @@ func buildsOnRecord(s *State) error {
 	// The file carries the stamp the harness left (the integrity check's
 	// own test): it is the text the harness wrote, and the record's copy
 	// need not be read.
-	if m, ok := record.ReadMark(s.Dir); ok {
+	rec := record.Of(s.Dir)
+	if m, ok := rec.Mark(); ok {
 		if fi, err := os.Stat(Path(s.Dir)); err == nil && record.StampOf(fi) == m.Tasks() {
 			return nil
 		}
 	}
-	recorded, ok := record.TasksText(s.Dir)
+	recorded, ok := rec.TasksText()
 	if !ok || string(recorded) == string(s.raw) {
 		return nil
 	}
@@ -992,7 +993,7 @@ func buildsOnRecord(s *State) error {
 		return failure.New(failure.Tamper, "%s holds a change the harness did not make (%s): the harness does not build on it", FileName, tr.Broken).
 			WithHint("change the state only with the harness verbs; the check after this tool call puts the file back")
 	}
-	if len(tr.Completed) > 0 && record.Writable(s.Dir) {
+	if len(tr.Completed) > 0 && rec.Writable() {
 		return failure.New(failure.Tamper, "%s holds a completion of %s the harness did not make: the harness does not build on it", FileName, tr.Completed[0]).
 			WithHint("a task completes only by `harness validate %s`; the check after this tool call puts the file back", tr.Completed[0])
 	}
@@ -1060,7 +1061,7 @@ func loadLocked(dir string) (*State, error) {
 	if err := atomicfile.WriteFile(Path(dir), s.raw, fileMode(BackupPath(dir))); err != nil {
 		return nil, failure.Wrap(failure.EnvSetup, err, "cannot restore %s from backup: %v", Path(dir), err)
 	}
-	record.SaveTasks(dir, s.raw, root.Active(dir))
+	record.Of(dir).SaveTasks(s.raw, root.Active(dir))
 	s.FromBackup, s.Restored = false, true
 	fmt.Fprintf(os.Stderr, "WARN [%s] %s did not read (%s): restored from %s, the last state the harness wrote; the broken copy is kept as %s\n",
 		failure.EnvSetup, FileName, s.Broken, s.Source, filepath.Base(keep))
@@ -1112,6 +1113,6 @@ func Create(dir string, now time.Time) error {
 	if err := backup(dir, []byte(doc), fileMode(Path(dir))); err != nil {
 		return err
 	}
-	record.SaveTasks(dir, []byte(doc), root.Active(dir))
+	record.Of(dir).SaveTasks([]byte(doc), root.Active(dir))
 	return nil
 }

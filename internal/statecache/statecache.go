@@ -180,7 +180,8 @@ func known(dir string) *Summary {
 // no summary of that file. The caller holds the transaction lock, as
 // internal/integrity does for the same repair at the other hooks' start.
 func sameText(dir, key string) *Summary {
-	m, ok := record.ReadMark(dir)
+	rec := record.Of(dir)
+	m, ok := rec.Mark()
 	if !ok || m.Root != dir {
 		return nil
 	}
@@ -189,12 +190,12 @@ func sameText(dir, key string) *Summary {
 		return nil
 	}
 	s := ofMark(dir, m) // before the file is read: no summary, no use
-	if s == nil || !record.SameTasks(dir) {
+	if s == nil || !rec.SameTasks() {
 		return nil
 	}
 	// The caller's write keys and stores the summary (follow): only the
 	// mark is written here.
-	record.Touch(dir, fi)
+	rec.Touch(fi)
 	return s
 }
 
@@ -205,7 +206,7 @@ func sameText(dir, key string) *Summary {
 // none. The caller has compared the bytes (record.SameTasks), as
 // internal/integrity does at the other hooks' start.
 func Retouched(dir string, m record.Mark, fi os.FileInfo) *Summary {
-	record.Touch(dir, fi)
+	record.Of(dir).Touch(fi)
 	s := ofMark(dir, m)
 	if s == nil {
 		return nil
@@ -231,7 +232,7 @@ func ofMark(dir string, m record.Mark) *Summary {
 // claims in progress) are then parsed alone. nil when the record does not
 // vouch for the file or the skim fails: the caller parses it.
 func skimmed(dir, key string) *Summary {
-	m, ok := record.ReadMark(dir)
+	m, ok := record.Of(dir).Mark()
 	if !ok || m.Root != dir {
 		return nil
 	}

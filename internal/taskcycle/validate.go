@@ -206,14 +206,14 @@ func (w *Worker) complete(t state.Task, tree Tree) (*Outcome, error) {
 	switch {
 	case w.Person:
 		// A person's terminal (or script) ran the check: done as they saw it.
-		record.Verified(w.Root, t.ID)
+		record.Of(w.Root).Verified(t.ID)
 	case !record.Trusted() && exclusive:
 		// The check ran in a process the agent started: the verification
 		// gate runs it again at the next turn end, because the record says
 		// so, whatever the log or the runtime files then say. (In
 		// concurrent mode each worker's gate runs its own completions, which
 		// only the log's claims tell apart.)
-		record.AddUnverified(w.Root, t.ID)
+		record.Of(w.Root).AddUnverified(t.ID)
 	}
 	return o, nil
 }

@@ -510,7 +510,7 @@ func (sv *Supervisor) loop(ctx context.Context) (string, error) {
 // stopReason says why no new session may start: the job paused, cancelled
 // (the hooks switched off) or over budget; "" when sessions may start.
 func stopReason(dir string, s *state.State) string {
-	if m, _ := record.ReadMark(dir); root.Paused(dir) || m.Paused != "" {
+	if m, _ := record.Of(dir).Mark(); root.Paused(dir) || m.Paused != "" {
 		return "paused by the person (`harness resume` continues)"
 	}
 	if !root.Active(dir) {
