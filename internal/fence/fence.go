@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -64,24 +63,24 @@ func Open(p *project.Project) *Fence {
 func Hold(p *project.Project) *Fence {
 	dir := p.Root
 	f := &Fence{Root: dir, p: p, on: p.Active()}
-	if f.policy = policyFor(dir); f.policy != nil {
-		f.unavailable = probe(dir, *f.policy)
+	if f.policy = policyFor(p); f.policy != nil {
+		f.unavailable = probe(p.Record(), *f.policy)
 	}
-	f.held = record.Of(dir).Hold()
+	f.held = p.Record().Hold()
 	return f
 }
 
-// policyFor is the confinement of root's project commands: nil unless the
+// policyFor is the confinement of the project's commands: nil unless the
 // level is sandboxed and this process can write the record (it runs
 // outside Claude Code's sandbox, so what it starts would too).
-func policyFor(dir string) *confine.Policy {
+func policyFor(pr *project.Project) *confine.Policy {
 	projectDir := os.Getenv("CLAUDE_PROJECT_DIR")
 	if projectDir == "" {
-		projectDir = dir
+		projectDir = pr.Root
 	}
 	home, _ := os.UserHomeDir()
 	t := settings.TrustOf(home, projectDir, record.Base())
-	if t.Level != settings.Sandboxed || !record.Of(dir).Writable() {
+	if t.Level != settings.Sandboxed || !pr.Record().Writable() {
 		return nil
 	}
 	p := confine.Policy{
@@ -116,7 +115,7 @@ const probedName = "sandbox-probed.txt"
 // namespaces, a mount refused) exits like a failing command would, and
 // must not be taken for the command's verdict. A success is noted in the
 // record, so the trial costs once per install, not once per command.
-func probe(dir string, p confine.Policy) error {
+func probe(rec record.Record, p confine.Policy) error {
 	argv, err := p.Wrap([]string{"true"})
 	if err != nil {
 		return err
@@ -125,7 +124,7 @@ func probe(dir string, p confine.Policy) error {
 	if fi, err := os.Stat(argv[0]); err == nil {
 		note = fmt.Sprintf("%s %d %d\n", argv[0], fi.Size(), fi.ModTime().UnixNano())
 	}
-	path := filepath.Join(record.Dir(dir), probedName)
+	path := rec.Path(probedName)
 	if note != "" {
 		if had, err := safefile.ReadFile(path, safefile.Small); err == nil && string(had) == note {
 			return nil

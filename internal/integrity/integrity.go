@@ -53,6 +53,11 @@ type Result struct {
 	// SwitchedOff: the marker was removed outside the live session (a
 	// person, between sessions), and the record now has the harness off.
 	SwitchedOff bool
+
+	// mark is what the steps found the mark must now say (a session saw
+	// the marker, the hooks on or off, harness-init.sh's new stamp):
+	// written once, when every step has run.
+	mark record.Change
 }
 
 // Files names the files put back and what happened to them, in one line.
@@ -147,6 +152,7 @@ func check(p *project.Project, by string, adopt Adopt, fenced bool) Result {
 	res.pause(p, m)
 	res.initScript(p, m)
 	res.log(p)
+	p.Record().Note(res.mark)
 	if res.SwitchedOff {
 		progress.Append(dir, progress.Entry{Session: progress.LastSession(dir), Type: progress.Init,
 			Message: "Harness switched off: .harness-active was removed outside a running session"})
@@ -320,13 +326,13 @@ func (r *Result) marker(p *project.Project, m record.Mark, fenced bool) {
 	sid := hookSession()
 	if root.Active(dir) {
 		if sid != "" && record.Trusted() {
-			p.Record().SetSession(sid)
+			r.mark.Session = sid
 		}
 		return
 	}
 	if !fenced && (sid == "" || !m.SawMarker(sid)) {
 		if record.Trusted() {
-			p.Record().SetActive(false)
+			r.mark.Active = new(false)
 			r.SwitchedOff = true
 		}
 		return
@@ -334,7 +340,7 @@ func (r *Result) marker(p *project.Project, m record.Mark, fenced bool) {
 	if os.WriteFile(filepath.Join(dir, root.ActiveMarker), nil, 0o644) == nil {
 		// Putting the tasks file back just recorded the hooks as off (the
 		// marker was gone then): they are on.
-		p.Record().SetActive(true)
+		r.mark.Active = new(true)
 		r.Repairs = append(r.Repairs, Repair{File: root.ActiveMarker, What: "was removed while the harness is on"})
 	}
 }
@@ -381,7 +387,7 @@ func (r *Result) initScript(p *project.Project, m record.Mark) {
 	}
 	got, readErr := safefile.ReadFile(live, record.MaxInit)
 	if readErr == nil && bytes.Equal(got, want) {
-		p.Record().TouchInit(fi)
+		r.initStamp(fi)
 		return
 	}
 	what := gone(readErr)
@@ -394,9 +400,14 @@ func (r *Result) initScript(p *project.Project, m record.Mark) {
 	}
 	os.Chmod(live, 0o755)
 	if fi, err := os.Stat(live); err == nil {
-		p.Record().TouchInit(fi)
+		r.initStamp(fi)
 	}
 	r.Repairs = append(r.Repairs, Repair{File: record.InitCopy, What: what, Kept: kept})
+}
+
+// initStamp notes harness-init.sh's stamp fi, its text the record's.
+func (r *Result) initStamp(fi os.FileInfo) {
+	r.mark.Init = new(record.StampOf(fi))
 }
 
 // WholeLog compares the log's whole text with the record's mirror and

@@ -37,7 +37,7 @@ func TestEditsAtOnceLoseNothing(t *testing.T) {
 					assert.True(t, Of(root).SetPaused("2026-11-28T00:00:00Z"))
 				}
 				if w == 1 {
-					Of(root).SetSession(fmt.Sprintf("s%d", i))
+					Of(root).Note(Change{Session: fmt.Sprintf("s%d", i)})
 				}
 			}
 		}()
@@ -79,7 +79,7 @@ func TestEditWithNothingToWriteTakesNoLock(t *testing.T) {
 	root := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, TasksCopy), []byte(`{}`), 0o644))
 	require.NoError(t, Of(root).SaveTasks([]byte(`{}`), true))
-	Of(root).SetSession("s1")
+	Of(root).Note(Change{Session: "s1"})
 	Of(root).AddUnverified("t1")
 	lockFile := filepath.Join(Dir(root), markLock)
 	require.FileExists(t, lockFile)
@@ -87,7 +87,7 @@ func TestEditWithNothingToWriteTakesNoLock(t *testing.T) {
 	before, err := os.ReadFile(filepath.Join(Dir(root), markName))
 	require.NoError(t, err)
 
-	Of(root).SetSession("s1")
+	Of(root).Note(Change{Session: "s1"})
 	Of(root).SetActive(true)
 	Of(root).AddUnverified("t1")
 	Of(root).Verified("t2")
@@ -104,4 +104,45 @@ func TestEditWithNothingToWriteTakesNoLock(t *testing.T) {
 	assert.FileExists(t, lockFile, "a change with something to write takes the lock")
 	m, _ := Of(root).Mark()
 	assert.Empty(t, m.Unverified)
+}
+
+// What one integrity check learns of the mark (a session saw the marker,
+// the hooks are on again, harness-init.sh's new stamp) is one write: Note
+// applies every field set, keeps the rest, and writes nothing when the mark
+// already says it all.
+func TestNoteWritesOnce(t *testing.T) {
+	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, TasksCopy), []byte(`{}`), 0o644))
+	rec := Of(root)
+	require.NoError(t, rec.SaveTasks([]byte(`{}`), false))
+	assert.True(t, rec.SetPaused("then"))
+	init := Stamp{Size: 3, ModNs: 4, Ino: 5, CtimeNs: 6}
+	tasks := Stamp{Size: 2, ModNs: 7, Ino: 8, CtimeNs: 9}
+	change := Change{Session: "s1", Active: new(true), Init: &init, Tasks: &tasks}
+
+	before := MarkWrites()
+	rec.Note(change)
+	assert.Equal(t, before+1, MarkWrites(), "one write for the four changes")
+	m, ok := rec.Mark()
+	require.True(t, ok)
+	assert.Equal(t, []string{"s1"}, m.Sessions)
+	assert.True(t, m.Active)
+	assert.Equal(t, init, m.InitStamp())
+	assert.Equal(t, tasks, m.Tasks())
+	assert.Equal(t, "then", m.Paused, "a field the change does not name is kept")
+
+	rec.Note(change)
+	rec.Note(Change{})
+	assert.Equal(t, before+1, MarkWrites(), "nothing left to write")
+
+	rec.Note(Change{Active: new(false)})
+	m, _ = rec.Mark()
+	assert.False(t, m.Active)
+	assert.Equal(t, []string{"s1"}, m.Sessions)
+
+	none := Of(t.TempDir())
+	none.Note(change)
+	_, ok = none.Mark()
+	assert.False(t, ok, "no record: nothing is made")
 }

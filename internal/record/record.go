@@ -439,39 +439,55 @@ func initRecorded(m Mark, path string) bool {
 	return m.Init && m.InitStamp() == StampOf(fi)
 }
 
-// TouchInit records harness-init.sh's current mark after a check found its
-// content unchanged.
-func (r Record) TouchInit(fi os.FileInfo) {
-	s := StampOf(fi)
-	edit(r.Dir, func(m *Mark, ok bool) bool {
-		if !ok || m.InitStamp() == s {
-			return false
-		}
-		m.setInit(s)
-		return true
-	})
-}
-
 // maxSessions bounds the sessions the mark remembers.
 const maxSessions = 8
 
 // SawMarker reports whether a hook of session saw the marker in place.
 func (m Mark) SawMarker(session string) bool { return slices.Contains(m.Sessions, session) }
 
-// SetSession records session as one whose hook saw the marker in place.
-// Only a hook calls it: the hooks are the one judge of whether a missing
-// marker was a live session's doing.
-func (r Record) SetSession(session string) {
-	edit(r.Dir, func(m *Mark, ok bool) bool {
-		if !ok || m.SawMarker(session) {
-			return false
-		}
-		m.Sessions = append(m.Sessions, session)
+// Change is what a check learned the mark must now say of the files it
+// follows, written in one edit (Note): each field set is a change, the
+// rest of the mark is kept.
+type Change struct {
+	// Session saw the marker in place ("" for none). Only a hook sets it:
+	// the hooks are the one judge of whether a missing marker was a live
+	// session's doing.
+	Session string
+	// Active, when set, is whether the hooks are on.
+	Active *bool
+	// Tasks and Init, when set, are the new stamps of the tasks file and
+	// of harness-init.sh, found to hold the text the record has.
+	Tasks, Init *Stamp
+}
+
+// Note writes c into the mark, when there is a record and c changes it.
+func (r Record) Note(c Change) { edit(r.Dir, c.apply) }
+
+// apply makes m say c, reporting whether that changed it.
+func (c Change) apply(m *Mark, ok bool) bool {
+	if !ok {
+		return false
+	}
+	changed := false
+	if c.Session != "" && !m.SawMarker(c.Session) {
+		m.Sessions = append(m.Sessions, c.Session)
 		if len(m.Sessions) > maxSessions {
 			m.Sessions = m.Sessions[len(m.Sessions)-maxSessions:]
 		}
-		return true
-	})
+		changed = true
+	}
+	if c.Active != nil && m.Active != *c.Active {
+		m.Active, changed = *c.Active, true
+	}
+	if c.Tasks != nil && m.Tasks() != *c.Tasks {
+		m.setTasks(*c.Tasks)
+		changed = true
+	}
+	if c.Init != nil && m.InitStamp() != *c.Init {
+		m.setInit(*c.Init)
+		changed = true
+	}
+	return changed
 }
 
 // SetPaused records a person's pause (at, a timestamp) or its end ("").
@@ -556,28 +572,11 @@ func (r Record) SameLogPrefix() bool {
 }
 
 // SetActive records whether the hooks are on, when there is a record.
-func (r Record) SetActive(active bool) {
-	edit(r.Dir, func(m *Mark, ok bool) bool {
-		if !ok || m.Active == active {
-			return false
-		}
-		m.Active = active
-		return true
-	})
-}
+func (r Record) SetActive(active bool) { r.Note(Change{Active: new(active)}) }
 
 // Touch records the live tasks file's current mark, after a check found its
 // content to be what the harness wrote (a `touch`, a copy of equal bytes).
-func (r Record) Touch(fi os.FileInfo) {
-	s := StampOf(fi)
-	edit(r.Dir, func(m *Mark, ok bool) bool {
-		if !ok || m.Tasks() == s {
-			return false
-		}
-		m.setTasks(s)
-		return true
-	})
-}
+func (r Record) Touch(fi os.FileInfo) { r.Note(Change{Tasks: new(StampOf(fi))}) }
 
 // AppendLog records b, lines the harness has just appended to the
 // project's progress log, in the record's mirror of the log, when there is

@@ -38,7 +38,7 @@ func ConfigChange(p hook.Payload) hook.Decision {
 	}
 	// Only what settings decide counts here; the executables are the other
 	// hooks' to check.
-	w := wiringWhere(dir, c.cwd())
+	w := wiringWhere(c.Project, c.cwd())
 	w.Registered = !fromPlugin()
 	for _, problem := range wiring.Check(w) {
 		if strings.Contains(problem, "disableAllHooks") || strings.Contains(problem, "are registered in none") {

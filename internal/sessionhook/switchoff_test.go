@@ -28,7 +28,7 @@ func TestSwitchOffWhileAHookChecks(t *testing.T) {
 	for i := range 30 {
 		require.NoError(t, os.WriteFile(marker, nil, 0o644))
 		record.Of(dir).SetActive(true)
-		record.Of(dir).SetSession(sessionID)
+		record.Of(dir).Note(record.Change{Session: sessionID})
 		started, stop, done := make(chan struct{}), make(chan struct{}), make(chan []string)
 		go func() {
 			var repairs []string

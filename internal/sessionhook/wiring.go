@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/wiring"
 )
@@ -16,7 +17,7 @@ import (
 // fresh is true the first time a finding is made: a TAMPER line is then
 // logged, once, not at every hook.
 func (c *call) wiringNote(session func() int) (note string, fresh bool) {
-	problems := wiring.Check(wiringWhere(c.Root, c.p.Cwd()))
+	problems := wiring.Check(wiringWhere(c.Project, c.p.Cwd()))
 	seen := c.Record().Path(record.WiringSeen)
 	if seen == "" {
 		return wiringText(problems), false
@@ -29,18 +30,15 @@ func (c *call) wiringNote(session func() int) (note string, fresh bool) {
 	return wiringText(problems), fresh
 }
 
-// wiringWhere is what a hook checks for the state root dir: the settings
-// of the session's project directories, the install the hook runs from and
-// the default one, and the record's account of executables already
-// verified.
-func wiringWhere(dir, cwd string) wiring.Where {
-	w := wiring.Where{Projects: wiring.Projects(os.Getenv("CLAUDE_PROJECT_DIR"), cwd, dir), BinDirs: []string{wiring.DefaultBinDir()}}
+// wiringWhere is what a hook checks for the project p: the settings of the
+// session's project directories, the install the hook runs from and the
+// default one, and the record's account of executables already verified.
+func wiringWhere(p *project.Project, cwd string) wiring.Where {
+	w := wiring.Where{Projects: wiring.Projects(os.Getenv("CLAUDE_PROJECT_DIR"), cwd, p.Root), BinDirs: []string{wiring.DefaultBinDir()}}
 	if self, err := os.Executable(); err == nil {
 		w.BinDirs = append(w.BinDirs, filepath.Dir(self))
 	}
-	if rec := record.Dir(dir); rec != "" {
-		w.Verified = filepath.Join(rec, record.WiringVerified)
-	}
+	w.Verified = p.Record().Path(record.WiringVerified)
 	return w
 }
 
