@@ -16,6 +16,17 @@ func alive(pid int) bool {
 // tryLock takes an exclusive flock on f without waiting.
 func tryLock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) }
 
+// waitLock takes an exclusive flock on f, waiting as long as it takes (a
+// signal's interruption is not an answer).
+func waitLock(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
 func funlock(f *os.File) { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 
 // busy reports whether tryLock failed only because another holds the lock.

@@ -31,6 +31,13 @@ func tryLock(f *os.File) error {
 	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ol)
 }
 
+// waitLock takes an exclusive lock on f's first byte, waiting as long as
+// it takes.
+func waitLock(f *os.File) error {
+	var ol windows.Overlapped
+	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, &ol)
+}
+
 func funlock(f *os.File) {
 	var ol windows.Overlapped
 	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &ol)

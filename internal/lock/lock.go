@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/harness-agent/harness/internal/digest"
@@ -410,6 +411,23 @@ func WorkersRunning(root string) bool {
 	return false
 }
 
+// release is the function that lets go of the lock held on f.
+func release(f *os.File) func() {
+	return func() {
+		funlock(f)
+		f.Close()
+	}
+}
+
+// held is File's error when the lock was not had: err, unless it is only
+// that another holds it.
+func held(path string, timeout time.Duration, err error) error {
+	if err != nil && !busy(err) {
+		return err
+	}
+	return fmt.Errorf("lock %s still held after %s", path, timeout)
+}
+
 // File takes an exclusive flock on the file at path (made when missing),
 // waiting up to timeout, and returns the function that releases it: for a
 // lock that is not one state root's (the record's mark has its own).
@@ -426,23 +444,64 @@ func File(path string, timeout time.Duration) (unlock func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(timeout)
-	wait := time.Millisecond
-	for {
-		err = tryLock(f)
-		if err == nil {
-			return func() {
-				funlock(f)
-				f.Close()
-			}, nil
-		}
-		if !busy(err) {
+	if err = tryLock(f); err == nil {
+		return release(f), nil
+	}
+	if !busy(err) || timeout <= 0 {
+		f.Close()
+		return nil, held(path, timeout, err)
+	}
+	if abandoned.Load() >= maxAbandoned {
+		return poll(f, path, timeout)
+	}
+	// Wait in the kernel, which wakes a waiter the moment the lock is let
+	// go: one that polls between sleeps can miss every moment it is free
+	// while another process takes it again and again, and give up.
+	got := make(chan error, 1)
+	go func() { got <- waitLock(f) }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case err := <-got:
+		if err != nil {
 			f.Close()
 			return nil, err
 		}
-		if time.Now().After(deadline) {
+		return release(f), nil
+	case <-timer.C:
+		// The wait goes on without us: what it takes, it lets go.
+		abandoned.Add(1)
+		go func() {
+			if <-got == nil {
+				funlock(f)
+			}
 			f.Close()
-			return nil, fmt.Errorf("lock %s still held after %s", path, timeout)
+			abandoned.Add(-1)
+		}()
+		return nil, held(path, timeout, nil)
+	}
+}
+
+// abandoned counts the waits File gave up on that still wait in the
+// kernel, each on a thread of its own: a holder stopped for good keeps
+// them there. Past maxAbandoned (a long-lived process, a lock stuck for
+// hours) File polls instead.
+var abandoned atomic.Int32
+
+const maxAbandoned = 4
+
+// poll takes the lock on f by trying again and again until timeout.
+func poll(f *os.File, path string, timeout time.Duration) (unlock func(), err error) {
+	deadline := time.Now().Add(timeout)
+	wait := time.Millisecond
+	for {
+		err := tryLock(f)
+		if err == nil {
+			return release(f), nil
+		}
+		if !busy(err) || time.Now().After(deadline) {
+			f.Close()
+			return nil, held(path, timeout, err)
 		}
 		time.Sleep(wait)
 		if wait < 20*time.Millisecond {

@@ -294,3 +294,51 @@ func TestInTx(t *testing.T) {
 	InTx(root, func() { ran = true })
 	assert.True(t, ran, "run without the lock")
 }
+
+// A writer that takes and lets go of a lock again and again (a hook in
+// a loop, many tasks verified at once) leaves it free for moments too
+// short for a waiter that polls between sleeps: File waits in the kernel,
+// which hands the lock over when it is let go.
+func TestFileWaitsOutABusyHolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "busy.lock")
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if unlock, err := File(path, time.Second); err == nil {
+				time.Sleep(200 * time.Microsecond)
+				unlock()
+			}
+		}
+	}()
+	defer func() { close(stop); wg.Wait() }()
+	for i := range 20 {
+		unlock, err := File(path, 500*time.Millisecond)
+		require.NoError(t, err, "attempt %d", i)
+		unlock()
+	}
+}
+
+// A wait File gives up on goes on in the kernel; when it then gets the
+// lock it lets go at once, so the lock is free again for the next taker.
+func TestFileGivenUpLetsGo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "held.lock")
+	hold, err := File(path, 0)
+	require.NoError(t, err)
+	_, err = File(path, 20*time.Millisecond)
+	require.ErrorContains(t, err, "still held after 20ms")
+	_, err = File(path, 0)
+	require.ErrorContains(t, err, "still held after 0s")
+	hold()
+	require.Eventually(t, func() bool { return abandoned.Load() == 0 }, 5*time.Second, time.Millisecond)
+	unlock, err := File(path, 0)
+	require.NoError(t, err, "the given-up wait let go")
+	unlock()
+}
