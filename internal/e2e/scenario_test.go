@@ -288,6 +288,54 @@ func TestScenarioTamper(t *testing.T) {
 	}
 }
 
+// TestScenarioTamperBetweenSessions: a completion forged while no session
+// runs (by a process the last one left behind; here the test) is put back
+// by the next session's start before the session builds on it, and the
+// model reads why in its first request; the task is then done for real.
+func TestScenarioTamperBetweenSessions(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.initState()
+	id := p.add("Write the file", "--validate", "test -f task-001.txt")
+	forged := pendingRe.ReplaceAllString(p.readFile("harness-tasks.json"), `"status": "completed"`)
+	p.writeFile("harness-tasks.json", forged)
+	if tk := p.task(id); tk.Status != "completed" {
+		t.Fatalf("the forgery did not take: %s is %q", id, tk.Status)
+	}
+
+	api := fakeapi.New(t,
+		fakeapi.Bash("harness claim "+id),
+		fakeapi.Write(p.path("task-001.txt"), "done\n"),
+		fakeapi.Bash("harness validate "+id),
+		newWorker(p.Dir).Turn(),
+	)
+	res := p.run(api, "Work on the tasks.")
+	if res.ExitCode != 0 {
+		t.Fatalf("session failed: %v", res)
+	}
+	first := api.Request(0)
+	for _, want := range []string{"HARNESS TAMPER", id + " was completed outside `harness validate`", sessionStartText} {
+		if !first.Contains(want) {
+			t.Errorf("the first request lacks %q:\n%s", want, clip(first.NewText()))
+		}
+	}
+	if trs := toolResultsOf(api, "harness claim"); len(trs) != 1 || trs[0].IsError {
+		t.Errorf("`harness claim %s` after the forgery was put back: %+v", id, trs)
+	}
+	if tk := p.task(id); tk.Status != "completed" {
+		t.Errorf("%s is %q, want completed by `harness validate`", id, tk.Status)
+	}
+	log := p.progressLog()
+	for _, want := range []string{"TAMPER harness-tasks.json was changed (" + id + " was completed outside `harness validate`)", "Completed [" + id + "]"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log lacks %q:\n%s", want, log)
+		}
+	}
+}
+
+// pendingRe finds a task's pending status in harness-tasks.json.
+var pendingRe = regexp.MustCompile(`"status": *"pending"`)
+
 // quotedRecover finds the recovery command a hook quotes, in backticks.
 var quotedRecover = regexp.MustCompile("`(harness recover[^`]*)`")
 

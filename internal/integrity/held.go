@@ -30,7 +30,7 @@ func FenceHeld(p *project.Project, by string, markerBefore bool, held *record.He
 	if !put {
 		return Fence(p, by, markerBefore)
 	}
-	res := check(p, by, laterVerified(p), markerBefore)
+	res := check(p, by, laterVerified(p), how{fenced: markerBefore})
 	res.Repairs = append([]Repair{rp}, res.Repairs...)
 	return res
 }

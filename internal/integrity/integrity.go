@@ -95,7 +95,16 @@ func (r Result) Message() string {
 // the TAMPER lines; adopt, when not nil, may accept a change to the tasks
 // file. A project without a record has nothing to compare and is left
 // alone.
-func Check(p *project.Project, by string, adopt Adopt) Result { return check(p, by, adopt, false) }
+func Check(p *project.Project, by string, adopt Adopt) Result { return check(p, by, adopt, how{}) }
+
+// Opening is Check at a new session's start, before the session builds on
+// the files: harness-init.sh is left alone, for the script as a new
+// session finds it is the user's (changed between sessions), and the
+// session records it once it may work (a session locked out by a live one
+// must not record that one's script).
+func Opening(p *project.Project, by string, adopt Adopt) Result {
+	return check(p, by, adopt, how{opening: true})
+}
 
 // Fence is Check right after a command the harness ran itself (a
 // validation, a cleanup, harness-init.sh, the verification gate): when the
@@ -105,7 +114,7 @@ func Check(p *project.Project, by string, adopt Adopt) Result { return check(p, 
 // lags behind the verbs of the same command line: their legal writes are
 // kept (Legal), and the hooks judge the whole call afterwards.
 func Fence(p *project.Project, by string, markerBefore bool) Result {
-	return check(p, by, sandboxed(p), markerBefore)
+	return check(p, by, sandboxed(p), how{fenced: markerBefore})
 }
 
 // sandboxed is Legal(p) where this process cannot write the record (a
@@ -124,7 +133,13 @@ func sandboxed(p *project.Project) Adopt {
 // file is put back, saying only that it was changed.
 const refused = "\x00"
 
-func check(p *project.Project, by string, adopt Adopt, fenced bool) Result {
+// how is what a check may take for granted.
+type how struct {
+	fenced  bool // the marker was in place before the command the harness ran (Fence)
+	opening bool // a new session's start (Opening): harness-init.sh is not judged
+}
+
+func check(p *project.Project, by string, adopt Adopt, h how) Result {
 	dir := p.Root
 	m, ok := p.Mark()
 	if !ok || m.Root != dir {
@@ -148,9 +163,11 @@ func check(p *project.Project, by string, adopt Adopt, fenced bool) Result {
 	var res Result
 	res.tasks(p, m, by, adopt)
 	res.backup(p)
-	res.marker(p, m, fenced)
+	res.marker(p, m, h.fenced)
 	res.pause(p, m)
-	res.initScript(p, m)
+	if !h.opening {
+		res.initScript(p, m)
+	}
 	res.log(p)
 	p.Record().Note(res.mark)
 	if res.SwitchedOff {

@@ -38,6 +38,8 @@ func prepare(t *testing.T, dir, how string) {
 	case recorded, tidied:
 		doc, err := os.ReadFile(filepath.Join(dir, state.FileName))
 		require.NoError(t, err)
+		// As a save of the harness leaves it: the backup a copy of the file.
+		require.NoError(t, os.WriteFile(state.BackupPath(dir), doc, 0o644))
 		require.NoError(t, record.Of(dir).SaveTasks(doc, true))
 		if how == recorded {
 			require.Nil(t, statecache.Cached(dir))

@@ -75,6 +75,17 @@ func SessionStart(p hook.Payload) hook.Decision {
 		return hook.Decision{Kind: hook.Allow, Context: "HARNESS PAUSED by the user: do no harness work in this session (no claim, checkpoint or validate) and do not try to resume it yourself. Answer what the user asks; the user continues the run with `harness resume`."}
 	}
 	st := begin(c, p)
+	// What changed since the last session's last hook (a process it left
+	// running, a hand edit not adopted) is judged before this session
+	// builds on it, as every other hook judges what changed since the one
+	// before: counting the session writes the tasks file, and the record
+	// would then hold a change the harness never made. A compaction goes
+	// on with the session: its harness-init.sh too is judged.
+	judge := integrity.Opening
+	if st.continued {
+		judge = integrity.Check
+	}
+	fence := judge(c.Project, "a writer outside the harness", integrity.Legal(c.Project))
 	if st.continued && st.rt != nil && st.rt.Excluded {
 		// Locked out at its start, locked out for life (see stayOut): the
 		// model lost what it was told, so it is told again.
@@ -104,6 +115,9 @@ func SessionStart(p hook.Payload) hook.Decision {
 	context := startContext(c, st.v, started{source: st.source, o: st.o, env: env, restored: st.restored, held: st.held, gitFacts: gitFacts})
 	if note, _ := c.wiringNote(func() int { return st.o.n }); note != "" {
 		context = note + "\n\n" + context
+	}
+	if fence.Tampered() {
+		context = fence.Message() + "\n\n" + context
 	}
 	switch st.source {
 	case sourceCompact, "clear", "resume":
