@@ -313,8 +313,19 @@ func removeRuntime(rec record.Record, sessionID string) {
 	os.Remove(rec.SessionFile(turnPrefix, sessionID))
 }
 
-// pruneRuntimes removes runtime files untouched for runtimeTTL.
+// pruneRuntimes removes runtime files untouched for runtimeTTL, at most
+// once every pruneEvery: the sessions directory also keeps every
+// session's usage file for the job's budget, and a look through it stats
+// each, at every session start of a job hundreds of sessions long.
 func pruneRuntimes(rec record.Record, at time.Time) {
+	dir := rec.SessionsDir()
+	if dir == "" {
+		dir = filepath.Join(rec.Root, statecache.RuntimeDir)
+	}
+	stamp := filepath.Join(dir, prunedName)
+	if fi, err := os.Stat(stamp); err == nil && at.Sub(fi.ModTime()) < pruneEvery {
+		return
+	}
 	// The project's runtime directory held them before they moved beside
 	// the record: those left there go the same way.
 	for _, rd := range []string{rec.SessionsDir(), filepath.Join(rec.Root, statecache.RuntimeDir)} {
@@ -322,7 +333,17 @@ func pruneRuntimes(rec record.Record, at time.Time) {
 			pruneIn(rd, at)
 		}
 	}
+	if os.WriteFile(stamp, nil, 0o644) == nil {
+		os.Chtimes(stamp, at, at)
+	}
 }
+
+// prunedName, in the sessions directory, is touched when pruneRuntimes
+// last looked through it (a dot file: the record's checks leave it out).
+const (
+	prunedName = ".pruned"
+	pruneEvery = 24 * time.Hour
+)
 
 func pruneIn(rd string, at time.Time) {
 	entries, err := os.ReadDir(rd)

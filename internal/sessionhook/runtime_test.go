@@ -147,6 +147,13 @@ func TestPruneRuntimes(t *testing.T) {
 	assert.NoFileExists(t, RuntimePath(record.Of(dir), "old"))
 	assert.FileExists(t, RuntimePath(record.Of(dir), "new"))
 	assert.FileExists(t, other, "only session runtime files are pruned")
+
+	// Looked through: not again within pruneEvery, then again.
+	require.NoError(t, os.Chtimes(RuntimePath(record.Of(dir), "new"), old, old))
+	pruneRuntimes(record.Of(dir), time.Now())
+	assert.FileExists(t, RuntimePath(record.Of(dir), "new"), "looked through just now")
+	pruneRuntimes(record.Of(dir), time.Now().Add(pruneEvery+time.Minute))
+	assert.NoFileExists(t, RuntimePath(record.Of(dir), "new"), "a day later")
 }
 
 func TestReadSessionLog(t *testing.T) {
