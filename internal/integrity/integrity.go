@@ -101,7 +101,8 @@ func Check(p *project.Project, by string, adopt Adopt) Result { return check(p, 
 // the files: harness-init.sh is left alone, for the script as a new
 // session finds it is the user's (changed between sessions), and the
 // session records it once it may work (a session locked out by a live one
-// must not record that one's script).
+// must not record that one's script). The session's first look at the
+// marker is its first tool call's to record.
 func Opening(p *project.Project, by string, adopt Adopt) Result {
 	return check(p, by, adopt, how{opening: true})
 }
@@ -136,7 +137,11 @@ const refused = "\x00"
 // how is what a check may take for granted.
 type how struct {
 	fenced  bool // the marker was in place before the command the harness ran (Fence)
-	opening bool // a new session's start (Opening): harness-init.sh is not judged
+	// opening: a new session's start (Opening). harness-init.sh is not
+	// judged, and the session's first look at the marker is left to its
+	// first tool call's check (a start with nothing else changed costs
+	// the stats alone).
+	opening bool
 }
 
 func check(p *project.Project, by string, adopt Adopt, h how) Result {
@@ -145,7 +150,7 @@ func check(p *project.Project, by string, adopt Adopt, h how) Result {
 	if !ok || m.Root != dir {
 		return Result{}
 	}
-	if clean(p, m) {
+	if clean(p, m, h) {
 		return Result{}
 	}
 	// Something moved: look again under the transaction lock, which every
@@ -199,7 +204,7 @@ func (r Result) logRepairs(p *project.Project, by string) {
 // clean is the fast path: the tasks file has the mark the harness left,
 // the marker is where the record says, and the log still begins with the
 // harness's own lines.
-func clean(p *project.Project, m record.Mark) bool {
+func clean(p *project.Project, m record.Mark, h how) bool {
 	dir := p.Root
 	fi, err := os.Stat(state.Path(dir))
 	if err != nil || record.StampOf(fi) != m.Tasks() {
@@ -211,7 +216,7 @@ func clean(p *project.Project, m record.Mark) bool {
 	if bi, err := os.Stat(state.BackupPath(dir)); err != nil || bi.Size() != m.Size {
 		return false
 	}
-	if record.Trusted() && m.Active && hookSession() != "" && !m.SawMarker(hookSession()) {
+	if record.Trusted() && m.Active && hookSession() != "" && !m.SawMarker(hookSession()) && !h.opening {
 		return false // this session's first look at the marker: record it
 	}
 	if root.Paused(dir) != (m.Paused != "") {
