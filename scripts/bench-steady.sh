@@ -24,7 +24,11 @@
 # shim (pyenv's python3 is a shell script that adds some 60 ms a run).
 #
 # The project: a git repository, a state of N tasks (60 % completed, the
-# rest pending in one dependency chain) adopted by `harness adopt`, a
+# rest pending in one dependency chain; session_count 100,001, so that the
+# bench's thousands of sessions never give it a digit more: a count that
+# grows by a digit writes the tasks file whole, and the new-session row's
+# runs, milliseconds apart, then all met a tree changed within git's racy
+# two seconds and asked git) adopted by `harness adopt`, a
 # progress log of LOG_MB megabytes, one session started. The PreToolUse rows
 # cycle through 25 different calls (a session's calls differ; 20 identical
 # ones would be a doom loop). KEEP=1 keeps the scratch directory.
@@ -70,7 +74,7 @@ project() {
 				st = (i <= n * 0.6) ? "completed" : "pending"; dep = (i > 1) ? sprintf("[\"task-%05d\"]", i - 1) : "[]"
 				printf "    {\"id\": \"task-%05d\", \"title\": \"Implement part %d\", \"status\": \"%s\", \"priority\": \"P1\", \"depends_on\": %s, \"attempts\": 1, \"max_attempts\": 3, \"validation\": {\"command\": \"true\", \"timeout_seconds\": 300}, \"error_log\": [], \"checkpoints\": [{\"step\": 1, \"total\": 2, \"description\": \"half\", \"timestamp\": \"2025-07-01T10:05:00Z\"}]}%s\n", i, i, st, dep, (i < n ? "," : "")
 			}
-			printf "  ],\n  \"session_count\": 1,\n  \"last_session\": null\n}\n"
+			printf "  ],\n  \"session_count\": 100001,\n  \"last_session\": null\n}\n"
 		}' >harness-tasks.json
 		line='[2025-07-01T10:05:00Z] [SESSION-1] CHECKPOINT [task-00001] step=1/2 "first half of the work, with a description of what was done"'
 		{ yes "$line" || true; } | head -c $((mb << 20)) >harness-progress.txt
@@ -144,7 +148,12 @@ for n in $SIZES; do
 	(cd "$d" && CLAUDE_CODE_SESSION_ID=bench CLAUDE_PID=$claude CLAUDE_PROJECT_DIR=$d "$bin/harness-session-start" <"$d.start.json" >/dev/null)
 	# A tree whose files were all written in the last two seconds is
 	# "racily clean" to the session start's kept git answer (treecache), as
-	# it is to git's index: a session's tree is older than that.
+	# it is to git's index: a session's tree is older than that. And the
+	# project's files, just made (a 52 MB log), are on disk, as a session's
+	# long have been: until the kernel has written them back, every fsync
+	# of a hook waits for part of them (the new-session row's lock, count,
+	# usage and runtime writes took 2.5, 2.4, 0.9 and 0.9 ms each so).
+	sync
 	sleep 2.5
 	row "stop, work remains ($n tasks)" "$d" harness-stop "$d.stop.json"
 	row "pre-tool-use, Read ($n tasks)" "$d" harness-pre-tool-use "$d.read.*.json"
