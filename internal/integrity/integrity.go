@@ -136,7 +136,7 @@ const refused = "\x00"
 
 // how is what a check may take for granted.
 type how struct {
-	fenced  bool // the marker was in place before the command the harness ran (Fence)
+	fenced bool // the marker was in place before the command the harness ran (Fence)
 	// opening: a new session's start (Opening). harness-init.sh is not
 	// judged, and the session's first look at the marker is left to its
 	// first tool call's check (a start with nothing else changed costs
