@@ -112,6 +112,14 @@ func Quote(s string) string {
 // write by hand: 'single', "double" and backslash-escaped characters.
 func firstWord(cmd string) string {
 	cmd = strings.TrimLeft(cmd, " \t\n")
+	// A word without quotes or escapes (what an install writes for a
+	// path of plain characters) is the command's own bytes: every hook's
+	// wiring check reads each registered command this way.
+	if i := strings.IndexAny(cmd, " \t\n;&|\\'\""); i < 0 {
+		return cmd
+	} else if c := cmd[i]; c != '\\' && c != '\'' && c != '"' {
+		return cmd[:i]
+	}
 	var b strings.Builder
 	for i := 0; i < len(cmd); i++ {
 		c := cmd[i]
