@@ -55,6 +55,10 @@ unset HARNESS_STATE_ROOT HARNESS_WORKER_ID HARNESS_LOCK_DIR CLAUDE_CODE_SESSION_
 export HOME=$work/home XDG_RUNTIME_DIR=$work/run XDG_STATE_HOME= GIT_CONFIG_NOSYSTEM=1
 export GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@example.com GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@example.com
 mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
+# Installed, as a user's harness is: Stop and SessionStart then check the
+# wiring (the settings files, the installed executables against their
+# manifest) as they do in a session.
+"$bin/harness" install >/dev/null
 sleep 100000 >/dev/null 2>&1 &
 claude=$! # stands in for Claude Code: alive, it holds the session lock
 
