@@ -303,12 +303,7 @@ func TestScenarioTamperBetweenSessions(t *testing.T) {
 		t.Fatalf("the forgery did not take: %s is %q", id, tk.Status)
 	}
 
-	api := fakeapi.New(t,
-		fakeapi.Bash("harness claim "+id),
-		fakeapi.Write(p.path("task-001.txt"), "done\n"),
-		fakeapi.Bash("harness validate "+id),
-		newWorker(p.Dir).Turn(),
-	)
+	api := fakeapi.New(t, honestly(p, id, "task-001.txt")...)
 	res := p.run(api, "Work on the tasks.")
 	if res.ExitCode != 0 {
 		t.Fatalf("session failed: %v", res)
@@ -330,6 +325,18 @@ func TestScenarioTamperBetweenSessions(t *testing.T) {
 		if !strings.Contains(log, want) {
 			t.Errorf("the log lacks %q:\n%s", want, log)
 		}
+	}
+}
+
+// honestly is the script of a session that does task id for real: it
+// claims it, writes the file its validation tests for, validates it, and
+// then answers as a worker until the Stop hook lets it go.
+func honestly(p *project, id, file string) []fakeapi.Turn {
+	return []fakeapi.Turn{
+		fakeapi.Bash("harness claim " + id),
+		fakeapi.Write(p.path(file), "done\n"),
+		fakeapi.Bash("harness validate " + id),
+		newWorker(p.Dir).Turn(),
 	}
 }
 
@@ -567,12 +574,7 @@ func TestScenarioLock(t *testing.T) {
 	holder.Process.Kill()
 	<-holderDone
 	logBefore := p.progressLog()
-	api2 := fakeapi.New(t,
-		fakeapi.Bash("harness claim "+id),
-		fakeapi.Write(p.path("task-001.txt"), "done\n"),
-		fakeapi.Bash("harness validate "+id),
-		newWorker(p.Dir).Turn(),
-	)
+	api2 := fakeapi.New(t, honestly(p, id, "task-001.txt")...)
 	res2 := p.run(api2, "Work on the tasks.")
 	if res2.ExitCode != 0 {
 		t.Fatalf("second session failed: %v", res2)
