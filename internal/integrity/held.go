@@ -75,9 +75,9 @@ func laterVerified(p *project.Project) Adopt {
 // or hook of another session, the supervisor) could have made: a legal
 // change of the tasks file recorded with the live file as it is, the log's
 // mirror grown by appends, the mark following them. completed lists the
-// tasks such a change completed (to be verified by the trusted side). Any
-// other change is named. It is a judge over the files as they are, with no
-// repair.
+// tasks such a change completed, and those taken off the tasks to verify
+// meanwhile (to be verified by the trusted side). Any other change is
+// named. It is a judge over the files as they are, with no repair.
 func RecordWhy(p *project.Project, held *record.Held, moved []string) (why string, completed []string) {
 	if len(moved) == 0 {
 		return "", nil
@@ -96,9 +96,11 @@ func RecordWhy(p *project.Project, held *record.Held, moved []string) (why strin
 				odd = append(odd, record.LogMirror+": lines the harness wrote were rewritten")
 			}
 		case "mark.json":
-			if why := markWhy(p, held); why != "" {
+			why, dropped := markWhy(p, held)
+			if why != "" {
 				odd = append(odd, "mark.json: "+why)
 			}
+			completed = append(completed, dropped...)
 		case "summary.json", "remote-synced.json", "sandbox-probed.txt", "clone-id", record.LogStampName, record.WiringSeen, record.WiringVerified:
 			// Caches and notes the hooks rebuild or check again; the
 			// clone's id, made once by whichever process needs it first.
@@ -154,37 +156,41 @@ func mirrorGrew(p *project.Project, held *record.Held) bool {
 
 // markWhy judges a change of the mark: only what follows a legal save (the
 // tasks file's stamp) or tightens the hooks (a pause, a session seen with
-// the marker, a task to verify) may change.
-func markWhy(p *project.Project, held *record.Held) string {
+// the marker, a task to verify) may change. A task taken off the tasks to
+// verify is no reason (another session's verification gate verifies
+// tasks while a command runs here, and nothing tells its write from the
+// command's): it is dropped, to be put back on the list, so the gate runs
+// its check again rather than a command skipping it.
+func markWhy(p *project.Project, held *record.Held) (why string, dropped []string) {
 	was, ok := held.Mark()
 	if !ok {
-		return "it appeared"
+		return "it appeared", nil
 	}
 	now, ok := p.Mark()
 	if !ok {
-		return "it was removed or broken"
+		return "it was removed or broken", nil
 	}
 	switch {
 	case now.Root != was.Root:
-		return "its project changed"
+		return "its project changed", nil
 	case now.Active != was.Active:
-		return "the harness was recorded as switched " + map[bool]string{true: "on", false: "off"}[now.Active]
+		return "the harness was recorded as switched " + map[bool]string{true: "on", false: "off"}[now.Active], nil
 	case was.Paused != "" && now.Paused != was.Paused:
-		return "a person's pause was removed"
+		return "a person's pause was removed", nil
 	case was.Cancelled != "" && now.Cancelled != was.Cancelled:
-		return "a person's cancel was removed"
+		return "a person's cancel was removed", nil
 	case now.Init != was.Init || now.InitStamp() != was.InitStamp():
-		return "harness-init.sh's record changed"
+		return "harness-init.sh's record changed", nil
 	}
 	for _, id := range was.Unverified {
 		if !slices.Contains(now.Unverified, id) {
-			return id + " was taken off the tasks to verify"
+			dropped = append(dropped, id)
 		}
 	}
 	if now.Tasks() != was.Tasks() {
 		if fi, err := os.Stat(state.Path(p.Root)); err != nil || record.StampOf(fi) != now.Tasks() {
-			return "its stamp is not the tasks file's"
+			return "its stamp is not the tasks file's", dropped
 		}
 	}
-	return ""
+	return "", dropped
 }

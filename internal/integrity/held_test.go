@@ -143,3 +143,24 @@ func TestRacedSaveIsNotRecorded(t *testing.T) {
 	got, _ := os.ReadFile(state.Path(dir))
 	assert.Equal(t, string(ours), string(got))
 }
+
+// Another session's verification gate takes a task off the tasks to
+// verify while a command runs here: nothing tells its write from the
+// command's, so it is no reason to put the record back (the command's
+// verdict stands, no TAMPER), and the task goes back on the list for the
+// gate to check again.
+func TestFenceHeldPutsAVerifiedTaskBackOnTheList(t *testing.T) {
+	dir, _ := heldProject(t)
+	record.Of(dir).AddUnverified("task-001")
+	held := record.Of(dir).Hold()
+	record.Of(dir).Verified("task-001")
+	m, _ := record.Of(dir).Mark()
+	require.NotContains(t, m.Unverified, "task-001")
+
+	res := FenceHeld(project.Open(dir), "a test", true, held)
+	assert.False(t, res.Tampered(), "%v", res.Repairs)
+	m, _ = record.Of(dir).Mark()
+	assert.Contains(t, m.Unverified, "task-001")
+	log, _ := os.ReadFile(filepath.Join(dir, "harness-progress.txt"))
+	assert.NotContains(t, string(log), "TAMPER")
+}
