@@ -2,7 +2,7 @@
 // against the limits a person set in session_config (state.Budget).
 //
 // Each session keeps its own use in usage-<id>.json beside the project's
-// record (record.SessionsDir), written only by that session's hooks, so
+// record (Record.SessionsDir), written only by that session's hooks, so
 // concurrent sessions never race on one file; the job's use is the sum over
 // those files. They outlive the session (the job's total needs them), and
 // nothing done in the work tree removes them: a `git stash -a` does not

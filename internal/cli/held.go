@@ -16,7 +16,7 @@ type hold struct {
 }
 
 // holdOf is the hold the record's mark m says the run is under (ok: there
-// is one). Without a record (ok false from record.ReadMark) the pause file
+// is one). Without a record (ok false from Record.Mark) the pause file
 // pausedFile stands in for it.
 func holdOf(m record.Mark, pausedFile bool) (hold, bool) {
 	switch {

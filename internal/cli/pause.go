@@ -65,9 +65,13 @@ func runPause(e *Env, c *command, args []string) int {
 	}
 	at := e.Now().UTC().Format("2006-01-02T15:04:05Z")
 	// The record first: the hooks decide on it, and a pause file it does
-	// not hold is put back as a forgery.
+	// not hold is put back as a forgery. Both under the transaction lock,
+	// as a person's resume and cancel write: the check after a tool call
+	// looks again under that lock before it repairs, so it never finds one
+	// written and the other not yet (it removed a pause file as forged, or
+	// put one back, and told the agent of a tamper that was not).
 	var werr error
-	settled(dir, func() {
+	lock.InTx(dir, func() {
 		rec := record.Of(dir)
 		rec.SetPaused(at)
 		os.MkdirAll(filepath.Dir(path), 0o755)
@@ -82,14 +86,6 @@ func runPause(e *Env, c *command, args []string) int {
 	fmt.Fprintln(e.Stdout, "harness: paused. A running session may stop at its next turn end (its claim is kept); new sessions start no work. `harness resume` continues.")
 	return ExitOK
 }
-
-// settled makes fn's writes, a person's change of the record and of the
-// files that follow it (the pause file, the marker), under the transaction
-// lock: the check after a tool call looks again under that lock before it
-// repairs, so it never finds one written and the other not yet (it removed
-// a pause file as forged, or put one back, and told the agent of a tamper
-// that was not).
-func settled(dir string, fn func()) { lock.InTx(dir, fn) }
 
 func pausedSince(path string) string {
 	data, _ := safefile.ReadFile(path, safefile.Small)
@@ -125,7 +121,7 @@ func runResume(e *Env, c *command, args []string) int {
 		e.person = verb
 		e.logPerson(dir)
 		var rerr error
-		settled(dir, func() {
+		lock.InTx(dir, func() {
 			rec.SetPaused("")
 			if err := os.Remove(filepath.Join(dir, root.PausedFile)); err != nil && !os.IsNotExist(err) {
 				rerr = err
@@ -230,7 +226,7 @@ func runCancel(e *Env, c *command, args []string) int {
 	}
 	// Off first in the record, then the marker: no check after a tool call
 	// may put the marker back.
-	settled(dir, func() {
+	lock.InTx(dir, func() {
 		rec := record.Of(dir)
 		rec.SetActive(false)
 		rec.SetCancelled(stamp(e.Now()))

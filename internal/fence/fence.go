@@ -6,7 +6,7 @@
 // what it may touch and judges what it did.
 //
 //   - Around it: the harness files are settled first, the record is held in
-//     memory (record.Hold), and afterwards whatever the command did to the
+//     memory (Record.Hold), and afterwards whatever the command did to the
 //     record or the harness files is put back and named (Close), at both
 //     levels. The caller throws the command's verdict away when it did.
 //   - Under it, at the sandboxed level: where this process could write the

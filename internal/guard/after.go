@@ -93,7 +93,7 @@ func (c *call) describe() string {
 // adopts it, anything else is why it is put back. Completions are legal
 // only once the trusted side saw the validation pass: this hook runs it
 // (within the guard's budget) or, past the budget, leaves it to the
-// verification gate at the next turn end (record.AddUnverified).
+// verification gate at the next turn end (Record.AddUnverified).
 func (c *call) transition(before, after []byte) string {
 	tr, b, a, why := integrity.Judge(c.Project, before, after)
 	if why != "" {

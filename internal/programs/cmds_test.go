@@ -202,7 +202,7 @@ func bounded(args []string) int {
 // cmdSessionFile: sessionfile VAR PREFIX SESSION [DIR]. Sets VAR to the
 // path of the session file PREFIX+SESSION+".json" the hooks keep for the
 // state root DIR ($WORK by default) beside its record
-// (record.SessionFile), reading the scenario's HARNESS_RECORD_DIR,
+// (Record.SessionFile), reading the scenario's HARNESS_RECORD_DIR,
 // XDG_STATE_HOME and HOME as the harness does.
 func cmdSessionFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 || len(args) > 4 {

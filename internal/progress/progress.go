@@ -161,7 +161,7 @@ func Append(dir string, entries ...Entry) error {
 
 // AppendBytes appends whole lines b to the log in dir with one write
 // call, and then to the record's mirror of it, the two under the record's
-// log lock (record.LockLog): every append reaches both in one order.
+// log lock (Record.LockLog): every append reaches both in one order.
 func AppendBytes(dir string, b []byte) error {
 	if len(b) == 0 {
 		return nil

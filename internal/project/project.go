@@ -57,7 +57,7 @@ func (p *Project) Record() record.Record {
 	return p.record
 }
 
-// Mark is the record's mark of the project (record.ReadMark); ok is false
+// Mark is the record's mark of the project (Record.Mark); ok is false
 // when there is no record.
 func (p *Project) Mark() (record.Mark, bool) {
 	if !p.markRead || p.markAt != record.MarkWrites() {

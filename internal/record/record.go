@@ -599,7 +599,7 @@ func (r Record) AppendLog(b []byte) {
 	if err == nil && li.Size() != mi.Size()+int64(len(b)) {
 		if log, err := safefile.ReadFile(live, MaxLog); err == nil && len(log) >= len(b) {
 			replace(mirror, log)
-			r.stampLog(li)
+			r.TouchLog(li)
 			return
 		}
 	}
@@ -610,7 +610,7 @@ func (r Record) AppendLog(b []byte) {
 	_, werr := f.Write(b)
 	f.Close()
 	if err == nil && werr == nil {
-		r.stampLog(li)
+		r.TouchLog(li)
 	}
 }
 
@@ -673,9 +673,11 @@ func (r Record) LogStamp() (s Stamp, ok bool) {
 	return s, err == nil && n == 4
 }
 
-// stampLog records fi, the live log's stat, as the harness's own last
-// word in it.
-func (r Record) stampLog(fi os.FileInfo) {
+// TouchLog records fi, the live log's stat, as the harness's own last
+// word in it: after an append of the harness's (AppendLog), or after the
+// whole log was found to begin with the mirror (what moved its stamp was
+// appends).
+func (r Record) TouchLog(fi os.FileInfo) {
 	dir := r.Dir
 	if dir == "" {
 		return
@@ -688,10 +690,6 @@ func (r Record) stampLog(fi os.FileInfo) {
 	f.WriteAt([]byte(fmt.Sprintf(logStampFormat, s.Size, s.ModNs, s.Ino, s.CtimeNs)), 0)
 	f.Close()
 }
-
-// TouchLog records the live log's stat fi after the whole log was found
-// to begin with the mirror: what moved its stamp was appends.
-func (r Record) TouchLog(fi os.FileInfo) { r.stampLog(fi) }
 
 // edit is every change of a mark: it reads the mark of the record in dir
 // (ok is false when there is none, or it does not parse), lets change

@@ -105,7 +105,7 @@ const (
 const runtimeTTL = 7 * 24 * time.Hour
 
 // RuntimePath returns the runtime file of session sessionID, beside the
-// project's record rec (see record.SessionFile).
+// project's record rec (see Record.SessionFile).
 func RuntimePath(rec record.Record, sessionID string) string {
 	return rec.SessionFile(runtimePrefix, sessionID)
 }

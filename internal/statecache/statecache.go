@@ -203,7 +203,7 @@ func sameText(dir, key string) *Summary {
 // file the harness last wrote (mark m) but whose stat moved (fi): the
 // record's mark takes the file's new stat, and the summary made for the
 // file of mark m is keyed to it. It returns that summary, nil when there is
-// none. The caller has compared the bytes (record.SameTasks), as
+// none. The caller has compared the bytes (Record.SameTasks), as
 // internal/integrity does at the other hooks' start.
 func Retouched(dir string, m record.Mark, fi os.FileInfo) *Summary {
 	record.Of(dir).Touch(fi)
