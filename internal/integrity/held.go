@@ -53,7 +53,7 @@ func HeldRecord(p *project.Project, by string, held *record.Held) (rp Repair, pu
 	if lost := held.Restore(moved); len(lost) > 0 {
 		rp.What += "; could not put back " + strings.Join(lost, ", ")
 	}
-	Result{Repairs: []Repair{rp}}.logRepairs(p, by)
+	Result{Repairs: []Repair{rp}}.logRepairs(p.Root, by)
 	return rp, true
 }
 

@@ -58,6 +58,8 @@ type Result struct {
 	// the marker, the hooks on or off, harness-init.sh's new stamp):
 	// written once, when every step has run.
 	mark record.Change
+	// restored: the tasks file was put back, its backup with it.
+	restored bool
 }
 
 // Files names the files put back and what happened to them, in one line.
@@ -144,19 +146,23 @@ type how struct {
 	opening bool
 }
 
+// check is one look at the harness files, a judgement of what it found
+// against the record, the repairs, and one line of the log for each:
+// look, then (only when something moved) look again under the lock, judge
+// each file, write the mark once, log once.
 func check(p *project.Project, by string, adopt Adopt, h how) Result {
-	dir := p.Root
 	m, ok := p.Mark()
-	if !ok || m.Root != dir {
+	if !ok || m.Root != p.Root {
 		return Result{}
 	}
-	if clean(p, m, h) {
+	rec := p.Record()
+	if look(p.Root, rec, m).clean(m, h) {
 		return Result{}
 	}
 	// Something moved: look again under the transaction lock, which every
 	// writer of the tasks file holds, so a verb half-way through its write
 	// is never taken for a tamper.
-	unlock, err := lock.Tx(dir)
+	unlock, err := lock.Tx(p.Root)
 	if err != nil {
 		return Result{}
 	}
@@ -165,32 +171,89 @@ func check(p *project.Project, by string, adopt Adopt, h how) Result {
 	if m, ok = p.Mark(); !ok {
 		return Result{}
 	}
+	s := look(p.Root, rec, m)
 	var res Result
-	res.tasks(p, m, by, adopt)
-	res.backup(p)
-	res.marker(p, m, h.fenced)
-	res.pause(p, m)
+	res.tasks(p, rec, m, s, by, adopt)
+	res.backup(p, rec, s)
+	res.marker(p.Root, m, s, h.fenced)
+	res.pause(p.Root, m, s)
 	if !h.opening {
-		res.initScript(p, m)
+		res.initScript(p.Root, rec, m, s)
 	}
-	res.log(p)
-	p.Record().Note(res.mark)
-	if res.SwitchedOff {
-		progress.Append(dir, progress.Entry{Session: progress.LastSession(dir), Type: progress.Init,
-			Message: "Harness switched off: .harness-active was removed outside a running session"})
+	if !s.logWhole {
+		res.repairLog(p.Root, rec)
 	}
-	res.logRepairs(p, by)
+	rec.Note(res.mark)
+	res.logRepairs(p.Root, by)
 	return res
 }
 
-// logRepairs logs one TAMPER line per file put back, naming by.
-func (r Result) logRepairs(p *project.Project, by string) {
-	dir := p.Root
-	if !r.Tampered() {
+// seen is the harness files as one look finds them: a stat of each, and
+// whether the log still begins with the harness's own lines. Every step of
+// a check judges these facts; none stats a file again.
+type seen struct {
+	tasks    os.FileInfo // the tasks file; nil when it cannot be stat'ed
+	backup   int64       // the backup's size; -1 when it cannot be stat'ed
+	active   bool        // .harness-active is in place
+	paused   bool        // the pause file is there
+	init     os.FileInfo // harness-init.sh when the record keeps it; nil otherwise or when gone
+	logWhole bool        // the log begins with the record's mirror (logWhole)
+}
+
+// look takes the facts a check judges, for the record's mark m.
+func look(dir string, rec record.Record, m record.Mark) seen {
+	s := seen{backup: -1}
+	if fi, err := os.Stat(state.Path(dir)); err == nil {
+		s.tasks = fi
+	}
+	if bi, err := os.Stat(state.BackupPath(dir)); err == nil {
+		s.backup = bi.Size()
+	}
+	s.active, s.paused = root.Active(dir), root.Paused(dir)
+	if m.Init {
+		if fi, err := os.Stat(filepath.Join(dir, record.InitCopy)); err == nil {
+			s.init = fi
+		}
+	}
+	s.logWhole = logWhole(dir, rec)
+	return s
+}
+
+// clean is the fast path: the tasks file has the mark the harness left,
+// its backup the size, the marker and the pause are where the record says,
+// harness-init.sh is the one recorded, and the log still begins with the
+// harness's own lines.
+func (s seen) clean(m record.Mark, h how) bool {
+	switch {
+	case !s.tasksMarked(m),
+		m.Active && !s.active,
+		s.backup != m.Size,
+		record.Trusted() && m.Active && hookSession() != "" && !m.SawMarker(hookSession()) && !h.opening,
+		// (this session's first look at the marker: record it)
+		s.paused != (m.Paused != ""),
+		m.Init && (s.init == nil || record.StampOf(s.init) != m.InitStamp()):
+		return false
+	}
+	return s.logWhole
+}
+
+// tasksMarked reports whether the tasks file has the stamp of m.
+func (s seen) tasksMarked(m record.Mark) bool {
+	return s.tasks != nil && record.StampOf(s.tasks) == m.Tasks()
+}
+
+// logRepairs logs one TAMPER line per file put back, naming by, after the
+// line of a switching off when the check found one.
+func (r Result) logRepairs(dir, by string) {
+	if !r.Tampered() && !r.SwitchedOff {
 		return
 	}
 	var entries []progress.Entry
 	n := progress.LastSession(dir)
+	if r.SwitchedOff {
+		entries = append(entries, progress.Entry{Session: n, Type: progress.Init,
+			Message: "Harness switched off: .harness-active was removed outside a running session"})
+	}
 	for _, rp := range r.Repairs {
 		msg := fmt.Sprintf("%s %s by %s; restored what the harness last wrote", rp.File, rp.What, by)
 		if rp.Kept != "" {
@@ -201,47 +264,18 @@ func (r Result) logRepairs(p *project.Project, by string) {
 	progress.Append(dir, entries...)
 }
 
-// clean is the fast path: the tasks file has the mark the harness left,
-// the marker is where the record says, and the log still begins with the
-// harness's own lines.
-func clean(p *project.Project, m record.Mark, h how) bool {
-	dir := p.Root
-	fi, err := os.Stat(state.Path(dir))
-	if err != nil || record.StampOf(fi) != m.Tasks() {
-		return false
-	}
-	if m.Active && !root.Active(dir) {
-		return false
-	}
-	if bi, err := os.Stat(state.BackupPath(dir)); err != nil || bi.Size() != m.Size {
-		return false
-	}
-	if record.Trusted() && m.Active && hookSession() != "" && !m.SawMarker(hookSession()) && !h.opening {
-		return false // this session's first look at the marker: record it
-	}
-	if root.Paused(dir) != (m.Paused != "") {
-		return false
-	}
-	if m.Init {
-		fi, err := os.Stat(filepath.Join(dir, record.InitCopy))
-		if err != nil || record.StampOf(fi) != m.InitStamp() {
-			return false
-		}
-	}
-	return logWhole(p)
-}
-
 // logTail is how much of the harness's own lines logWhole compares: the
 // lines an agent is likely to rewrite are the recent ones, and reading a
 // bounded tail keeps the check cheap on a long log.
 const logTail = 4 << 10
 
-// logWhole reports whether the log still begins with the harness's mirror
-// of it: at least as long (lines appended by others are allowed) and, over
-// the last logTail bytes the harness wrote, byte for byte the same (a
-// rewrite of earlier lines is not).
-func logWhole(p *project.Project) bool {
-	mf, err := safefile.Open(p.Record().Path(record.LogMirror))
+// logWhole reports whether the log of the state root dir still begins
+// with the harness's mirror of it in rec: at least as long (lines
+// appended by others are allowed) and, over the last logTail bytes the
+// harness wrote, byte for byte the same (a rewrite of earlier lines is
+// not).
+func logWhole(dir string, rec record.Record) bool {
+	mf, err := safefile.Open(rec.Path(record.LogMirror))
 	if err != nil {
 		return true // no mirror: nothing to compare
 	}
@@ -250,7 +284,7 @@ func logWhole(p *project.Project) bool {
 	if err != nil {
 		return true
 	}
-	lf, err := safefile.Open(progress.Path(p.Root))
+	lf, err := safefile.Open(progress.Path(dir))
 	if err != nil {
 		return false
 	}
@@ -270,31 +304,33 @@ func logWhole(p *project.Project) bool {
 	return bytes.Equal(want, got)
 }
 
-func (r *Result) tasks(p *project.Project, m record.Mark, by string, adopt Adopt) {
+// tasks judges the tasks file: the same bytes under a new stat are
+// followed; a change adopt accepts is recorded as the harness's; anything
+// else is put back from the record's copy (with its backup), the changed
+// copy kept.
+func (r *Result) tasks(p *project.Project, rec record.Record, m record.Mark, s seen, by string, adopt Adopt) {
 	dir := p.Root
-	live := state.Path(dir)
-	fi, statErr := os.Stat(live)
-	if statErr == nil && record.StampOf(fi) == m.Tasks() {
+	if s.tasksMarked(m) {
 		return
 	}
-	if statErr == nil && p.Record().SameTasks() {
+	if s.tasks != nil && rec.SameTasks() {
 		// Same bytes, new stat: nothing was changed. The record's mark
 		// and the hooks' summary follow the file.
-		statecache.Retouched(dir, m, fi)
+		statecache.Retouched(dir, m, s.tasks)
 		return
 	}
-	want, err := safefile.ReadFile(p.Record().Path(record.TasksCopy), state.MaxFileSize)
+	want, err := safefile.ReadFile(rec.Path(record.TasksCopy), state.MaxFileSize)
 	if err != nil {
 		return
 	}
-	got, readErr := safefile.ReadFile(live, state.MaxFileSize)
+	got, readErr := safefile.ReadFile(state.Path(dir), state.MaxFileSize)
 	what := gone(readErr)
 	if readErr == nil {
 		what = "was changed"
 		if adopt != nil {
 			switch why := adopt(want, got); why {
 			case "":
-				p.Record().SaveTasks(got, root.Active(dir))
+				rec.SaveTasks(got, s.active)
 				r.Adopted = true
 				return
 			case refused:
@@ -307,27 +343,28 @@ func (r *Result) tasks(p *project.Project, m record.Mark, by string, adopt Adopt
 	if err := state.Restore(dir, want); err != nil {
 		return
 	}
+	r.restored = true
 	r.Repairs = append(r.Repairs, Repair{File: state.FileName, What: what, Kept: kept})
 }
 
 // backup puts harness-tasks.json.bak back from the record when it is gone
 // or no longer the size of the file the harness last wrote (a backup is
 // always a copy of it): the restore of a corrupt tasks file reads it.
-// Runs after tasks, which rewrites it with the file it puts back.
-func (r *Result) backup(p *project.Project) {
-	dir := p.Root
+// Runs after tasks: a tasks file put back has its backup written with it,
+// and an adopted one changes the size the backup must have.
+func (r *Result) backup(p *project.Project, rec record.Record, s seen) {
+	if r.restored {
+		return
+	}
 	m, ok := p.Mark() // as tasks left it
-	if !ok {
+	if !ok || s.backup == m.Size {
 		return
 	}
-	if bi, err := os.Stat(state.BackupPath(dir)); err == nil && bi.Size() == m.Size {
-		return
-	}
-	want, ok := p.Record().TasksText()
+	want, ok := rec.TasksText()
 	if !ok || int64(len(want)) != m.Size {
 		return
 	}
-	if atomicfile.Replace(state.BackupPath(dir), want, 0o644) == nil && !r.Adopted {
+	if atomicfile.Replace(state.BackupPath(p.Root), want, 0o644) == nil && !r.Adopted {
 		// (An adopted change is the harness's now: its backup follows.)
 		r.Repairs = append(r.Repairs, Repair{File: state.BackupName, What: "was removed or changed"})
 	}
@@ -340,13 +377,12 @@ func (r *Result) backup(p *project.Project) {
 // record's Sessions). Only a hook, trusted code the agent cannot run in
 // its stead, decides that a removal was a person's; a verb leaves a
 // missing marker it cannot attribute to the next hook.
-func (r *Result) marker(p *project.Project, m record.Mark, fenced bool) {
-	dir := p.Root
+func (r *Result) marker(dir string, m record.Mark, s seen, fenced bool) {
 	if !m.Active {
 		return
 	}
 	sid := hookSession()
-	if root.Active(dir) {
+	if s.active {
 		if sid != "" && record.Trusted() {
 			r.mark.Session = sid
 		}
@@ -371,17 +407,16 @@ func (r *Result) marker(p *project.Project, m record.Mark, fenced bool) {
 // only a person makes (`harness pause`, which records it), so a pause file
 // the record does not know is removed, and a recorded pause whose file was
 // removed (`git clean -fdx`) is put back.
-func (r *Result) pause(p *project.Project, m record.Mark) {
-	dir := p.Root
+func (r *Result) pause(dir string, m record.Mark, s seen) {
 	path := filepath.Join(dir, root.PausedFile)
-	switch paused := root.Paused(dir); {
-	case paused && m.Paused == "":
+	switch {
+	case s.paused && m.Paused == "":
 		data, _ := safefile.ReadFile(path, safefile.Small)
 		kept := keep(dir, "paused", data, true)
 		if os.Remove(path) == nil {
 			r.Repairs = append(r.Repairs, Repair{File: root.PausedFile, What: "was written outside `harness pause` (a pause is a person's decision)", Kept: kept})
 		}
-	case !paused && m.Paused != "":
+	case !s.paused && m.Paused != "":
 		os.MkdirAll(filepath.Dir(path), 0o755)
 		if os.WriteFile(path, []byte(m.Paused+"\n"), 0o644) == nil {
 			r.Repairs = append(r.Repairs, Repair{File: root.PausedFile, What: "was removed while the run is paused (`harness resume` ends a pause)"})
@@ -393,23 +428,20 @@ func (r *Result) pause(p *project.Project, m record.Mark) {
 // SessionStart runs it outside every guard, so a change made during a
 // session would run unseen at the next one. The user changes it between
 // sessions (the next session start records it).
-func (r *Result) initScript(p *project.Project, m record.Mark) {
-	if !m.Init {
+func (r *Result) initScript(dir string, rec record.Record, m record.Mark, s seen) {
+	if !m.Init || s.init != nil && record.StampOf(s.init) == m.InitStamp() {
 		return
 	}
-	dir := p.Root
 	live := filepath.Join(dir, record.InitCopy)
-	fi, statErr := os.Stat(live)
-	if statErr == nil && record.StampOf(fi) == m.InitStamp() {
-		return
-	}
-	want, err := safefile.ReadFile(p.Record().Path(record.InitCopy), record.MaxInit)
+	want, err := safefile.ReadFile(rec.Path(record.InitCopy), record.MaxInit)
 	if err != nil {
 		return
 	}
 	got, readErr := safefile.ReadFile(live, record.MaxInit)
 	if readErr == nil && bytes.Equal(got, want) {
-		r.initStamp(fi)
+		if s.init != nil {
+			r.initStamp(s.init)
+		}
 		return
 	}
 	what := gone(readErr)
@@ -448,11 +480,12 @@ func WholeLog(p *project.Project, by string) Result {
 		return res
 	}
 	defer unlock()
-	if p.Record().SameLogPrefix() {
+	rec := p.Record()
+	if rec.SameLogPrefix() {
 		return res
 	}
-	res.repairLog(p)
-	res.logRepairs(p, by)
+	res.repairLog(p.Root, rec)
+	res.logRepairs(p.Root, by)
 	return res
 }
 
@@ -461,37 +494,31 @@ func WholeLog(p *project.Project, by string) Result {
 // (the mark's log stamp moved): the Stop hook runs it at every turn end, so
 // a rewritten old line is found within the turn it was made in, and the
 // whole log is read only when another writer touched it. A log that still
-// begins with the mirror (appends only) has its stamp recorded.
+// begins with the mirror (appends only) has the stamp it had before the
+// comparison recorded: a write after the stat moves the stamp again, so
+// the next turn end compares once more.
 func LogSince(p *project.Project, by string) Result {
-	stamp, ok := p.Record().LogStamp()
+	rec := p.Record()
+	stamp, ok := rec.LogStamp()
 	if !ok {
 		return Result{}
 	}
-	if fi, err := os.Stat(progress.Path(p.Root)); err == nil && record.StampOf(fi) == stamp {
+	fi, err := os.Stat(progress.Path(p.Root))
+	if err == nil && record.StampOf(fi) == stamp {
 		return Result{}
 	}
 	res := WholeLog(p, by)
-	if !res.Tampered() {
-		if fi, err := os.Stat(progress.Path(p.Root)); err == nil {
-			p.Record().TouchLog(fi)
-		}
+	if !res.Tampered() && err == nil {
+		rec.TouchLog(fi)
 	}
 	return res
-}
-
-func (r *Result) log(p *project.Project) {
-	if logWhole(p) {
-		return
-	}
-	r.repairLog(p)
 }
 
 // repairLog puts the log back as the mirror holds it (lines appended
 // after the harness's last one are lost with a rewrite before them: the
 // changed copy is kept).
-func (r *Result) repairLog(p *project.Project) {
-	dir := p.Root
-	mirror, err := safefile.ReadFile(p.Record().Path(record.LogMirror), record.MaxLog)
+func (r *Result) repairLog(dir string, rec record.Record) {
+	mirror, err := safefile.ReadFile(rec.Path(record.LogMirror), record.MaxLog)
 	if err != nil {
 		return
 	}

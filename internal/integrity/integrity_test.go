@@ -63,7 +63,7 @@ func TestLogWhole(t *testing.T) {
 			require.NoError(t, os.MkdirAll(rec, 0o700))
 			require.NoError(t, os.WriteFile(filepath.Join(rec, record.LogMirror), []byte(mine), 0o600))
 			require.NoError(t, os.WriteFile(progress.Path(dir), []byte(tt.live), 0o644))
-			require.Equal(t, tt.want, logWhole(project.Open(dir)))
+			require.Equal(t, tt.want, logWhole(dir, record.Of(dir)))
 		})
 	}
 }
@@ -72,11 +72,11 @@ func TestLogWhole(t *testing.T) {
 func TestLogWholeMissing(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("HARNESS_RECORD_DIR", filepath.Join(t.TempDir(), "records"))
-	require.True(t, logWhole(project.Open(dir)))
+	require.True(t, logWhole(dir, record.Of(dir)))
 	rec := record.Dir(dir)
 	require.NoError(t, os.MkdirAll(rec, 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(rec, record.LogMirror), []byte("a\n"), 0o600))
-	require.False(t, logWhole(project.Open(dir)))
+	require.False(t, logWhole(dir, record.Of(dir)))
 }
 
 // The same on a long log: the log check reads at most logTail bytes of the
