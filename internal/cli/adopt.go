@@ -17,13 +17,16 @@ import (
 var adoptVerb = &command{
 	name:    "adopt",
 	args:    "[--yes]",
-	summary: "keep a person's hand edit of harness-tasks.json: record the file as it is now as the harness's own (a person's decision: refused inside a Claude Code session, and without a terminal unless --yes)",
+	summary: "keep a person's hand edit of harness-tasks.json and harness-init.sh: record the files as they are now as the harness's own (a person's decision: refused inside a Claude Code session, and without a terminal unless --yes)",
 	run:     runAdopt,
 }
 
 // runAdopt makes the tasks file as it is now the state the harness builds
-// on. Everywhere else a change the harness did not write is put back; this
-// is the one way a person keeps theirs. It is refused to an agent: inside
+// on, and harness-init.sh as it is now the script the sessions start with.
+// Everywhere else a change the harness did not write is put back (the
+// script's is kept at a session's start, but with sessions always running,
+// as workers run, there is no start between them); this is the one way a
+// person keeps theirs. It is refused to an agent: inside
 // a Claude Code session (internal/invoker: the process's environment or
 // any ancestor's), and where no person can have typed it (standard input
 // is not a terminal) unless --yes says a person's script runs it. It is
@@ -69,7 +72,12 @@ func runAdopt(e *Env, c *command, args []string) int {
 	if err := state.Restore(dir, raw); err != nil { // the backup and the record follow the file
 		return e.fail(err)
 	}
-	record.Of(dir).SetActive(root.Active(dir))
+	rec := record.Of(dir)
+	rec.SetActive(root.Active(dir))
+	was, _ := rec.Mark()
+	rec.SaveInit()
+	now, _ := rec.Mark()
+	script := now.Init != was.Init || now.InitStamp() != was.InitStamp()
 	s.Dir = dir
 	statecache.Store(s) // the hooks' summary of the adopted file: the next hook need not read it
 	how := ""
@@ -78,8 +86,25 @@ func runAdopt(e *Env, c *command, args []string) int {
 	}
 	person := e.personLine(dir, "adopt", how)
 	person.Session = s.SessionCount
-	progress.Append(dir, person, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init,
-		Message: fmt.Sprintf("Adopted %s as edited by hand (%d tasks)", state.FileName, len(s.Tasks))})
+	entries := []progress.Entry{person, {Time: e.Now(), Session: s.SessionCount, Type: progress.Init,
+		Message: fmt.Sprintf("Adopted %s as edited by hand (%d tasks)", state.FileName, len(s.Tasks))}}
+	if script {
+		entries = append(entries, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init,
+			Message: "Adopted " + initScriptNote(now)})
+	}
+	progress.Append(dir, entries...)
 	fmt.Fprintf(e.Stdout, "harness adopt: %s (%d tasks) is now the state the harness builds on\n", state.Path(dir), len(s.Tasks))
+	if script {
+		fmt.Fprintf(e.Stdout, "harness adopt: %s\n", initScriptNote(now))
+	}
 	return ExitOK
+}
+
+// initScriptNote says what adopt recorded of harness-init.sh, its record
+// now m.
+func initScriptNote(m record.Mark) string {
+	if !m.Init {
+		return "the removal of " + record.InitCopy + ": the sessions start without one"
+	}
+	return record.InitCopy + " as it is now: the sessions start with it"
 }
