@@ -101,7 +101,7 @@ func AddReview(dir, sessionID string, n int, took time.Duration, tokens int64, c
 	if sessionID == "" {
 		sessionID = OutsideSession
 	}
-	s := Read(dir, sessionID)
+	s := account(dir, sessionID)
 	if s == nil {
 		s = &Session{SessionID: sessionID, Session: n, StartedAt: now.UTC(), LastSeen: now.UTC()}
 	}
@@ -150,6 +150,19 @@ func dirs(dir string) []string {
 // Read returns the use of session sessionID, nil when it has none.
 func Read(dir, sessionID string) *Session {
 	return readFile(Path(dir, sessionID))
+}
+
+// account is Read for a writer of the session's account: an account the
+// session's end put among the ended ones is reopened first (a resume
+// goes on with it).
+func account(dir, sessionID string) *Session {
+	if s := Read(dir, sessionID); s != nil {
+		return s
+	}
+	if reopen(dir, sessionID) {
+		return Read(dir, sessionID)
+	}
+	return nil
 }
 
 func readFile(path string) *Session {
@@ -234,7 +247,7 @@ func decode(data []byte) (s *Session, ok bool) {
 // were counted by them). A session that has an account (compaction, a
 // resume with the same id) keeps it.
 func Start(dir, sessionID string, n int, transcript string, now time.Time) *Session {
-	if s := Read(dir, sessionID); s != nil {
+	if s := account(dir, sessionID); s != nil {
 		return s
 	}
 	s := &Session{SessionID: sessionID, Session: n, StartedAt: now.UTC(), LastSeen: now.UTC(), Transcript: transcript}
@@ -249,7 +262,7 @@ func Start(dir, sessionID string, n int, transcript string, now time.Time) *Sess
 // tokens to what the transcript holds. A session without an account gets
 // one that started now and counts its whole transcript.
 func Observe(dir, sessionID string, n int, transcript string, now time.Time) *Session {
-	s := Read(dir, sessionID)
+	s := account(dir, sessionID)
 	fresh := s == nil
 	if fresh {
 		s = &Session{SessionID: sessionID, Session: n, StartedAt: now.UTC()}
@@ -382,6 +395,9 @@ type Reviews struct {
 // its file).
 func Total(dir string, current *Session) Job {
 	var j Job
+	if sd := record.Of(dir).SessionsDir(); sd != "" {
+		j = endedIn(sd).job
+	}
 	seen := map[string]bool{}
 	for _, d := range dirs(dir) {
 		entries, _ := os.ReadDir(d)
@@ -502,6 +518,10 @@ func Join(lines []Line) string {
 
 // Reset forgets what every session spent: a new job starts at zero.
 func Reset(dir string) {
+	if sd := record.Of(dir).SessionsDir(); sd != "" {
+		os.RemoveAll(filepath.Join(sd, endedDir))
+		os.Remove(filepath.Join(sd, endedSum))
+	}
 	for _, rd := range dirs(dir) {
 		entries, _ := os.ReadDir(rd)
 		for _, e := range entries {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/internal/budget"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/lock"
@@ -30,6 +31,9 @@ func SessionEnd(p hook.Payload) hook.Decision {
 	}
 	rt := ReadRuntime(c.Record(), c.session)
 	defer removeRuntime(c.Record(), c.session)
+	// The session's account of the budget no longer changes: it joins the
+	// ended sessions' sum, which a total reads in place of every file.
+	defer budget.End(c.Root, c.session)
 	if rt != nil && rt.Excluded || anotherOwner(c) {
 		return hook.Decision{}
 	}
