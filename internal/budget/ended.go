@@ -59,6 +59,34 @@ func End(dir, sessionID string) {
 			names = append(names, name)
 		}
 	}
+	endFiles(sd, names)
+}
+
+// EndStale ends the accounts in dir's sessions' directory untouched since
+// idle before at: sessions killed before their end hook ran (a running
+// session writes its account at least every saveEvery). The daily look
+// through the sessions' directory calls it.
+func EndStale(dir string, at time.Time, idle time.Duration) {
+	sd := record.Of(dir).SessionsDir()
+	if sd == "" {
+		return
+	}
+	entries, _ := os.ReadDir(sd)
+	var names []string
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), filePrefix) || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && at.Sub(fi.ModTime()) > idle {
+			names = append(names, e.Name())
+		}
+	}
+	endFiles(sd, names)
+}
+
+// endFiles moves the usage files names of the sessions' directory sd among
+// the ended sessions', each into their sum.
+func endFiles(sd string, names []string) {
 	if len(names) == 0 {
 		return
 	}

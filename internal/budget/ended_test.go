@@ -156,3 +156,18 @@ func BenchmarkTotalLongJob(b *testing.B) {
 		})
 	}
 }
+
+// A session killed before its end hook ran leaves its account live; the
+// daily look through the sessions' directory ends it once it is idle for
+// the runtime files' TTL, the totals unchanged.
+func TestEndStaleEndsTheAccountsOfKilledSessions(t *testing.T) {
+	dir, sd := endedJob(t, 3)
+	want := Total(dir, nil)
+	old := time.Now().Add(-8 * 24 * time.Hour)
+	require.NoError(t, os.Chtimes(Path(dir, "s0"), old, old))
+	EndStale(dir, time.Now(), 7*24*time.Hour)
+	assert.NoFileExists(t, Path(dir, "s0"))
+	assert.FileExists(t, Path(dir, "s1"), "seen within the week")
+	assert.Equal(t, want, Total(dir, nil))
+	assert.Equal(t, int64(100), recount(sd).job.Tokens, "s0 is among the ended")
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/harness-agent/harness/internal/atomicfile"
+	"github.com/harness-agent/harness/internal/budget"
 	"github.com/harness-agent/harness/internal/jsonobj"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/safefile"
@@ -333,6 +334,9 @@ func pruneRuntimes(rec record.Record, at time.Time) {
 			pruneIn(rd, at)
 		}
 	}
+	// The accounts of the budget of sessions that never ended join the
+	// ended ones' sum, as an end would have made them.
+	budget.EndStale(rec.Root, at, runtimeTTL)
 	if os.WriteFile(stamp, nil, 0o644) == nil {
 		os.Chtimes(stamp, at, at)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harness-agent/harness/internal/budget"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/record"
 )
@@ -143,10 +144,15 @@ func TestPruneRuntimes(t *testing.T) {
 	old := time.Now().Add(-8 * 24 * time.Hour)
 	require.NoError(t, os.Chtimes(RuntimePath(record.Of(dir), "old"), old, old))
 	require.NoError(t, os.Chtimes(other, old, old))
+	account := budget.Start(dir, "old", 1, "", old)
+	require.NoError(t, os.Chtimes(budget.Path(dir, "old"), old, old))
 	pruneRuntimes(record.Of(dir), time.Now())
 	assert.NoFileExists(t, RuntimePath(record.Of(dir), "old"))
 	assert.FileExists(t, RuntimePath(record.Of(dir), "new"))
 	assert.FileExists(t, other, "only session runtime files are pruned")
+	assert.NoFileExists(t, budget.Path(dir, "old"), "the account of a session that never ended is ended")
+	assert.Equal(t, account.Elapsed(), budget.Total(dir, nil).Elapsed)
+	assert.Equal(t, 1, budget.Total(dir, nil).Sessions, "and still counts")
 
 	// Looked through: not again within pruneEvery, then again.
 	require.NoError(t, os.Chtimes(RuntimePath(record.Of(dir), "new"), old, old))
