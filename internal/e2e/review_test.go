@@ -124,6 +124,7 @@ func TestScenarioReview(t *testing.T) {
 
 	// No hook ran in the reviewer's sessions (disableAllHooks), and its
 	// spend is in the agent's session account.
+	// (The session has ended: its account is among the ended ones.)
 	for _, line := range strings.Split(strings.TrimSpace(readOr(p.HookLog, "")), "\n") {
 		var e struct {
 			SessionID string `json:"session_id"`
@@ -139,7 +140,7 @@ func TestScenarioReview(t *testing.T) {
 		Reviews      int   `json:"reviews"`
 		ReviewTokens int64 `json:"review_tokens"`
 	}
-	if err := json.Unmarshal([]byte(readOr(filepath.Join(p.recordDir(), "sessions", "usage-"+res.SessionID+".json"), "")), &usage); err != nil {
+	if err := json.Unmarshal([]byte(readOr(filepath.Join(p.recordDir(), "sessions", "ended", "usage-"+res.SessionID+".json"), "")), &usage); err != nil {
 		t.Fatal(err)
 	}
 	if usage.Reviews != 2 || usage.ReviewTokens <= 0 {
