@@ -19,13 +19,16 @@ const format = 4
 // encode is the summary's file text.
 func (s *Summary) encode() []byte {
 	w := jsonobj.New(false)
+	// The key and the session count first: a session's start changes only
+	// those, and within the file's first sector the change is written in
+	// place (jsonobj.InPlace), not as a new file renamed over it.
 	w.Str("key", s.Key)
+	w.Int("session_count", int64(s.SessionCount))
 	w.Int("format", format)
 	w.Bool("concurrent", s.Concurrent)
 	w.Open("config")
 	writeConfig(w, &s.Config)
 	w.Close()
-	w.Int("session_count", int64(s.SessionCount))
 	w.Open("stats")
 	writeStats(w, &s.Stats)
 	w.Close()
