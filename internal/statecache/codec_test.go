@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harness-agent/harness/internal/jsonobj"
 	"github.com/harness-agent/harness/internal/jsonobj/filled"
 	"github.com/harness-agent/harness/internal/state"
 )
@@ -27,6 +28,19 @@ func TestSummaryFileRoundTrips(t *testing.T) {
 	// next task and no claims has them.
 	bare := &Summary{Key: "k", Config: state.Config{AllowedCommands: []string{}}, Why: "all done"}
 	assert.Equal(t, bare, decode(bare.encode()))
+}
+
+// A session's start changes the summary's key and session count alone:
+// written in place (jsonobj.InPlace), whatever the config and the next
+// task hold after them, not as a new file renamed over the old.
+func TestSessionCountWrittenInPlace(t *testing.T) {
+	s := filled.Fill(&Summary{})
+	s.FromBackup = false
+	s.Key, s.SessionCount = "339215:1795848011992076106:1795848011992076106:10486531", 100097
+	was := s.encode()
+	require.Greater(t, len(was), 1024, "a summary longer than a sector")
+	s.Key, s.SessionCount = "339215:1795848019553003568:1795848019553003568:10486531", 100098
+	assert.True(t, jsonobj.InPlace(was, s.encode()))
 }
 
 // An empty allowed_commands is a policy that allows no program, not the
