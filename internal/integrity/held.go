@@ -84,6 +84,9 @@ func RecordWhy(p *project.Project, held *record.Held, moved []string) (why strin
 	}
 	var odd []string
 	for _, name := range moved {
+		if strings.HasPrefix(name, record.WiringVerdict) {
+			continue // a cache of the wiring check, which checks its files again
+		}
 		switch name {
 		case record.TasksCopy:
 			why, done := copyWhy(p, held)

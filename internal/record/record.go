@@ -43,9 +43,11 @@ const (
 	markName  = "mark.json"
 	// What the hooks last checked of the harness's own wiring
 	// (internal/wiring): the executables whose digest matched, by stat,
-	// and the findings last reported.
+	// the findings last reported, and the last verdict with the stat of
+	// every file it rests on.
 	WiringVerified = "wiring-verified.txt"
 	WiringSeen     = "wiring-seen.txt"
+	WiringVerdict  = "wiring-verdict" // a prefix: one file for each place checked (wiring.Where.Verdict)
 )
 
 // trusted is set in the hooks' processes: see Trust.

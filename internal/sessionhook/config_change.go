@@ -40,6 +40,7 @@ func ConfigChange(p hook.Payload) hook.Decision {
 	// hooks' to check.
 	w := wiringWhere(c.Project, c.cwd())
 	w.Registered = !fromPlugin()
+	w.Verdict = "" // a settings file has just changed: every one is read
 	for _, problem := range wiring.Check(w) {
 		if strings.Contains(problem, "disableAllHooks") || strings.Contains(problem, "are registered in none") {
 			why = append(why, problem)

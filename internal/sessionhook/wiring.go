@@ -39,6 +39,7 @@ func wiringWhere(p *project.Project, cwd string) wiring.Where {
 		w.BinDirs = append(w.BinDirs, filepath.Dir(self))
 	}
 	w.Verified = p.Record().Path(record.WiringVerified)
+	w.Verdict = p.Record().Path(record.WiringVerdict)
 	return w
 }
 

@@ -37,6 +37,13 @@ type Where struct {
 	// each executable whose digest matched, so that the next check hashes
 	// only what changed since. "" hashes every time.
 	Verified string
+	// Verdict, when not "", starts the name of a file where the check
+	// keeps what it found with the stat of every file it looked at to find
+	// it (kept.go): the next check of the same places whose files all
+	// have those stats returns it without reading them. The rest of the
+	// name is the places' own (a worker's work tree is another place, and
+	// keeps its own verdict). "" reads them every time.
+	Verdict string
 }
 
 // DisablesAll is in the problem Check reports for a settings file that
@@ -63,12 +70,20 @@ func Disabled(problem string) bool { return strings.Contains(problem, DisablesAl
 // The settings files are small and read whole; an executable is hashed
 // only when its stat changed since it last matched (Where.Verified).
 func Check(w Where) []string {
+	key := w.key()
+	kept := w.verdictFile(key)
+	if problems, ok := keptVerdict(kept, key); ok {
+		return problems
+	}
+	looked := lookedAt{}
 	var problems []string
 	files := SettingsFiles(w.Projects...)
+	looked.stat(ManagedDropIns()) // its *.json files, as it lists them
 	files = append(files, dropIns()...)
 	registered := map[string]bool{}
 	var dirs []string
 	for _, f := range files {
+		looked.stat(f)
 		doc, err := os.ReadFile(f)
 		if err != nil {
 			continue
@@ -88,13 +103,14 @@ func Check(w Where) []string {
 			dirs = appendNew(dirs, d)
 		}
 	}
-	if missing := unregistered(registered, files, dirs, w.Registered); len(missing) > 0 {
+	if missing := unregistered(registered, files, dirs, w.Registered, looked); len(missing) > 0 {
 		problems = append(problems, fmt.Sprintf("the harness hooks %s are registered in none of the settings files Claude Code reads (%s): they no longer run",
 			strings.Join(missing, ", "), strings.Join(existing(files), ", ")))
 	}
 	v := readVerified(w.Verified)
 	changed := false
 	for _, d := range dirs {
+		looked.stat(filepath.Join(d, Manifest))
 		sums, names, ok := ReadManifest(d)
 		if !ok {
 			continue
@@ -102,6 +118,7 @@ func Check(w Where) []string {
 		for _, name := range names {
 			path := filepath.Join(d, name)
 			fi, err := os.Stat(path)
+			looked.saw(path, fi, err)
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("%s is missing (the install's manifest %s lists it)", path, filepath.Join(d, Manifest)))
 				continue
@@ -124,6 +141,7 @@ func Check(w Where) []string {
 	if changed && w.Verified != "" {
 		writeVerified(w.Verified, v)
 	}
+	keepVerdict(kept, key, looked, problems)
 	return problems
 }
 
@@ -133,9 +151,10 @@ func Check(w Where) []string {
 // the harness registers go in together, so a partial set is a removal.
 // With neither (hooks from a plugin, or no harness hooks at all) nothing
 // is expected.
-func unregistered(registered map[string]bool, files, dirs []string, known bool) []string {
+func unregistered(registered map[string]bool, files, dirs []string, known bool, looked lookedAt) []string {
 	expected := len(registered) > 0 || known
 	for _, d := range dirs {
+		looked.stat(filepath.Join(d, Registry))
 		data, err := os.ReadFile(filepath.Join(d, Registry))
 		if err != nil {
 			continue

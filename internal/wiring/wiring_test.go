@@ -178,33 +178,137 @@ func TestPlaces(t *testing.T) {
 }
 
 // BenchmarkCheck is what Stop and SessionStart add to their work when the
-// harness is installed and wired as installed: the settings files read,
-// the executables' stats compared with those already verified (none
-// hashed).
+// harness is installed and wired as installed: "read", the settings files
+// read and the executables' stats compared with those already verified
+// (none hashed); "kept", the verdict kept and every file it rests on
+// stat'ed (a session's turn ends, nothing changed).
 func BenchmarkCheck(b *testing.B) {
-	home, project := b.TempDir(), b.TempDir()
-	b.Setenv("HOME", home)
-	b.Setenv("CLAUDE_CONFIG_DIR", "")
-	bin := DefaultBinDir()
+	for _, kept := range []bool{false, true} {
+		name := "read"
+		if kept {
+			name = "kept"
+		}
+		b.Run(name, func(b *testing.B) {
+			saved := racy
+			racy = 0
+			b.Cleanup(func() { racy = saved })
+			where, _, _, _ := installed(b)
+			if !kept {
+				where.Verdict = ""
+			}
+			require.Empty(b, Check(where))
+			for b.Loop() {
+				if len(Check(where)) > 0 {
+					b.Fatal("not wired")
+				}
+			}
+		})
+	}
+}
+
+// installed sets up a home with every harness hook registered from its
+// install, as `harness install` leaves it, and returns the check of it
+// with its verdict kept.
+func installed(t testing.TB) (where Where, home, project, bin string) {
+	home, project = t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	bin = DefaultBinDir()
 	var programs []string
 	for _, h := range settings.Hooks {
 		programs = append(programs, h.Program)
 	}
 	programs = append(programs, "harness")
+	require.NoError(t, os.MkdirAll(bin, 0o755))
 	for _, p := range programs {
-		require.NoError(b, os.MkdirAll(bin, 0o755))
-		require.NoError(b, os.WriteFile(filepath.Join(bin, p), []byte(strings.Repeat(p, 1<<8)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(bin, p), []byte(strings.Repeat(p, 1<<8)), 0o755))
 	}
-	require.NoError(b, WriteManifest(bin, programs))
+	require.NoError(t, WriteManifest(bin, programs))
 	doc, _, err := settings.Register(nil, bin, "settings.json")
-	require.NoError(b, err)
-	require.NoError(b, os.WriteFile(filepath.Join(home, ".claude", "settings.json"), doc, 0o644))
-	where := Where{Projects: []string{project}, BinDirs: []string{bin}, Verified: filepath.Join(b.TempDir(), "verified")}
-	require.Empty(b, Check(where))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if len(Check(where)) > 0 {
-			b.Fatal("not wired")
-		}
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".claude", "settings.json"), doc, 0o644))
+	rec := t.TempDir()
+	return Where{Projects: []string{project}, BinDirs: []string{bin}, Verified: filepath.Join(rec, "verified"), Verdict: filepath.Join(rec, "verdict")}, home, project, bin
+}
+
+// The verdict kept with the stats of the files it rests on is the answer
+// while none of them changed, and any change of one is looked at again.
+// (Each change here changes a size or an inode: a change within the same
+// tick of the clock is what racy guards, with the clock's own time.)
+func TestCheckKeepsItsVerdict(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(t *testing.T, home, project, bin string)
+		want   string // a substring of the one problem found; "" none
+	}{
+		{"a settings file rewritten", func(t *testing.T, home, project, bin string) {
+			write(t, filepath.Join(home, ".claude", "settings.json"), `{"disableAllHooks": true}`)
+		}, DisablesAll},
+		{"a project's settings made", func(t *testing.T, home, project, bin string) {
+			write(t, filepath.Join(project, ".claude", "settings.local.json"), `{"disableAllHooks": true}`)
+		}, DisablesAll},
+		{"an executable replaced", func(t *testing.T, home, project, bin string) {
+			write(t, filepath.Join(bin, "harness-stop"), "fake")
+		}, "harness-stop is not the executable"},
+		{"an executable removed", func(t *testing.T, home, project, bin string) {
+			require.NoError(t, os.Remove(filepath.Join(bin, "harness")))
+		}, "harness is missing"},
+		{"the registry names the settings, emptied", func(t *testing.T, home, project, bin string) {
+			write(t, filepath.Join(bin, Registry), filepath.Join(home, ".claude", "settings.json")+"\n")
+			write(t, filepath.Join(home, ".claude", "settings.json"), "{}")
+		}, "are registered in none"},
+		{"the manifest rewritten", func(t *testing.T, home, project, bin string) {
+			data, err := os.ReadFile(filepath.Join(bin, Manifest))
+			require.NoError(t, err)
+			write(t, filepath.Join(bin, Manifest), strings.Replace(string(data), "  harness-stop\n", "  harness-stop\n0000000000000000000000000000000000000000000000000000000000000000  harness-stop-2\n", 1))
+		}, "harness-stop-2 is missing"},
 	}
+	saved := racy
+	racy = 0
+	t.Cleanup(func() { racy = saved })
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			where, home, project, bin := installed(t)
+			require.Empty(t, Check(where))
+			file := where.verdictFile(where.key())
+			kept, err := os.ReadFile(file)
+			require.NoError(t, err, "the verdict is kept")
+			assert.Contains(t, string(kept), filepath.Join(bin, "harness-stop")+"\t")
+
+			// Kept: the answer, the files unread (a verdict changed by
+			// hand shows it is the one returned).
+			require.NoError(t, os.WriteFile(file, append(kept, "planted\n"...), 0o600))
+			assert.Equal(t, []string{"planted"}, Check(where))
+
+			tc.change(t, home, project, bin)
+			got := Check(where)
+			require.Len(t, got, 1, "%q", got)
+			assert.Contains(t, got[0], tc.want)
+			assert.Equal(t, got, Check(where), "the new verdict, kept")
+		})
+	}
+}
+
+// A file changed within racy of the check (the clock's tick may not have
+// moved its times) leaves no verdict kept: the next check reads them all.
+func TestCheckKeepsNoVerdictOnAFreshChange(t *testing.T) {
+	where, _, _, _ := installed(t)
+	require.Empty(t, Check(where))
+	assert.NoFileExists(t, where.verdictFile(where.key()))
+}
+
+// Another place (a worker's work tree) keeps a verdict of its own: checks
+// of the two in turn each find theirs.
+func TestCheckKeepsAVerdictAPlace(t *testing.T) {
+	saved := racy
+	racy = 0
+	t.Cleanup(func() { racy = saved })
+	where, _, _, _ := installed(t)
+	other := where
+	other.Projects = []string{t.TempDir()}
+	require.NotEqual(t, where.verdictFile(where.key()), other.verdictFile(other.key()))
+	require.Empty(t, Check(where))
+	require.Empty(t, Check(other))
+	assert.FileExists(t, where.verdictFile(where.key()))
+	assert.FileExists(t, other.verdictFile(other.key()))
 }
