@@ -29,6 +29,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/jsonobj"
+	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/safefile"
@@ -395,7 +396,14 @@ type Reviews struct {
 // its file).
 func Total(dir string, current *Session) Job {
 	var j Job
-	if sd := record.Of(dir).SessionsDir(); sd != "" {
+	if sd := record.Of(dir).SessionsDir(); sd != "" && fileExists(sd) {
+		// The sum and the live accounts read together: a session's end
+		// moving its account between the two reads would be counted in
+		// neither. (Where the lock cannot be made, a verb in Claude Code's
+		// sandbox, they are read without it.)
+		if unlock, err := lock.File(filepath.Join(sd, endedLock), endedWait); err == nil {
+			defer unlock()
+		}
 		j = endedIn(sd).job
 	}
 	seen := map[string]bool{}

@@ -171,3 +171,26 @@ func TestEndStaleEndsTheAccountsOfKilledSessions(t *testing.T) {
 	assert.Equal(t, want, Total(dir, nil))
 	assert.Equal(t, int64(100), recount(sd).job.Tokens, "s0 is among the ended")
 }
+
+// A total read while sessions end (another session's Stop, in concurrent
+// mode) counts each account once: never one moved between its two reads.
+func TestTotalWhileSessionsEnd(t *testing.T) {
+	dir, _ := endedJob(t, 200)
+	want := Total(dir, nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			End(dir, "s"+itoa(i))
+		}
+	}()
+	for {
+		select {
+		case <-done:
+			assert.Equal(t, want, Total(dir, nil))
+			return
+		default:
+			require.Equal(t, want, Total(dir, nil))
+		}
+	}
+}
