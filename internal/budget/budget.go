@@ -408,7 +408,7 @@ func Total(dir string, current *Session) Job {
 	}
 	seen := map[string]bool{}
 	for _, d := range dirs(dir) {
-		entries, _ := os.ReadDir(d)
+		entries, _ := safefile.ReadDir(d)
 		for _, e := range entries {
 			if !strings.HasPrefix(e.Name(), filePrefix) || !strings.HasSuffix(e.Name(), ".json") || seen[e.Name()] {
 				continue
@@ -531,7 +531,7 @@ func Reset(dir string) {
 		os.Remove(filepath.Join(sd, endedSum))
 	}
 	for _, rd := range dirs(dir) {
-		entries, _ := os.ReadDir(rd)
+		entries, _ := safefile.ReadDir(rd)
 		for _, e := range entries {
 			if strings.HasPrefix(e.Name(), filePrefix) && strings.HasSuffix(e.Name(), ".json") {
 				os.Remove(filepath.Join(rd, e.Name()))

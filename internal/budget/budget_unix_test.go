@@ -3,6 +3,7 @@
 package budget
 
 import (
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -28,5 +29,32 @@ func TestObserveSkipsAFIFO(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("Observe(%s) did not return", tr)
 		}
+	}
+}
+
+// TestTotalSkipsAFIFO: a FIFO in place of the sessions' directory or of
+// the ended sessions' (whose plain open waits for a writer forever) is
+// not read: the total, the end and the daily look return at once.
+func TestTotalSkipsAFIFO(t *testing.T) {
+	for _, where := range []string{"", endedDir} {
+		t.Run("sessions/"+where, func(t *testing.T) {
+			dir, sd := endedJob(t, 2)
+			End(dir, "s0")
+			path := filepath.Join(sd, where)
+			require.NoError(t, os.RemoveAll(path))
+			require.NoError(t, syscall.Mkfifo(path, 0o644))
+			done := make(chan Job, 1)
+			go func() {
+				End(dir, "s1")
+				EndStale(dir, time.Now().Add(30*24*time.Hour), time.Hour)
+				os.Remove(filepath.Join(sd, endedSum)) // the sum made again from the files
+				done <- Total(dir, nil)
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("a FIFO was waited on")
+			}
+		})
 	}
 }

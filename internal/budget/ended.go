@@ -71,7 +71,7 @@ func EndStale(dir string, at time.Time, idle time.Duration) {
 	if sd == "" {
 		return
 	}
-	entries, _ := os.ReadDir(sd)
+	entries, _ := safefile.ReadDir(sd)
 	var names []string
 	for _, e := range entries {
 		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), filePrefix) || !strings.HasSuffix(e.Name(), ".json") {
@@ -174,10 +174,7 @@ func endedIn(sd string) ended {
 func recount(sd string) ended {
 	var sum ended
 	path := filepath.Join(sd, endedDir)
-	if fi, err := os.Lstat(path); err != nil || !fi.IsDir() {
-		return sum // (a FIFO in its place would hang the open)
-	}
-	entries, _ := os.ReadDir(path)
+	entries, _ := safefile.ReadDir(path)
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), filePrefix) {
 			if s := readFile(filepath.Join(path, e.Name())); s != nil {

@@ -20,6 +20,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
 )
 
 // ErrNotRegular is why a FIFO, a device, a directory or a socket is not read.
@@ -59,6 +61,49 @@ func regular(f *os.File, err error) (*os.File, error) {
 	if !fi.Mode().IsRegular() {
 		f.Close()
 		return nil, &fs.PathError{Op: "open", Path: f.Name(), Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
+	}
+	return f, nil
+}
+
+// ReadDir lists the directory at path (os.ReadDir), when it is one: a
+// FIFO in its place is refused at once, where os.ReadDir's open would
+// wait for a writer forever.
+func ReadDir(path string) ([]os.DirEntry, error) {
+	f, err := openDir(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
+}
+
+// Names lists the names in the directory at path, unsorted (ReadDir
+// without the entries' types), when it is one.
+func Names(path string) ([]string, error) {
+	f, err := openDir(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
+}
+
+// openDir opens the directory at path without waiting on what may be in
+// its place.
+func openDir(path string) (*os.File, error) {
+	f, err := open(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.IsDir() {
+		err = &fs.PathError{Op: "readdir", Path: path, Err: fmt.Errorf("not a directory (%s)", kind(fi.Mode()))}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
 	return f, nil
 }

@@ -3,6 +3,7 @@
 package safefile
 
 import (
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -71,4 +72,32 @@ func TestAppendNeverWaits(t *testing.T) {
 	_, err = f.WriteString("line\n")
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
+}
+
+// TestReadDirNeverWaits: a FIFO where a directory should be (whose plain
+// open would wait for a writer forever) and a regular file are refused at
+// once; a directory is listed.
+func TestReadDirNeverWaits(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	file := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	for _, path := range []string{fifo, file} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := ReadDir(path)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			assert.ErrorContains(t, err, "not a directory")
+		case <-time.After(10 * time.Second):
+			t.Fatalf("ReadDir(%s) did not return", path)
+		}
+	}
+	entries, err := ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 2)
+	assert.Equal(t, "fifo", entries[0].Name())
 }

@@ -350,7 +350,7 @@ const (
 )
 
 func pruneIn(rd string, at time.Time) {
-	entries, err := os.ReadDir(rd)
+	entries, err := safefile.ReadDir(rd)
 	if err != nil {
 		return
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/harness-agent/harness/internal/jsonedit"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // AddTask appends t to the state; it is written on save with every field of
@@ -457,12 +458,10 @@ func removeStaleTemps(dir string) {
 }
 
 func removeTemps(dir string) {
-	f, err := os.Open(dir)
+	names, err := safefile.Names(dir)
 	if err != nil {
 		return
 	}
-	names, _ := f.Readdirnames(-1)
-	f.Close()
 	for _, name := range names {
 		if staleTemp(name) {
 			os.Remove(filepath.Join(dir, name))
