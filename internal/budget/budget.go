@@ -98,22 +98,22 @@ const OutsideSession = "outside-session"
 // session sessionID ("" : OutsideSession), which is made when it has none.
 // The session's hooks are not running meanwhile: the review runs inside
 // the `harness validate` the session's agent is waiting on.
-func AddReview(dir, sessionID string, n int, took time.Duration, tokens int64, costUSD float64, now time.Time) error {
+func AddReview(rec record.Record, sessionID string, n int, took time.Duration, tokens int64, costUSD float64, now time.Time) error {
 	if sessionID == "" {
 		sessionID = OutsideSession
 	}
-	s := account(dir, sessionID)
+	s := account(rec, sessionID)
 	if s == nil {
 		s = &Session{SessionID: sessionID, Session: n, StartedAt: now.UTC(), LastSeen: now.UTC()}
 	}
 	s.addReview(took, tokens, costUSD)
-	if s.save(dir) == nil {
+	if s.save(rec) == nil {
 		return nil
 	}
 	// The record is read-only here (a verb in Claude Code's sandbox): the
 	// review goes to an account of reviews alone in the project's runtime
 	// directory, which Total adds to the session's own.
-	path := root.SessionFile(dir, filePrefix, reviewsPrefix+sessionID)
+	path := root.SessionFile(rec.Root, filePrefix, reviewsPrefix+sessionID)
 	r := readFile(path)
 	if r == nil {
 		r = &Session{SessionID: reviewsPrefix + sessionID, Session: n, StartedAt: now.UTC(), LastSeen: now.UTC()}
@@ -134,34 +134,34 @@ func (s *Session) addReview(took time.Duration, tokens int64, costUSD float64) {
 // AddReview): not a session of its own.
 const reviewsPrefix = "reviews-"
 
-// Path returns the usage file of session sessionID in the state root dir.
-func Path(dir, sessionID string) string { return record.Of(dir).SessionFile(filePrefix, sessionID) }
+// Path returns the usage file of session sessionID beside the record rec.
+func Path(rec record.Record, sessionID string) string { return rec.SessionFile(filePrefix, sessionID) }
 
 // dirs are where the sessions' use files are: beside the record, and the
 // project's runtime directory, which held them before (read, so that an
 // upgrade keeps what a job spent).
-func dirs(dir string) []string {
-	out := []string{filepath.Join(dir, root.RuntimeDir)}
-	if sd := record.Of(dir).SessionsDir(); sd != "" {
+func dirs(rec record.Record) []string {
+	out := []string{filepath.Join(rec.Root, root.RuntimeDir)}
+	if sd := rec.SessionsDir(); sd != "" {
 		out = append([]string{sd}, out...)
 	}
 	return out
 }
 
 // Read returns the use of session sessionID, nil when it has none.
-func Read(dir, sessionID string) *Session {
-	return readFile(Path(dir, sessionID))
+func Read(rec record.Record, sessionID string) *Session {
+	return readFile(Path(rec, sessionID))
 }
 
 // account is Read for a writer of the session's account: an account the
 // session's end put among the ended ones is reopened first (a resume
 // goes on with it).
-func account(dir, sessionID string) *Session {
-	if s := Read(dir, sessionID); s != nil {
+func account(rec record.Record, sessionID string) *Session {
+	if s := Read(rec, sessionID); s != nil {
 		return s
 	}
-	if reopen(dir, sessionID) {
-		return Read(dir, sessionID)
+	if reopen(rec, sessionID) {
+		return Read(rec, sessionID)
 	}
 	return nil
 }
@@ -247,23 +247,23 @@ func decode(data []byte) (s *Session, ok bool) {
 // conversation's transcript holds the earlier sessions' messages, which
 // were counted by them). A session that has an account (compaction, a
 // resume with the same id) keeps it.
-func Start(dir, sessionID string, n int, transcript string, now time.Time) *Session {
-	if s := account(dir, sessionID); s != nil {
+func Start(rec record.Record, sessionID string, n int, transcript string, now time.Time) *Session {
+	if s := account(rec, sessionID); s != nil {
 		return s
 	}
 	s := &Session{SessionID: sessionID, Session: n, StartedAt: now.UTC(), LastSeen: now.UTC(), Transcript: transcript}
 	if fi, err := os.Stat(transcript); transcript != "" && err == nil {
 		s.Offset = fi.Size()
 	}
-	s.save(dir)
+	s.save(rec)
 	return s
 }
 
 // Observe brings the session's account up to date: the clock to now, the
 // tokens to what the transcript holds. A session without an account gets
 // one that started now and counts its whole transcript.
-func Observe(dir, sessionID string, n int, transcript string, now time.Time) *Session {
-	s := account(dir, sessionID)
+func Observe(rec record.Record, sessionID string, n int, transcript string, now time.Time) *Session {
+	s := account(rec, sessionID)
 	fresh := s == nil
 	if fresh {
 		s = &Session{SessionID: sessionID, Session: n, StartedAt: now.UTC()}
@@ -280,7 +280,7 @@ func Observe(dir, sessionID string, n int, transcript string, now time.Time) *Se
 	// count moved, and otherwise at most every saveEvery (the clock is
 	// measured in minutes).
 	if fresh || s.Offset != offset || now.Sub(seen) >= saveEvery {
-		s.save(dir)
+		s.save(rec)
 	}
 	return s
 }
@@ -357,20 +357,20 @@ func (s *Session) add(line []byte) {
 	s.PendingID, s.Pending = id, n
 }
 
-func (s *Session) save(dir string) error {
-	return atomicfile.ReplaceSmall(Path(dir, s.SessionID), s.encode())
+func (s *Session) save(rec record.Record) error {
+	return atomicfile.ReplaceSmall(Path(rec, s.SessionID), s.encode())
 }
 
 // Warn records that limit was warned about; it reports false when it was
 // already.
-func (s *Session) Warn(dir, limit string) bool {
+func (s *Session) Warn(rec record.Record, limit string) bool {
 	for _, w := range s.Warned {
 		if w == limit {
 			return false
 		}
 	}
 	s.Warned = append(s.Warned, limit)
-	s.save(dir)
+	s.save(rec)
 	return true
 }
 
@@ -391,12 +391,12 @@ type Reviews struct {
 	CostMicroUSD int64
 }
 
-// Total sums the use of every session of the job in dir. current, when not
+// Total sums the use of every session of the job of rec. current, when not
 // nil, is the calling session's account as it is now (it may be newer than
 // its file).
-func Total(dir string, current *Session) Job {
+func Total(rec record.Record, current *Session) Job {
 	var j Job
-	if sd := record.Of(dir).SessionsDir(); sd != "" && fileExists(sd) {
+	if sd := rec.SessionsDir(); sd != "" && fileExists(sd) {
 		// The sum and the live accounts read together: a session's end
 		// moving its account between the two reads would be counted in
 		// neither. (Where the lock cannot be made, a verb in Claude Code's
@@ -407,7 +407,7 @@ func Total(dir string, current *Session) Job {
 		j = endedIn(sd).job
 	}
 	seen := map[string]bool{}
-	for _, d := range dirs(dir) {
+	for _, d := range dirs(rec) {
 		entries, _ := safefile.ReadDir(d)
 		for _, e := range entries {
 			if !strings.HasPrefix(e.Name(), filePrefix) || !strings.HasSuffix(e.Name(), ".json") || seen[e.Name()] {
@@ -525,12 +525,12 @@ func Join(lines []Line) string {
 }
 
 // Reset forgets what every session spent: a new job starts at zero.
-func Reset(dir string) {
-	if sd := record.Of(dir).SessionsDir(); sd != "" {
+func Reset(rec record.Record) {
+	if sd := rec.SessionsDir(); sd != "" {
 		os.RemoveAll(filepath.Join(sd, endedDir))
 		os.Remove(filepath.Join(sd, endedSum))
 	}
-	for _, rd := range dirs(dir) {
+	for _, rd := range dirs(rec) {
 		entries, _ := safefile.ReadDir(rd)
 		for _, e := range entries {
 			if strings.HasPrefix(e.Name(), filePrefix) && strings.HasSuffix(e.Name(), ".json") {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -26,26 +27,26 @@ func TestObserveCountsEachMessageOnce(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 	// Lines before the session started are not its own.
 	require.NoError(t, os.WriteFile(tr, []byte(line("old", 1000, 1000)), 0o644))
-	Start(dir, "s1", 1, tr, now)
+	Start(record.Of(dir), "s1", 1, tr, now)
 
 	appendTo(t, tr, `{"type":"user","message":{"role":"user","content":"hi"}}`+"\n")
 	appendTo(t, tr, line("m1", 100, 5)+line("m1", 100, 20)) // two blocks of one message
 	appendTo(t, tr, line("m2", 200, 10))
 	appendTo(t, tr, `{"type":"assistant","message":{"id":"m3","usage":{"input_tokens":50`) // still being written
 
-	s := Observe(dir, "s1", 1, tr, now.Add(90*time.Second))
+	s := Observe(record.Of(dir), "s1", 1, tr, now.Add(90*time.Second))
 	assert.Equal(t, int64(120+210), s.Used())
 	assert.Equal(t, 90*time.Second, s.Elapsed())
 
 	appendTo(t, tr, `,"output_tokens":1}}}`+"\n")
-	s = Observe(dir, "s1", 1, tr, now.Add(3*time.Minute))
+	s = Observe(record.Of(dir), "s1", 1, tr, now.Add(3*time.Minute))
 	assert.Equal(t, int64(120+210+51), s.Used(), "the finished line counts once it is whole")
-	s = Observe(dir, "s1", 1, tr, now.Add(4*time.Minute))
+	s = Observe(record.Of(dir), "s1", 1, tr, now.Add(4*time.Minute))
 	assert.Equal(t, int64(381), s.Used(), "reading again adds nothing")
 
-	Start(dir, "s2", 2, "", now)
-	other := Observe(dir, "s2", 2, "", now.Add(10*time.Minute))
-	j := Total(dir, other)
+	Start(record.Of(dir), "s2", 2, "", now)
+	other := Observe(record.Of(dir), "s2", 2, "", now.Add(10*time.Minute))
+	j := Total(record.Of(dir), other)
 	assert.Equal(t, 2, j.Sessions)
 	assert.Equal(t, int64(381), j.Tokens)
 	assert.Equal(t, 14*time.Minute, j.Elapsed)
@@ -66,9 +67,9 @@ func TestMeasure(t *testing.T) {
 
 func TestWarnOnce(t *testing.T) {
 	dir := t.TempDir()
-	s := Start(dir, "s", 1, "", time.Now())
-	assert.True(t, s.Warn(dir, "max_job_tokens"))
-	assert.False(t, Read(dir, "s").Warn(dir, "max_job_tokens"))
+	s := Start(record.Of(dir), "s", 1, "", time.Now())
+	assert.True(t, s.Warn(record.Of(dir), "max_job_tokens"))
+	assert.False(t, Read(record.Of(dir), "s").Warn(record.Of(dir), "max_job_tokens"))
 }
 
 func appendTo(t *testing.T, path, text string) {
@@ -82,11 +83,11 @@ func appendTo(t *testing.T, path, text string) {
 
 func TestReset(t *testing.T) {
 	dir := t.TempDir()
-	Start(dir, "a", 1, "", time.Now())
-	Start(dir, "b", 2, "", time.Now())
-	require.Equal(t, 2, Total(dir, nil).Sessions)
-	Reset(dir)
-	assert.Equal(t, 0, Total(dir, nil).Sessions)
+	Start(record.Of(dir), "a", 1, "", time.Now())
+	Start(record.Of(dir), "b", 2, "", time.Now())
+	require.Equal(t, 2, Total(record.Of(dir), nil).Sessions)
+	Reset(record.Of(dir))
+	assert.Equal(t, 0, Total(record.Of(dir), nil).Sessions)
 }
 
 // TestObserveBoundsItsRead: a transcript larger than one hook may read is
@@ -104,11 +105,11 @@ func TestObserveBoundsItsRead(t *testing.T) {
 	require.NoError(t, f.Close())
 	appendTo(t, tr, "\n"+line("m2", 20, 2)+line("m3", 30, 3))
 
-	s := Observe(dir, "s1", 1, tr, now)
+	s := Observe(record.Of(dir), "s1", 1, tr, now)
 	assert.Equal(t, int64(maxRead), s.Offset, "one hook reads at most maxRead")
 	assert.Equal(t, int64(11), s.Used())
 	for i := 0; i < 3; i++ {
-		s = Observe(dir, "s1", 1, tr, now)
+		s = Observe(record.Of(dir), "s1", 1, tr, now)
 	}
 	fi, err := os.Stat(tr)
 	require.NoError(t, err)
@@ -124,17 +125,17 @@ func TestAddReviewCountsInTheBudgets(t *testing.T) {
 	dir := t.TempDir()
 	tr := filepath.Join(dir, "t.jsonl")
 	now := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
-	Start(dir, "s1", 1, tr, now)
+	Start(record.Of(dir), "s1", 1, tr, now)
 	require.NoError(t, os.WriteFile(tr, []byte(line("m1", 100, 5)+line("m2", 1, 1)), 0o644))
-	require.NoError(t, AddReview(dir, "s1", 1, 90*time.Second, 4000, 0.0123, now))
-	s := Observe(dir, "s1", 1, tr, now.Add(5*time.Minute))
+	require.NoError(t, AddReview(record.Of(dir), "s1", 1, 90*time.Second, 4000, 0.0123, now))
+	s := Observe(record.Of(dir), "s1", 1, tr, now.Add(5*time.Minute))
 	assert.Equal(t, int64(105+2+4000), s.Used())
 	assert.Equal(t, 1, s.Reviews)
 	assert.Equal(t, int64(12300), s.ReviewCostMicroUSD)
 	assert.Equal(t, 5*time.Minute, s.Elapsed(), "the review ran inside the session's wall time")
 
-	require.NoError(t, AddReview(dir, "", 0, 3*time.Minute, 500, 0, now))
-	job := Total(dir, nil)
+	require.NoError(t, AddReview(record.Of(dir), "", 0, 3*time.Minute, 500, 0, now))
+	job := Total(record.Of(dir), nil)
 	assert.Equal(t, int64(4107+500), job.Tokens)
 	assert.Equal(t, 8*time.Minute, job.Elapsed)
 	lines := Measure(state.Budget{JobTokens: 4000}, job, nil)

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/record"
 )
 
 // TestObserveSkipsAFIFO: a transcript_path naming a FIFO (whose plain open
@@ -21,7 +23,7 @@ func TestObserveSkipsAFIFO(t *testing.T) {
 	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
 	for _, tr := range []string{fifo, "/dev/zero"} {
 		done := make(chan *Session, 1)
-		go func() { done <- Observe(dir, "s-"+filepath.Base(tr), 1, tr, time.Now()) }()
+		go func() { done <- Observe(record.Of(dir), "s-"+filepath.Base(tr), 1, tr, time.Now()) }()
 		select {
 		case s := <-done:
 			assert.Zero(t, s.Used())
@@ -38,17 +40,17 @@ func TestObserveSkipsAFIFO(t *testing.T) {
 func TestTotalSkipsAFIFO(t *testing.T) {
 	for _, where := range []string{"", endedDir} {
 		t.Run("sessions/"+where, func(t *testing.T) {
-			dir, sd := endedJob(t, 2)
-			End(dir, "s0")
+			rec, sd := endedJob(t, 2)
+			End(rec, "s0")
 			path := filepath.Join(sd, where)
 			require.NoError(t, os.RemoveAll(path))
 			require.NoError(t, syscall.Mkfifo(path, 0o644))
 			done := make(chan Job, 1)
 			go func() {
-				End(dir, "s1")
-				EndStale(dir, time.Now().Add(30*24*time.Hour), time.Hour)
+				End(rec, "s1")
+				EndStale(rec, time.Now().Add(30*24*time.Hour), time.Hour)
 				os.Remove(filepath.Join(sd, endedSum)) // the sum made again from the files
-				done <- Total(dir, nil)
+				done <- Total(rec, nil)
 			}()
 			select {
 			case <-done:

@@ -48,26 +48,26 @@ type ended struct {
 // account of reviews alone) among the ended sessions' and adds them to
 // their sum. A session that starts again with the same id (a resume) has
 // them back (reopen). Without a record there is nothing to move.
-func End(dir, sessionID string) {
-	sd := record.Of(dir).SessionsDir()
+func End(rec record.Record, sessionID string) {
+	sd := rec.SessionsDir()
 	if sd == "" {
 		return
 	}
 	var names []string
 	for _, id := range []string{sessionID, reviewsPrefix + sessionID} {
-		if name := filepath.Base(Path(dir, id)); fileExists(filepath.Join(sd, name)) {
+		if name := filepath.Base(Path(rec, id)); fileExists(filepath.Join(sd, name)) {
 			names = append(names, name)
 		}
 	}
 	endFiles(sd, names)
 }
 
-// EndStale ends the accounts in dir's sessions' directory untouched since
+// EndStale ends the accounts in rec's sessions' directory untouched since
 // idle before at: sessions killed before their end hook ran (a running
 // session writes its account at least every saveEvery). The daily look
 // through the sessions' directory calls it.
-func EndStale(dir string, at time.Time, idle time.Duration) {
-	sd := record.Of(dir).SessionsDir()
+func EndStale(rec record.Record, at time.Time, idle time.Duration) {
+	sd := rec.SessionsDir()
 	if sd == "" {
 		return
 	}
@@ -116,12 +116,12 @@ func endFiles(sd string, names []string) {
 // reopen moves the ended account of session sessionID back among the
 // live ones, taking it off the ended sessions' sum, and reports whether
 // it did.
-func reopen(dir, sessionID string) bool {
-	sd := record.Of(dir).SessionsDir()
+func reopen(rec record.Record, sessionID string) bool {
+	sd := rec.SessionsDir()
 	if sd == "" {
 		return false
 	}
-	name := filepath.Base(Path(dir, sessionID))
+	name := filepath.Base(Path(rec, sessionID))
 	from := filepath.Join(endedDir, name)
 	if !fileExists(filepath.Join(sd, from)) {
 		return false

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/budget"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 )
@@ -112,7 +113,7 @@ func runBudget(e *Env, c *command, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	job := budget.Total(dir, nil)
+	job := budget.Total(record.Of(dir), nil)
 	lines := budget.Measure(s.Config.Budget, job, nil)
 	if *asJSON {
 		out := budgetJSON{Sessions: job.Sessions, Minutes: int64(job.Elapsed / time.Minute), Tokens: job.Tokens, Limits: map[string]int{}, Used: []budgetLineJSON{},

@@ -109,7 +109,7 @@ func runInit(e *Env, c *command, args []string) int {
 		did = append(did, "created "+state.FileName)
 		// A new job: what an earlier job in this directory spent is not
 		// this one's.
-		budget.Reset(dir)
+		budget.Reset(record.Of(dir))
 	} else if !os.IsExist(err) {
 		return e.fail(failure.Wrap(failure.EnvSetup, err, "cannot create %s: %v", state.Path(dir), err))
 	}

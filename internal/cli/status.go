@@ -12,6 +12,7 @@ import (
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/progress"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/remote"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
@@ -521,7 +522,7 @@ func budgetUse(dir string, s *state.State) []budget.Line {
 	if !s.Config.Budget.Any() {
 		return nil
 	}
-	return budget.Measure(s.Config.Budget, budget.Total(dir, nil), nil)
+	return budget.Measure(s.Config.Budget, budget.Total(record.Of(dir), nil), nil)
 }
 
 // load reads the state for a view, and says on stderr, as status does, when

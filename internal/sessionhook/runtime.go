@@ -336,7 +336,7 @@ func pruneRuntimes(rec record.Record, at time.Time) {
 	}
 	// The accounts of the budget of sessions that never ended join the
 	// ended ones' sum, as an end would have made them.
-	budget.EndStale(rec.Root, at, runtimeTTL)
+	budget.EndStale(rec, at, runtimeTTL)
 	if os.WriteFile(stamp, nil, 0o644) == nil {
 		os.Chtimes(stamp, at, at)
 	}

@@ -33,7 +33,7 @@ func SessionEnd(p hook.Payload) hook.Decision {
 	defer removeRuntime(c.Record(), c.session)
 	// The session's account of the budget no longer changes: it joins the
 	// ended sessions' sum, which a total reads in place of every file.
-	defer budget.End(c.Root, c.session)
+	defer budget.End(c.Record(), c.session)
 	if rt != nil && rt.Excluded || anotherOwner(c) {
 		return hook.Decision{}
 	}

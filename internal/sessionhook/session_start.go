@@ -292,9 +292,9 @@ func (st *start) countFast() bool {
 // budget already spent (the session must then not work).
 func (st *start) budget(transcript string) {
 	c := st.c
-	account := budget.Start(c.Root, c.session, st.o.n, transcript, c.now)
+	account := budget.Start(c.Record(), c.session, st.o.n, transcript, c.now)
 	if b := st.v.sum.Config.Budget; b.Any() && !st.o.overLimit {
-		st.o.overBudget = budget.Over(budget.Measure(b, budget.Total(c.Root, account), nil))
+		st.o.overBudget = budget.Over(budget.Measure(b, budget.Total(c.Record(), account), nil))
 		if len(st.o.overBudget) > 0 {
 			progress.Append(c.Root, progress.Entry{Time: c.now, Session: st.o.n, Type: progress.Stop,
 				Message: "budget " + budget.Join(st.o.overBudget) + "; no work started"})

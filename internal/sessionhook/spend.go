@@ -18,14 +18,14 @@ import (
 // the session stop when a limit is reached ("" when none is); near warns,
 // once per limit and session, at budget.WarnAt of a limit.
 func (c *call) spend(n int, sum *statecache.Summary) (over, near string) {
-	account := budget.Observe(c.Root, c.session, n, c.p.Str("transcript_path"), c.now)
+	account := budget.Observe(c.Record(), c.session, n, c.p.Str("transcript_path"), c.now)
 	b := sum.Config.Budget
 	if !b.Any() {
 		return "", ""
 	}
 	var job budget.Job
 	if b.JobMinutes+b.JobTokens > 0 {
-		job = budget.Total(c.Root, account)
+		job = budget.Total(c.Record(), account)
 	}
 	lines := budget.Measure(b, job, account)
 	if reached := budget.Over(lines); len(reached) > 0 {
@@ -35,7 +35,7 @@ func (c *call) spend(n int, sum *statecache.Summary) (over, near string) {
 	}
 	var warned []string
 	for _, l := range budget.Near(lines) {
-		if account.Warn(c.Root, l.Name) {
+		if account.Warn(c.Record(), l.Name) {
 			warned = append(warned, l.String())
 		}
 	}

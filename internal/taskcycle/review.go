@@ -35,7 +35,7 @@ func (w *Worker) review(ctx context.Context, s *state.State, t state.Task, tree 
 		review.Request{TaskID: t.ID, Title: t.Title, Acceptance: t.Acceptance, Command: t.Command, Output: r.Tail,
 			Base: t.StartedAtCommit, Diff: diff})
 	now := w.Now()
-	budget.AddReview(w.Root, os.Getenv("CLAUDE_CODE_SESSION_ID"), s.SessionCount, v.Took, v.Tokens, v.CostUSD, now)
+	budget.AddReview(w.Project().Record(), os.Getenv("CLAUDE_CODE_SESSION_ID"), s.SessionCount, v.Took, v.Tokens, v.CostUSD, now)
 	w.logLocked(progress.Entry{Time: now, Session: s.SessionCount, Type: progress.Review, TaskID: t.ID,
 		Message: fmt.Sprintf("%s (%s, %d tokens, $%.4f): %s", v.Outcome, v.Took.Round(1e6), v.Tokens, v.CostUSD, orDash(v.Reasons))})
 	var o *Outcome

@@ -517,7 +517,7 @@ func stopReason(dir string, s *state.State) string {
 		return "the job is cancelled or switched off (no .harness-active)"
 	}
 	if s.Config.Budget.Any() {
-		for _, l := range budget.Measure(s.Config.Budget, budget.Total(dir, nil), nil) {
+		for _, l := range budget.Measure(s.Config.Budget, budget.Total(record.Of(dir), nil), nil) {
 			if l.Over() {
 				return "over budget: " + l.String()
 			}
