@@ -13,6 +13,7 @@ import (
 	"github.com/harness-agent/harness/internal/digest"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/safefile"
+	"github.com/harness-agent/harness/internal/settings"
 )
 
 // Stop and SessionStart check the wiring at every turn end and start, and
@@ -54,11 +55,20 @@ func stampText(fi os.FileInfo, err error) string {
 	return st.String()
 }
 
-// key is what decides which files a check looks at, besides their
-// contents: the places it was given and the ones it finds itself.
+// verdictFormat changes with what the check looks for, so that a verdict
+// an older harness kept is not taken for this one's.
+const verdictFormat = "1"
+
+// key is what decides a verdict besides the files' contents: the places
+// the check was given and the ones it finds itself, and what it looks for
+// (the hooks the harness registers: a new release may register one more).
 func (w Where) key() string {
+	var hooks []string
+	for _, h := range settings.Hooks {
+		hooks = append(hooks, h.Program)
+	}
 	var b strings.Builder
-	for _, part := range [][]string{w.Projects, w.BinDirs, ConfigDirs(), {ManagedDir(), strconv.FormatBool(w.Registered), w.Verified}} {
+	for _, part := range [][]string{{verdictFormat}, hooks, w.Projects, w.BinDirs, ConfigDirs(), {ManagedDir(), strconv.FormatBool(w.Registered), w.Verified}} {
 		b.WriteString(strings.Join(part, "\x00"))
 		b.WriteString("\x01")
 	}
