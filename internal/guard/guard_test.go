@@ -1,11 +1,17 @@
 package guard
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
 
+	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/scope"
 )
 
@@ -82,4 +88,28 @@ func TestFingerprint(t *testing.T) {
 	// the encoding cannot be forged by choosing keys and values
 	assert.NotEqual(t, fp("X", `{"a":"bc"}`), fp("X", `{"ab":"c"}`))
 	assert.NotEqual(t, fp("X", `{"a":"1"}`), fp("X", `{"a":1}`))
+}
+
+// The heartbeat looks at the summary at most once a minute in either mode:
+// in exclusive mode it has nothing to renew, and a call that only reads a
+// file would otherwise read the summary for it alone at every call.
+func TestHeartbeatLooksOnceAMinute(t *testing.T) {
+	for _, mode := range []string{"exclusive", "concurrent"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := activeRoot(t, 3)
+			if mode == "concurrent" {
+				path := filepath.Join(dir, "harness-tasks.json")
+				data, err := os.ReadFile(path)
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(path, bytes.Replace(data, []byte(`"exclusive"`), []byte(`"concurrent"`), 1), 0o644))
+			}
+			Check(hook.Parse(payload(dir, "Read", map[string]any{"file_path": "main.go"})))
+			marks, err := filepath.Glob(filepath.Join(dir, ".harness-runtime", "heartbeat-*"))
+			require.NoError(t, err)
+			require.Len(t, marks, 1, "the look is marked")
+			fi, err := os.Stat(marks[0])
+			require.NoError(t, err)
+			assert.WithinDuration(t, time.Now(), fi.ModTime(), heartbeatEvery)
+		})
+	}
 }

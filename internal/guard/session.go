@@ -53,8 +53,9 @@ const heartbeatEvery = time.Minute
 
 // heartbeat renews this worker's claims in concurrent mode when less than
 // half of their lease remains. It looks at most once a minute (a marker
-// file's age), reads only the cached summary, and writes the state only when
-// a renewal is due.
+// file's age), in either mode (a call that reads a file in exclusive mode
+// would otherwise read the summary for this alone), reads only the cached
+// summary, and writes the state only when a renewal is due.
 func (c *call) heartbeat() {
 	me := taskcycle.WorkerID()
 	mark := filepath.Join(c.Root, statecache.RuntimeDir, "heartbeat-"+safeName(me))
@@ -62,11 +63,14 @@ func (c *call) heartbeat() {
 		return
 	}
 	sum, err := c.summary()
-	if err != nil || !sum.Concurrent {
+	if err != nil {
 		return
 	}
 	os.MkdirAll(filepath.Dir(mark), 0o755)
 	os.WriteFile(mark, nil, 0o644)
+	if !sum.Concurrent {
+		return
+	}
 	now := time.Now()
 	lease := taskcycle.LeaseFromEnv()
 	for _, cl := range myClaims(sum) {
