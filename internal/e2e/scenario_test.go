@@ -328,6 +328,57 @@ func TestScenarioTamperBetweenSessions(t *testing.T) {
 	}
 }
 
+// TestScenarioAdoptInitScriptMidSession: a person changes harness-init.sh
+// while a session runs and keeps the change with `harness adopt --yes` in
+// their own terminal. The session's next tool call is checked as every
+// call is, and the script stays as the person left it: no TAMPER, nothing
+// put back (without the adopt, the check puts the script back:
+// adopt_init_script.txtar).
+func TestScenarioAdoptInitScriptMidSession(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.initState()
+	id := p.add("Write the file", "--validate", "test -f task-001.txt")
+	const before, after = "echo setting up\n", "echo setting up, the person's way\n"
+	p.writeFile("harness-init.sh", before)
+
+	var adoptOut string
+	var adoptCode int
+	work := honestly(p, id, "task-001.txt")
+	script := append([]fakeapi.Turn{work[0], fakeapi.Func(func(r *fakeapi.Request) fakeapi.Turn {
+		// The person, in their terminal, while the session works.
+		writeFile(t, p.path("harness-init.sh"), []byte(after), 0o755)
+		adoptOut, adoptCode = p.harnessIn(p.Dir, "adopt", "--yes")
+		return work[1]
+	})}, work[2:]...)
+	api := fakeapi.New(t, script...)
+	res := p.run(api, "Work on the tasks.")
+	if res.ExitCode != 0 {
+		t.Fatalf("session failed: %v", res)
+	}
+	if adoptCode != 0 || !strings.Contains(adoptOut, "harness adopt: harness-init.sh as it is now: the sessions start with it") {
+		t.Errorf("harness adopt --yes exited %d:\n%s", adoptCode, adoptOut)
+	}
+	if got := p.readFile("harness-init.sh"); got != after {
+		t.Errorf("harness-init.sh is %q after the session, want the person's %q", got, after)
+	}
+	log := p.progressLog()
+	if strings.Contains(log, "TAMPER harness-init.sh") {
+		t.Errorf("the adopted script was put back:\n%s", log)
+	}
+	if !strings.Contains(log, "INIT Adopted harness-init.sh as it is now") {
+		t.Errorf("the log lacks the adopt of the script:\n%s", log)
+	}
+	if trs := toolResultsOf(api, "harness validate"); len(trs) != 1 || trs[0].IsError {
+		t.Errorf("`harness validate %s` after the adopt: %+v", id, trs)
+	}
+	for i := range api.Requests() {
+		if r := api.Request(i); r.Contains("HARNESS TAMPER") {
+			t.Errorf("request %d tells the model of a TAMPER:\n%s", i, clip(r.NewText()))
+		}
+	}
+}
+
 // honestly is the script of a session that does task id for real: it
 // claims it, writes the file its validation tests for, validates it, and
 // then answers as a worker until the Stop hook lets it go.
