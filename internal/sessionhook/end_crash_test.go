@@ -2,14 +2,10 @@ package sessionhook
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,6 +14,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/budget"
 	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/testbin"
 )
 
 // Real SessionEnd processes, killed with SIGKILL at random points while
@@ -52,37 +49,19 @@ func TestSIGKILLDuringSessionEndsKeepsTheBudget(t *testing.T) {
 			"HARNESS_LOCK_DIR="+filepath.Join(dir, ".locks"), "CLAUDE_PROJECT_DIR="+dir, "CLAUDE_CODE_SESSION_ID="+id)
 		return cmd
 	}
-	var took []time.Duration
-	for _, id := range ids[:5] {
-		start := time.Now()
-		out, err := end(id).CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		took = append(took, time.Since(start))
-	}
-	slices.Sort(took)
-	span := took[len(took)/2]
-
+	killer := testbin.NewKiller(t, func(i int) *exec.Cmd { return end(ids[i]) })
 	kills, ended := 0, 5
 	for i, id := range ids[5:] {
-		cmd := end(id)
-		require.NoError(t, cmd.Start())
-		time.Sleep(time.Duration(rand.Int64N(int64(span) + 1)))
-		cmd.Process.Signal(syscall.SIGKILL) // fails harmlessly when it has exited
-		err := cmd.Wait()
-		var exit *exec.ExitError
-		switch {
-		case err == nil:
-			ended++
-			span -= span / 8
-		case errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL:
+		killed, err := killer.Run(end(id))
+		require.NoError(t, err, "SessionEnd of %s failed on its own", id)
+		if killed {
 			kills++
-			span += span/8 + time.Millisecond
-		default:
-			t.Fatalf("SessionEnd of %s failed on its own: %v", id, err)
+		} else {
+			ended++
 		}
 		require.Equal(t, want, budget.Total(rec, nil), "the job's total after round %d (%d kills)", i+1, kills)
 	}
-	t.Logf("%d ends completed, %d killed mid-run (final kill window %s)", ended, kills, span)
+	t.Logf("%d ends completed, %d killed mid-run (final kill window %s)", ended, kills, killer.Span)
 	assert.GreaterOrEqual(t, kills, 20)
 
 	// Every session ended again, nothing killed: all accounts are among the

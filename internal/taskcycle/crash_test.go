@@ -1,15 +1,11 @@
 package taskcycle
 
 import (
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -57,17 +53,9 @@ func TestSIGKILLDuringWritesNeverCorrupts(t *testing.T) {
 		cmd.Env = append(os.Environ(), "HARNESS_WORKER_ID=writer")
 		return cmd
 	}
-	// How long one run takes here: kills land anywhere from the start of
-	// the process to the end of its write.
-	var took []time.Duration
-	for i := range 5 {
-		start := time.Now()
-		out, err := run(i).CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		took = append(took, time.Since(start))
-	}
-	slices.Sort(took)
-	span := took[len(took)/2]
+	// Kills land anywhere from the start of the process to the end of its
+	// write (testbin.Killer).
+	killer := testbin.NewKiller(t, run)
 
 	// Kill until at least minKills processes died mid-run and hundreds of
 	// writes happened: a loaded machine needs more rounds, never a weaker
@@ -86,22 +74,12 @@ func TestSIGKILLDuringWritesNeverCorrupts(t *testing.T) {
 		cmd := run(i)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
-		require.NoError(t, cmd.Start())
-		time.Sleep(time.Duration(rand.Int64N(int64(span) + 1)))
-		cmd.Process.Signal(syscall.SIGKILL) // fails harmlessly when it has exited
-		err := cmd.Wait()
-		var exit *exec.ExitError
-		// The window follows the machine's pace: about half the processes
-		// are killed, at points spread over their whole run.
-		switch {
-		case err == nil:
-			writes++
-			span -= span / 8
-		case errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL:
+		killed, err := killer.Run(cmd)
+		require.NoError(t, err, "harness %s failed on its own: %s", strings.Join(cmd.Args[1:], " "), stderr.String())
+		if killed {
 			kills++
-			span += span/8 + time.Millisecond
-		default:
-			t.Fatalf("harness %s failed on its own: %v: %s", strings.Join(cmd.Args[1:], " "), err, stderr.String())
+		} else {
+			writes++
 		}
 		var infos []os.FileInfo
 		for _, name := range []string{state.FileName, state.BackupName} {
@@ -116,12 +94,12 @@ func TestSIGKILLDuringWritesNeverCorrupts(t *testing.T) {
 		// The backup is never a second name of the live file: an in-place
 		// write to one would destroy both.
 		require.False(t, os.SameFile(infos[0], infos[1]), "%s and %s share an inode after round %d", state.FileName, state.BackupName, i+1)
-		if err == nil {
+		if !killed {
 			// A write that completed removed what killed ones left.
 			assert.Empty(t, tempFiles(t, p.dir), "temporary files left after the completed write of round %d", i+1)
 		}
 	}
-	t.Logf("%d completed writes and %d processes killed mid-run in %d rounds (final kill window %s)", writes, kills, i, span)
+	t.Logf("%d completed writes and %d processes killed mid-run in %d rounds (final kill window %s)", writes, kills, i, killer.Span)
 	assert.GreaterOrEqual(t, writes, floorWrites)
 	assert.GreaterOrEqual(t, kills, floorKills)
 	assert.NotEmpty(t, p.task("task-001").Checkpoints, "the checkpoints that completed are recorded")
