@@ -5,7 +5,6 @@ import (
 
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/hook"
@@ -30,10 +29,7 @@ func After(p hook.Payload) hook.Decision {
 	if dir == "" {
 		return hook.Decision{}
 	}
-	if real, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = real
-	}
-	c := &call{Project: project.Open(dir), p: p, cwd: cwd, tool: p.ToolName()}
+	c := &call{Project: project.Open(dir), p: p, cwd: physical(cwd, dir), tool: p.ToolName()}
 	res := integrity.Check(c.Project, c.describe(), c.adopter())
 	if !res.Tampered() {
 		return hook.Decision{}

@@ -59,10 +59,7 @@ func Check(p hook.Payload) hook.Decision {
 	if cwd == "" {
 		cwd = dir
 	}
-	if real, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = real
-	}
-	c := &call{Project: project.Open(dir), p: p, cwd: cwd, tool: p.ToolName()}
+	c := &call{Project: project.Open(dir), p: p, cwd: physical(cwd, dir), tool: p.ToolName()}
 	// A change made since the last tool call (a hook that timed out, an
 	// edit from outside Claude Code, another worker's verb inside Claude
 	// Code's sandbox whose own check after the call is still to come) is
@@ -84,6 +81,19 @@ func Check(p hook.Payload) hook.Decision {
 		d.Context = strings.Join(c.notes, "\n")
 	}
 	return d
+}
+
+// physical is cwd with its symlinks resolved. The state root dir is
+// already (root.Find), so a cwd that is the root, as it mostly is, costs
+// no walk of its path.
+func physical(cwd, dir string) string {
+	if cwd == dir {
+		return cwd
+	}
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		return real
+	}
+	return cwd
 }
 
 func (c *call) decide() hook.Decision {

@@ -113,3 +113,24 @@ func TestHeartbeatLooksOnceAMinute(t *testing.T) {
 		})
 	}
 }
+
+// physical resolves the call's cwd, and takes the state root (resolved
+// by root.Find) as it is.
+func TestPhysical(t *testing.T) {
+	real, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	link := filepath.Join(t.TempDir(), "link")
+	require.NoError(t, os.Symlink(real, link))
+	sub := filepath.Join(real, "sub")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	tests := []struct{ name, cwd, dir, want string }{
+		{"the root itself", real, real, real},
+		{"a link to the root", link, real, real},
+		{"under a link", filepath.Join(link, "sub"), real, sub},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, physical(tt.cwd, tt.dir))
+		})
+	}
+}
