@@ -6,7 +6,10 @@
 // concurrent sessions never race on one file; the job's use is the sum over
 // those files. They outlive the session (the job's total needs them), and
 // nothing done in the work tree removes them: a `git stash -a` does not
-// reset a budget.
+// reset a budget. A session's end moves its file among the ended
+// sessions', whose sum is kept in one file (ended.go), so a total reads
+// that sum and the live sessions' files, not one file per session the
+// job ever had.
 //
 // Tokens are read from the session's transcript, Claude Code's JSONL record
 // of the conversation: every assistant message carries the API's usage
