@@ -217,6 +217,16 @@ func (s Stamp) AppendTo(b []byte) []byte {
 	return b
 }
 
+// ChangedSince reports whether the file of stamp s was written, or its
+// status changed, at or after since (never when since is not set): a
+// change within one tick of the clock keeps a file's times, so a stamp
+// taken that recently cannot tell a later change by (git's "racily
+// clean" entries). The caches that keep an answer by the stamps it rests
+// on (the tree's state, the wiring's verdict) keep none so recent.
+func (s Stamp) ChangedSince(since time.Time) bool {
+	return !since.IsZero() && (s.ModNs >= since.UnixNano() || s.CtimeNs >= since.UnixNano())
+}
+
 // Tasks is the stamp the tasks file had when the harness last wrote it.
 func (m Mark) Tasks() Stamp { return Stamp{m.Size, m.ModNs, m.Ino, m.CtimeNs} }
 

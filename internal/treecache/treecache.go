@@ -224,7 +224,7 @@ func Walk(top string, skip func(rel string, dir bool) bool, since time.Time) (li
 		top: top, skip: skip, deadline: time.Now().Add(walkBudget),
 		enter: func(abs string) error {
 			if !since.IsZero() {
-				if fi, err := os.Lstat(abs); err == nil && changedSince(record.StampOf(fi), since) {
+				if fi, err := os.Lstat(abs); err == nil && record.StampOf(fi).ChangedSince(since) {
 					return errRacy
 				}
 			}
@@ -237,7 +237,7 @@ func Walk(top string, skip func(rel string, dir bool) bool, since time.Time) (li
 				return err // gone since the directory was read: changing
 			}
 			st := record.StampOf(fi)
-			if changedSince(st, since) {
+			if st.ChangedSince(since) {
 				return errRacy
 			}
 			out.file(p, st, fi.Mode())
@@ -365,12 +365,6 @@ func (l *lines) sum() string {
 
 // errRacy stops a walk that found an entry changed at or after since.
 var errRacy = errors.New("changed within the racy window")
-
-// changedSince reports whether an entry of stamp st changed at or after
-// since (never when since is not set).
-func changedSince(st record.Stamp, since time.Time) bool {
-	return !since.IsZero() && (st.ModNs >= since.UnixNano() || st.CtimeNs >= since.UnixNano())
-}
 
 // kept is the file's content: the digest, the ignored paths git reported
 // (the next walk leaves them out too) and git's answer.

@@ -30,7 +30,7 @@ func WalkAll(top string, skip func(rel string, dir bool) bool, since time.Time) 
 		enter: func(abs string) error {
 			if !racy && !since.IsZero() {
 				if fi, err := os.Lstat(abs); err == nil {
-					racy = changedSince(record.StampOf(fi), since)
+					racy = record.StampOf(fi).ChangedSince(since)
 				}
 			}
 			return nil
@@ -60,7 +60,7 @@ func WalkAll(top string, skip func(rel string, dir bool) bool, since time.Time) 
 		}
 		f := files[it.file]
 		st := record.StampOf(f.Info)
-		racy = racy || changedSince(st, since)
+		racy = racy || st.ChangedSince(since)
 		out.file(f.Path, st, f.Info.Mode())
 	}
 	tree.Listing, tree.Files = out.sum(), files

@@ -49,7 +49,7 @@ func stampText(fi os.FileInfo, err error) string {
 		return "-"
 	}
 	st := record.StampOf(fi)
-	if time.Since(fi.ModTime()) < racy || time.Since(time.Unix(0, st.CtimeNs)) < racy {
+	if st.ChangedSince(time.Now().Add(-racy)) {
 		return "racy"
 	}
 	return st.String()
