@@ -42,6 +42,13 @@ import (
 // filePrefix starts every usage file's name in the runtime directory.
 const filePrefix = "usage-"
 
+// usageFile reports whether name is a live session's usage file. (An
+// ended account may carry a suffix of its own, see endFiles: recount
+// takes those by the prefix alone.)
+func usageFile(name string) bool {
+	return strings.HasPrefix(name, filePrefix) && strings.HasSuffix(name, ".json")
+}
+
 // WarnAt is the share of a limit at which a warning is given, once.
 const WarnAt = 0.8
 
@@ -413,7 +420,7 @@ func Total(rec record.Record, current *Session) Job {
 	for _, d := range dirs(rec) {
 		entries, _ := safefile.ReadDir(d)
 		for _, e := range entries {
-			if !strings.HasPrefix(e.Name(), filePrefix) || !strings.HasSuffix(e.Name(), ".json") || seen[e.Name()] {
+			if !usageFile(e.Name()) || seen[e.Name()] {
 				continue
 			}
 			seen[e.Name()] = true // the first directory's copy counts
@@ -536,7 +543,7 @@ func Reset(rec record.Record) {
 	for _, rd := range dirs(rec) {
 		entries, _ := safefile.ReadDir(rd)
 		for _, e := range entries {
-			if strings.HasPrefix(e.Name(), filePrefix) && strings.HasSuffix(e.Name(), ".json") {
+			if usageFile(e.Name()) {
 				os.Remove(filepath.Join(rd, e.Name()))
 			}
 		}

@@ -74,7 +74,7 @@ func EndStale(rec record.Record, at time.Time, idle time.Duration) {
 	entries, _ := safefile.ReadDir(sd)
 	var names []string
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), filePrefix) || !strings.HasSuffix(e.Name(), ".json") {
+		if !e.Type().IsRegular() || !usageFile(e.Name()) {
 			continue
 		}
 		if fi, err := e.Info(); err == nil && at.Sub(fi.ModTime()) > idle {
