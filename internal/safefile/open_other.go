@@ -2,7 +2,10 @@
 
 package safefile
 
-import "os"
+import (
+	"io"
+	"os"
+)
 
 // open opens path. Opening a named pipe here does not wait for the other
 // end the way a FIFO's open does on Unix; the check of what was opened
@@ -23,4 +26,27 @@ func readFile(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	return readAll(f, path, fi.Size(), limit)
+}
+
+// readPart is ReadPart through the os package.
+func readPart(path string, part func(size int64) (off, n int64)) ([]byte, int64, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	off, n := part(fi.Size())
+	if off < 0 || n <= 0 {
+		return nil, fi.Size(), nil
+	}
+	data := make([]byte, n)
+	k, err := f.ReadAt(data, off)
+	if err != nil && err != io.EOF {
+		return nil, fi.Size(), err
+	}
+	return data[:k], fi.Size(), nil
 }

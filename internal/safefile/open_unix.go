@@ -58,6 +58,41 @@ func readFile(path string, limit int64) ([]byte, error) {
 	}
 }
 
+// readPart is ReadPart in system calls of its own.
+func readPart(path string, part func(size int64) (off, n int64)) ([]byte, int64, error) {
+	fd, err := retry(func() (int, error) {
+		return syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		return nil, 0, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, 0, &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if uint32(st.Mode)&syscall.S_IFMT != syscall.S_IFREG {
+		return nil, 0, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(modeOf(uint32(st.Mode))))}
+	}
+	off, n := part(st.Size)
+	if off < 0 || n <= 0 {
+		return nil, st.Size, nil
+	}
+	data := make([]byte, n)
+	read := 0
+	for read < len(data) {
+		k, err := retry(func() (int, error) { return syscall.Pread(fd, data[read:], off+int64(read)) })
+		if err != nil {
+			return nil, st.Size, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+		if k == 0 {
+			break // the file ends first
+		}
+		read += k
+	}
+	return data[:read], st.Size, nil
+}
+
 // retry runs a system call again while a signal interrupts it (the Go
 // runtime's own preemption signals among them).
 func retry(call func() (int, error)) (int, error) {

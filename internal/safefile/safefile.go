@@ -48,6 +48,28 @@ func Append(path string, perm os.FileMode) (*os.File, error) {
 	return regular(open(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm))
 }
 
+// OpenFile opens path with flag (os.O_RDWR, os.O_WRONLY|os.O_CREATE, …)
+// when it is a regular file, never waiting on a FIFO. For a file written
+// in place (a lock file, a stamp, a runtime file patched over itself), it
+// also spares the system calls os.OpenFile spends on a regular file opened
+// without O_NONBLOCK: the switch to non-blocking and back around a poller
+// registration the kernel refuses (a file's reads and writes ignore the
+// flag).
+func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
+	return regular(open(path, flag, perm))
+}
+
+// ReadPart reads part of the regular file at path: part is given the
+// file's size (from the fstat that checks what was opened) and says where
+// to begin and how many bytes to read. data is shorter than asked when the
+// file ends first. On Unix it takes four system calls (open, fstat,
+// pread, close; an *os.File's open adds a poller registration, and a
+// Stat or a Seek one more): a hook that compares a log's tail or reads a
+// session's new lines does so at every turn end.
+func ReadPart(path string, part func(size int64) (off, n int64)) (data []byte, size int64, err error) {
+	return readPart(path, part)
+}
+
 // regular returns f when it is a regular file, and closes it otherwise.
 func regular(f *os.File, err error) (*os.File, error) {
 	if err != nil {

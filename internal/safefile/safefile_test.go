@@ -61,3 +61,38 @@ func TestReadFileSparseOverLimit(t *testing.T) {
 	var pe *fs.PathError
 	assert.True(t, errors.As(err, &pe))
 }
+
+// TestReadPart: the part asked for, from the size the open saw; shorter
+// when the file ends first; nothing when part asks for nothing; an error
+// for a missing file or a directory.
+func TestReadPart(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "log")
+	require.NoError(t, os.WriteFile(path, []byte("0123456789"), 0o644))
+	tail := func(n int64) func(int64) (int64, int64) {
+		return func(size int64) (int64, int64) { return max(0, size-n), min(n, size) }
+	}
+	for _, tc := range []struct {
+		name string
+		part func(int64) (int64, int64)
+		want string
+	}{
+		{"tail", tail(4), "6789"},
+		{"tail longer than the file", tail(40), "0123456789"},
+		{"middle", func(int64) (int64, int64) { return 2, 3 }, "234"},
+		{"past the end: short", func(int64) (int64, int64) { return 8, 5 }, "89"},
+		{"beyond the end: empty", func(int64) (int64, int64) { return 20, 5 }, ""},
+		{"nothing asked", func(int64) (int64, int64) { return -1, 0 }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data, size, err := ReadPart(path, tc.part)
+			require.NoError(t, err)
+			assert.Equal(t, int64(10), size)
+			assert.Equal(t, tc.want, string(data))
+		})
+	}
+	_, _, err := ReadPart(filepath.Join(dir, "missing"), tail(4))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	_, _, err = ReadPart(dir, tail(4))
+	assert.Error(t, err)
+}

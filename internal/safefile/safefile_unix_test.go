@@ -14,7 +14,8 @@ import (
 )
 
 // TestOpenNeverWaits: a FIFO with no writer (whose plain open would wait
-// forever), a device that never ends and a socket are refused at once.
+// forever), a device that never ends and a socket are refused at once, by
+// every way of opening a file to read or patch it.
 func TestOpenNeverWaits(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
@@ -26,20 +27,32 @@ func TestOpenNeverWaits(t *testing.T) {
 	require.NoError(t, syscall.Bind(fd, &syscall.SockaddrUnix{Name: sock}))
 	for path, what := range map[string]string{fifo: "a FIFO", "/dev/zero": "a device", "/dev/null": "a device", sock: ""} {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			done := make(chan error, 1)
-			go func() {
-				_, err := ReadFile(path, Small)
-				done <- err
-			}()
-			select {
-			case err := <-done:
-				require.Error(t, err)
-				if what != "" { // (a socket's open itself fails: ENXIO)
-					assert.ErrorIs(t, err, ErrNotRegular)
-					assert.ErrorContains(t, err, what)
+			for name, read := range map[string]func() error{
+				"ReadFile": func() error { _, err := ReadFile(path, Small); return err },
+				"ReadPart": func() error {
+					_, _, err := ReadPart(path, func(size int64) (int64, int64) { return 0, 4096 })
+					return err
+				},
+				"OpenFile": func() error {
+					f, err := OpenFile(path, os.O_RDWR, 0)
+					if err == nil {
+						f.Close()
+					}
+					return err
+				},
+			} {
+				done := make(chan error, 1)
+				go func() { done <- read() }()
+				select {
+				case err := <-done:
+					require.Error(t, err, name)
+					if what != "" { // (a socket's open itself fails: ENXIO)
+						assert.ErrorIs(t, err, ErrNotRegular, name)
+						assert.ErrorContains(t, err, what, name)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatalf("%s(%s) did not return", name, path)
 				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("ReadFile(%s) did not return", path)
 			}
 		})
 	}
