@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // WriteFile writes data to path atomically, with permissions perm for a new
@@ -51,7 +53,7 @@ func Patch(path string, size, at int64, old, nv []byte) bool {
 	if len(old) != len(nv) {
 		return false
 	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := safefile.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return false
 	}

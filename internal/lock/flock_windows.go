@@ -24,6 +24,9 @@ func alive(pid int) bool {
 	return code == stillActive
 }
 
+// openLock opens the lock file at path with flag.
+func openLock(path string, flag int) (*os.File, error) { return os.OpenFile(path, flag, 0o666) }
+
 // tryLock takes an exclusive lock on f's first byte without waiting
 // (LockFileEx), the Windows counterpart of flock.
 func tryLock(f *os.File) error {

@@ -78,9 +78,9 @@ func Prepare(root string) {
 // directory when either is missing (a HARNESS_LOCK_DIR inside a tree that
 // was cleaned, a runtime directory emptied at logout, its first use).
 func create(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	f, err := openLock(path, os.O_RDWR|os.O_CREATE)
 	if os.IsNotExist(err) && os.MkdirAll(filepath.Dir(path), 0o700) == nil {
-		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+		f, err = openLock(path, os.O_RDWR|os.O_CREATE)
 	}
 	return f, err
 }
@@ -437,7 +437,7 @@ func File(path string, timeout time.Duration) (unlock func(), err error) {
 		// A directory this process may not write (the sandbox keeps it
 		// read-only to the agent's commands): an existing lock file,
 		// opened for reading, takes an flock all the same.
-		if ro, rerr := os.Open(path); rerr == nil {
+		if ro, rerr := openLock(path, os.O_RDONLY); rerr == nil {
 			f, err = ro, nil
 		}
 	}

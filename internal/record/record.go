@@ -694,7 +694,7 @@ func (r Record) TouchLog(fi os.FileInfo) {
 	if dir == "" {
 		return
 	}
-	f, err := os.OpenFile(filepath.Join(dir, LogStampName), os.O_WRONLY|os.O_CREATE, 0o600)
+	f, err := safefile.OpenFile(filepath.Join(dir, LogStampName), os.O_WRONLY|os.O_CREATE, 0o600)
 	if err != nil {
 		return
 	}
