@@ -275,33 +275,20 @@ const logTail = 4 << 10
 // harness wrote, byte for byte the same (a rewrite of earlier lines is
 // not).
 func logWhole(dir string, rec record.Record) bool {
-	mf, err := safefile.Open(rec.Path(record.LogMirror))
+	want, mirrored, err := safefile.ReadPart(rec.Path(record.LogMirror), func(size int64) (int64, int64) {
+		n := min(size, logTail)
+		return size - n, n
+	})
 	if err != nil {
-		return true // no mirror: nothing to compare
+		return true // no mirror (or one that cannot be read): nothing to compare
 	}
-	defer mf.Close()
-	mi, err := mf.Stat()
-	if err != nil {
-		return true
-	}
-	lf, err := safefile.Open(progress.Path(dir))
-	if err != nil {
-		return false
-	}
-	defer lf.Close()
-	li, err := lf.Stat()
-	if err != nil || li.Size() < mi.Size() {
-		return false
-	}
-	n := min(mi.Size(), logTail)
-	want, got := make([]byte, n), make([]byte, n)
-	if _, err := mf.ReadAt(want, mi.Size()-n); err != nil {
-		return true // the mirror cannot be read: nothing to compare
-	}
-	if _, err := lf.ReadAt(got, mi.Size()-n); err != nil {
-		return false
-	}
-	return bytes.Equal(want, got)
+	got, size, err := safefile.ReadPart(progress.Path(dir), func(size int64) (int64, int64) {
+		if size < mirrored {
+			return -1, 0 // shorter than the mirror: no need to read it
+		}
+		return mirrored - int64(len(want)), int64(len(want))
+	})
+	return err == nil && size >= mirrored && bytes.Equal(want, got)
 }
 
 // tasks judges the tasks file: the same bytes under a new stat are

@@ -2,7 +2,6 @@ package sessionhook
 
 import (
 	"bytes"
-	"io"
 	"maps"
 	"slices"
 	"strconv"
@@ -266,28 +265,19 @@ func isCategory(s string) bool {
 // restarted is true when the log is shorter than offset (it was replaced):
 // its last part is read then.
 func linesAfter(dir string, offset int64) (lines []string, read int64, restarted bool) {
-	f, err := safefile.Open(progress.Path(dir))
-	if err != nil {
-		return nil, offset, false
-	}
-	defer f.Close()
-	size, err := f.Seek(0, io.SeekEnd)
-	if err != nil {
-		return nil, offset, false
-	}
-	if offset < 0 || offset > size {
-		offset, restarted = 0, true
-	}
 	cut := false
-	if size-offset > maxSessionRead {
-		offset, cut = size-maxSessionRead, true
-	}
-	buf := make([]byte, size-offset)
-	n, err := f.ReadAt(buf, offset)
-	if err != nil && err != io.EOF {
+	buf, _, err := safefile.ReadPart(progress.Path(dir), func(size int64) (int64, int64) {
+		if offset < 0 || offset > size {
+			offset, restarted = 0, true
+		}
+		if size-offset > maxSessionRead {
+			offset, cut = size-maxSessionRead, true
+		}
+		return offset, size - offset
+	})
+	if err != nil {
 		return nil, offset, restarted
 	}
-	buf = buf[:n]
 	whole := bytes.LastIndexByte(buf, '\n') + 1
 	text := string(buf[:whole])
 	read = offset + int64(whole)
