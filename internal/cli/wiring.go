@@ -14,7 +14,7 @@ import (
 // "disableAllHooks", an installed executable replaced. The record's account
 // of executables already verified spares hashing them at every status.
 func (e *Env) wiringProblems(dir string) []string {
-	w := wiring.Where{Projects: wiring.Projects(os.Getenv("CLAUDE_PROJECT_DIR"), e.Cwd, dir), BinDirs: []string{wiring.DefaultBinDir()}}
+	w := wiring.Where{Projects: wiring.Projects("", os.Getenv("CLAUDE_PROJECT_DIR"), e.Cwd, dir), BinDirs: []string{wiring.DefaultBinDir()}}
 	if bin, err := e.binDir(""); err == nil {
 		w.BinDirs = append(w.BinDirs, bin)
 	}

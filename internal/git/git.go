@@ -124,7 +124,7 @@ func Top(dir string) (string, error) {
 	if os.Getenv("GIT_DIR") == "" && os.Getenv("GIT_WORK_TREE") == "" && os.Getenv("GIT_CEILING_DIRECTORIES") == "" {
 		if abs, err := filepath.Abs(dir); err == nil {
 			if real, err := filepath.EvalSymlinks(abs); err == nil {
-				if entry := gitEntry(real); entry != "" {
+				if entry, _ := gitEntry(real); entry != "" {
 					return filepath.Dir(entry), nil
 				}
 				// No .git anywhere above, and nothing in the environment
@@ -138,14 +138,16 @@ func Top(dir string) (string, error) {
 }
 
 // gitEntry returns the .git entry git would stop at for dir (an absolute
-// path): dir's or its nearest parent's, "" when there is none.
-func gitEntry(dir string) string {
+// path): dir's or its nearest parent's, "" when there is none. file tells
+// a "gitdir: …" file from a directory.
+func gitEntry(dir string) (path string, file bool) {
 	for cur := dir; ; cur = filepath.Dir(cur) {
-		if p := filepath.Join(cur, ".git"); isGitEntry(p) {
-			return p
+		p := filepath.Join(cur, ".git")
+		if ok, file := isGitEntry(p); ok {
+			return p, file
 		}
 		if filepath.Dir(cur) == cur {
-			return ""
+			return "", false
 		}
 	}
 }
@@ -156,26 +158,21 @@ var ErrNoRepository = errors.New("not a git repository (or any of the parent dir
 
 // isGitEntry reports whether path is a .git entry git would stop at: a
 // directory holding HEAD, or a "gitdir: …" file (linked worktree,
-// submodule). A stray empty .git directory is passed over, as git does.
-func isGitEntry(path string) bool {
+// submodule; file is then true). A stray empty .git directory is passed
+// over, as git does.
+func isGitEntry(path string) (ok, file bool) {
 	fi, err := os.Lstat(path)
 	switch {
 	case err != nil:
-		return false
+		return false, false
 	case fi.IsDir():
 		_, err := os.Lstat(filepath.Join(path, "HEAD"))
-		return err == nil
+		return err == nil, false
 	case fi.Mode().IsRegular():
-		head := make([]byte, 8)
-		f, err := safefile.Open(path)
-		if err != nil {
-			return false
-		}
-		defer f.Close()
-		n, _ := f.Read(head)
-		return string(head[:n]) == "gitdir: "
+		head, _, err := safefile.ReadPart(path, func(int64) (int64, int64) { return 0, 8 })
+		return err == nil && string(head) == "gitdir: ", true
 	}
-	return false
+	return false, false
 }
 
 // Head returns the full hash of HEAD, or "" in a repository without commits.

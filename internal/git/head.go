@@ -110,11 +110,11 @@ func (r Repo) ConfigMentions(words ...string) bool {
 // common directory (where objects and shared refs live); "" outside a
 // repository.
 func dirs(abs string) (gitDir, common string) {
-	gitDir = gitEntry(abs)
+	gitDir, file := gitEntry(abs)
 	if gitDir == "" {
 		return "", ""
 	}
-	if fi, err := os.Stat(gitDir); err == nil && !fi.IsDir() {
+	if file {
 		// A linked worktree or submodule: "gitdir: <path>".
 		data, err := safefile.ReadFile(gitDir, safefile.Small)
 		if err != nil {

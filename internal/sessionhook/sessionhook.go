@@ -42,6 +42,7 @@ import (
 type call struct {
 	*project.Project // the state root, opened once for the call
 	p                hook.Payload
+	dir              string // the payload's cwd, a directory ("" when it names none: hook.Payload.Cwd)
 	session          string // Claude Code's session id ("" when unknown)
 	workerID         string // HARNESS_WORKER_ID ("" when unset)
 	now              time.Time
@@ -49,11 +50,12 @@ type call struct {
 
 // locate finds the state root for p. ok is false when there is none.
 func locate(p hook.Payload) (c *call, ok bool) {
-	pr := project.Find(p.Cwd())
+	dir := p.Cwd()
+	pr := project.Find(dir)
 	if pr == nil {
 		return nil, false
 	}
-	return &call{Project: pr, p: p, session: p.Session(), workerID: os.Getenv("HARNESS_WORKER_ID"), now: time.Now()}, true
+	return &call{Project: pr, p: p, dir: dir, session: p.Session(), workerID: os.Getenv("HARNESS_WORKER_ID"), now: time.Now()}, true
 }
 
 // active is locate for hooks that do nothing unless the harness is switched on.
@@ -68,8 +70,11 @@ func active(p hook.Payload) (*call, bool) {
 // cwd is where the session works: the payload's cwd, else the project
 // directory, else the state root.
 func (c *call) cwd() string {
-	for _, d := range []string{c.p.Cwd(), os.Getenv("CLAUDE_PROJECT_DIR")} {
-		if fi, err := os.Stat(d); d != "" && err == nil && fi.IsDir() {
+	if c.dir != "" {
+		return c.dir // (locate found it a directory)
+	}
+	if d := os.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 			return d
 		}
 	}

@@ -17,7 +17,7 @@ import (
 // fresh is true the first time a finding is made: a TAMPER line is then
 // logged, once, not at every hook.
 func (c *call) wiringNote(session func() int) (note string, fresh bool) {
-	problems := wiring.Check(wiringWhere(c.Project, c.p.Cwd()))
+	problems := wiring.Check(wiringWhere(c.Project, c.dir))
 	seen := c.Record().Path(record.WiringSeen)
 	if seen == "" {
 		return wiringText(problems), false
@@ -34,7 +34,7 @@ func (c *call) wiringNote(session func() int) (note string, fresh bool) {
 // session's project directories, the install the hook runs from and the
 // default one, and the record's account of executables already verified.
 func wiringWhere(p *project.Project, cwd string) wiring.Where {
-	w := wiring.Where{Projects: wiring.Projects(os.Getenv("CLAUDE_PROJECT_DIR"), cwd, p.Root), BinDirs: []string{wiring.DefaultBinDir()}}
+	w := wiring.Where{Projects: wiring.Projects(p.Root, os.Getenv("CLAUDE_PROJECT_DIR"), cwd, p.Root), BinDirs: []string{wiring.DefaultBinDir()}}
 	if self, err := os.Executable(); err == nil {
 		w.BinDirs = append(w.BinDirs, filepath.Dir(self))
 	}

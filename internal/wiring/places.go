@@ -134,16 +134,20 @@ func appendNew(list []string, s string) []string {
 // Projects returns the project directories Claude Code may read a .claude
 // directory from for a session working in dirs: each one given (clean,
 // symlinks resolved) and the top of the git work tree holding it, each
-// once, "" skipped.
-func Projects(dirs ...string) []string {
+// once, "" skipped. resolved is a directory known to be resolved already
+// (the state root, as root.Find found it), taken as it is wherever it is
+// among dirs: resolving it again would lstat each of its components.
+func Projects(resolved string, dirs ...string) []string {
 	var out, seen []string
 	for _, d := range dirs {
 		if d == "" || slices.Contains(seen, d) {
 			continue // (the project directory, the cwd and the state root are often one)
 		}
 		seen = append(seen, d)
-		if real, err := filepath.EvalSymlinks(d); err == nil {
-			d = real
+		if d != resolved {
+			if real, err := filepath.EvalSymlinks(d); err == nil {
+				d = real
+			}
 		}
 		d = filepath.Clean(d)
 		out = appendNew(out, d)

@@ -174,7 +174,14 @@ func TestPlaces(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o755))
 	require.NoError(t, os.MkdirAll(filepath.Join(repo, "sub"), 0o755))
 	real, _ := filepath.EvalSymlinks(repo)
-	assert.Equal(t, []string{filepath.Join(real, "sub"), real}, Projects(filepath.Join(repo, "sub"), ""))
+	assert.Equal(t, []string{filepath.Join(real, "sub"), real}, Projects("", filepath.Join(repo, "sub"), ""))
+
+	// A directory said to be resolved is taken as it is; the others
+	// through the same link are resolved.
+	link := filepath.Join(t.TempDir(), "link")
+	require.NoError(t, os.Symlink(real, link))
+	assert.Equal(t, []string{link}, Projects(link, link))
+	assert.Equal(t, []string{filepath.Join(real, "sub"), real, link}, Projects(link, filepath.Join(link, "sub"), link))
 }
 
 // BenchmarkCheck is what Stop and SessionStart add to their work when the
