@@ -188,7 +188,7 @@ func refFile(gitDir, common, name string) (path string, shared bool) {
 
 // packedRef looks name up in packed-refs.
 func packedRef(common, name string) (oid [20]byte, ok bool) {
-	f, err := os.Open(filepath.Join(common, "packed-refs"))
+	f, err := safefile.Open(filepath.Join(common, "packed-refs"))
 	if err != nil {
 		return oid, false
 	}

@@ -214,7 +214,7 @@ func (p *packIndex) offset(i int) (int64, bool) {
 // commit returns the body of commit oid, loose or whole in a pack.
 func (s *store) commit(oid [20]byte) ([]byte, bool) {
 	h := hex.EncodeToString(oid[:])
-	if f, err := os.Open(filepath.Join(s.dir, h[:2], h[2:])); err == nil {
+	if f, err := safefile.Open(filepath.Join(s.dir, h[:2], h[2:])); err == nil {
 		defer f.Close()
 		z, err := zlib.NewReader(f)
 		if err != nil {
@@ -250,7 +250,7 @@ func (s *store) commit(oid [20]byte) ([]byte, bool) {
 // packedCommit reads the commit stored whole at off in pack; a delta (or
 // anything else) is not read.
 func packedCommit(pack string, off int64) ([]byte, bool) {
-	f, err := os.Open(pack)
+	f, err := safefile.Open(pack)
 	if err != nil {
 		return nil, false
 	}

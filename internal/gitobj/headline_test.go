@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/gittest"
@@ -142,3 +143,37 @@ var (
 	write = gittest.Write
 	sh    = gittest.Sh
 )
+
+// A FIFO in the place of a file HeadLine reads (the agent can put one
+// there; a plain open of it waits for a writer forever): HeadLine returns
+// at once, saying it cannot answer where the FIFO hides what it needs (an
+// unreadable commondir is taken as none).
+func TestHeadLineNeverWaits(t *testing.T) {
+	for name, script := range map[string]string{
+		"loose commit": `f=$(git rev-parse HEAD); p=.git/objects/$(echo $f | cut -c1-2)/$(echo $f | cut -c3-); rm -f $p; mkfifo $p`,
+		"pack":         `git gc -q && for p in .git/objects/pack/*.pack; do rm -f $p; mkfifo $p; done`,
+		"packed-refs":  `git gc -q && rm -f .git/packed-refs && mkfifo .git/packed-refs`,
+		"pack index":   `git gc -q && for i in .git/objects/pack/*.idx; do rm -f $i; mkfifo $i; done`,
+		"the ref":      `b=$(git symbolic-ref --short HEAD); rm -f .git/refs/heads/$b; mkfifo .git/refs/heads/$b`,
+		"HEAD":         `rm -f .git/HEAD; mkfifo .git/HEAD`,
+		"the config":   `rm -f .git/config; mkfifo .git/config`,
+		"the gitdir":   `mv .git ../real.git; mkfifo .git`,
+		"commondir":    `mkfifo .git/commondir`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := repo(t, nil)
+			sh(t, dir, script)
+			done := make(chan bool, 1)
+			go func() {
+				_, ok := HeadLine(dir)
+				done <- ok
+			}()
+			select {
+			case ok := <-done:
+				assert.Equal(t, name == "commondir", ok)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("HeadLine did not return")
+			}
+		})
+	}
+}
