@@ -660,10 +660,10 @@ func exportPath(envFile, dir string) {
 		return
 	}
 	line := fmt.Sprintf("export PATH=%s:\"$PATH\"\n", shellQuote(dir))
-	if old, err := os.ReadFile(envFile); err == nil && strings.Contains(string(old), line) {
+	if old, err := safefile.ReadFile(envFile, safefile.Small); err == nil && strings.Contains(string(old), line) {
 		return
 	}
-	f, err := os.OpenFile(envFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := safefile.Append(envFile, 0o644) // (never waiting on a FIFO)
 	if err != nil {
 		return
 	}
