@@ -132,14 +132,14 @@ func All() (dirs, roots []string) {
 	if base == "" {
 		return nil, nil
 	}
-	entries, _ := os.ReadDir(base)
+	entries, _ := safefile.ReadDir(base)
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
 		}
 		dir := filepath.Join(base, e.Name())
 		m := Mark{}
-		if data, err := os.ReadFile(filepath.Join(dir, markName)); err == nil {
+		if data, err := safefile.ReadFile(filepath.Join(dir, markName), safefile.Small); err == nil {
 			m, _ = decodeMark(data)
 		}
 		dirs, roots = append(dirs, dir), append(roots, m.Root)

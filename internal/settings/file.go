@@ -9,11 +9,17 @@ import (
 
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // BackupSuffix names the copy of a settings file taken before we change it:
 // settings.json.harness.bak holds the file as it was before the last change.
 const BackupSuffix = ".harness.bak"
+
+// MaxFile bounds a settings file the harness reads (Claude Code's are a
+// few kilobytes): a file past it, or anything but a regular file (a FIFO
+// whose open would wait forever), is not read.
+const MaxFile = 16 << 20
 
 // Result is what Install or Uninstall did, or would do in a dry run.
 type Result struct {
@@ -47,7 +53,7 @@ func Uninstall(path string, dryRun bool) (*Result, error) {
 // Read returns the content of the settings file at path; a missing file
 // reads as empty.
 func Read(path string) ([]byte, error) {
-	doc, err := os.ReadFile(path)
+	doc, err := safefile.ReadFile(path, MaxFile)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
@@ -71,7 +77,7 @@ func edit(path string, dryRun bool, fn func([]byte, string) ([]byte, []Change, e
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
 	}
-	before, err := os.ReadFile(path)
+	before, err := safefile.ReadFile(path, MaxFile)
 	created := os.IsNotExist(err)
 	if err != nil && !created {
 		return nil, failure.Wrap(failure.EnvSetup, err, "cannot read %s: %v", path, err)

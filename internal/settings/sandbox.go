@@ -14,6 +14,7 @@ import (
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/jsonedit"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // Sandbox is what the harness asks of Claude Code's own OS sandbox (Seatbelt
@@ -63,7 +64,7 @@ type ledger struct {
 
 func readLedger(settingsPath string) (ledger, error) {
 	var l ledger
-	data, err := os.ReadFile(settingsPath + SandboxSuffix)
+	data, err := safefile.ReadFile(settingsPath+SandboxSuffix, MaxFile)
 	if os.IsNotExist(err) {
 		return l, nil
 	}

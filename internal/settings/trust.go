@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // The levels of trust the harness runs at.
@@ -172,7 +174,7 @@ func managedSettings() string {
 
 // readQuiet reads a settings file, nil when it is missing or unreadable.
 func readQuiet(path string) []byte {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, MaxFile)
 	if err != nil {
 		return nil
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/digest"
 	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/settings"
 )
 
@@ -84,7 +85,7 @@ func Check(w Where) []string {
 	var dirs []string
 	for _, f := range files {
 		looked.stat(f)
-		doc, err := os.ReadFile(f)
+		doc, err := safefile.ReadFile(f, settings.MaxFile)
 		if err != nil {
 			continue
 		}
@@ -155,7 +156,7 @@ func unregistered(registered map[string]bool, files, dirs []string, known bool, 
 	expected := len(registered) > 0 || known
 	for _, d := range dirs {
 		looked.stat(filepath.Join(d, Registry))
-		data, err := os.ReadFile(filepath.Join(d, Registry))
+		data, err := safefile.ReadFile(filepath.Join(d, Registry), safefile.Small)
 		if err != nil {
 			continue
 		}
@@ -230,7 +231,7 @@ func readVerified(file string) map[string]string {
 	if file == "" {
 		return v
 	}
-	data, err := os.ReadFile(file)
+	data, err := safefile.ReadFile(file, safefile.Small)
 	if err != nil {
 		return v
 	}
@@ -266,7 +267,7 @@ func Fresh(problems []string, seen string) bool {
 	if len(problems) == 0 {
 		key = ""
 	}
-	old, _ := os.ReadFile(seen)
+	old, _ := safefile.ReadFile(seen, safefile.Small)
 	if string(old) == key {
 		return false
 	}

@@ -5,12 +5,12 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/digest"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // Manifest, in a bin directory `harness install` filled, lists the SHA-256
@@ -36,7 +36,7 @@ func WriteManifest(dir string, programs []string) error {
 // ReadManifest returns the digests dir's manifest lists, by program name;
 // ok is false when dir has no readable manifest.
 func ReadManifest(dir string) (sums map[string]string, names []string, ok bool) {
-	data, err := os.ReadFile(filepath.Join(dir, Manifest))
+	data, err := safefile.ReadFile(filepath.Join(dir, Manifest), safefile.Small)
 	if err != nil {
 		return nil, nil, false
 	}
@@ -55,9 +55,13 @@ func ReadManifest(dir string) (sums map[string]string, names []string, ok bool) 
 	return sums, names, true
 }
 
+// maxExecutable bounds an installed executable fileDigest hashes (the
+// harness's are a few megabytes).
+const maxExecutable = 1 << 30
+
 // fileDigest is the hex SHA-256 of the file at path.
 func fileDigest(path string) (string, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, maxExecutable)
 	if err != nil {
 		return "", err
 	}
