@@ -25,6 +25,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // WorkTimeout bounds the git calls that walk the whole work tree (add, commit
@@ -395,7 +396,7 @@ func workTree(top, stateRoot, what string) (string, error) {
 		if !filepath.IsAbs(idx) {
 			idx = filepath.Join(top, idx)
 		}
-		if data, err := os.ReadFile(idx); err == nil {
+		if data, err := safefile.ReadFile(idx, 1<<30); err == nil {
 			if err := os.WriteFile(tmp.Name(), data, 0o644); err != nil {
 				return "", fmt.Errorf("%s: %v", what, err)
 			}

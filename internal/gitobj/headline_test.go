@@ -150,15 +150,16 @@ var (
 // unreadable commondir is taken as none).
 func TestHeadLineNeverWaits(t *testing.T) {
 	for name, script := range map[string]string{
-		"loose commit": `f=$(git rev-parse HEAD); p=.git/objects/$(echo $f | cut -c1-2)/$(echo $f | cut -c3-); rm -f $p; mkfifo $p`,
-		"pack":         `git gc -q && for p in .git/objects/pack/*.pack; do rm -f $p; mkfifo $p; done`,
-		"packed-refs":  `git gc -q && rm -f .git/packed-refs && mkfifo .git/packed-refs`,
-		"pack index":   `git gc -q && for i in .git/objects/pack/*.idx; do rm -f $i; mkfifo $i; done`,
-		"the ref":      `b=$(git symbolic-ref --short HEAD); rm -f .git/refs/heads/$b; mkfifo .git/refs/heads/$b`,
-		"HEAD":         `rm -f .git/HEAD; mkfifo .git/HEAD`,
-		"the config":   `rm -f .git/config; mkfifo .git/config`,
-		"the gitdir":   `mv .git ../real.git; mkfifo .git`,
-		"commondir":    `mkfifo .git/commondir`,
+		"loose commit":             `f=$(git rev-parse HEAD); p=.git/objects/$(echo $f | cut -c1-2)/$(echo $f | cut -c3-); rm -f $p; mkfifo $p`,
+		"pack":                     `git gc -q && for p in .git/objects/pack/*.pack; do rm -f $p; mkfifo $p; done`,
+		"packed-refs":              `git gc -q && rm -f .git/packed-refs && mkfifo .git/packed-refs`,
+		"pack index":               `git gc -q && for i in .git/objects/pack/*.idx; do rm -f $i; mkfifo $i; done`,
+		"the ref":                  `b=$(git symbolic-ref --short HEAD); rm -f .git/refs/heads/$b; mkfifo .git/refs/heads/$b`,
+		"HEAD":                     `rm -f .git/HEAD; mkfifo .git/HEAD`,
+		"the config":               `rm -f .git/config; mkfifo .git/config`,
+		"the gitdir":               `mv .git ../real.git; mkfifo .git`,
+		"a loose object directory": `git gc -q && f=$(git rev-parse HEAD) && rm -rf .git/objects/$(echo $f | cut -c1-2) && mkfifo .git/objects/$(echo $f | cut -c1-2)`,
+		"commondir":                `mkfifo .git/commondir`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := repo(t, nil)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/digest"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // writeTree stores the shadow index's tree and returns its id, as `git
@@ -110,7 +111,7 @@ func readIndex(path string) (*index, bool) {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 1<<30 {
 		return nil, false
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, 1<<30)
 	if err != nil || len(data) < indexHeader+indexTrailer || string(data[:4]) != "DIRC" {
 		return nil, false
 	}
