@@ -24,6 +24,14 @@ import (
 // Timeout bounds every git call so a wedged repository cannot hang a hook.
 var Timeout = 30 * time.Second
 
+// PipeDelay bounds how long a git call waits for its output's end once git
+// exited (or was killed): a process git started and left running (a
+// core.fsmonitor or other hook of the repository's configuration, which
+// the agent can write, putting `sleep 1000 &` in the background) holds
+// git's stdout and stderr open after git is gone, and reading them to
+// their end would wait for that process.
+var PipeDelay = 2 * time.Second
+
 // Run runs git in dir and returns its trimmed stdout; stderr goes into the error.
 func Run(dir string, args ...string) (string, error) { return Cmd{Dir: dir}.Run(args...) }
 
@@ -56,9 +64,12 @@ func (c Cmd) Output(args ...string) ([]byte, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	full := args
+	// The repository's file system monitor is a program its configuration
+	// names (the agent's to write), which git waits for: the harness asks
+	// git without it.
+	full := append([]string{"-c", "core.fsmonitor=false"}, args...)
 	if c.Dir != "" {
-		full = append([]string{"-C", c.Dir}, args...)
+		full = append([]string{"-C", c.Dir}, full...)
 	}
 	cmd := exec.CommandContext(ctx, "git", full...)
 	if c.Env != nil {
@@ -69,7 +80,12 @@ func (c Cmd) Output(args ...string) ([]byte, error) {
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	cmd.WaitDelay = PipeDelay
+	err := cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState.Success() {
+		err = nil // git succeeded; only a process it left behind held the pipes
+	}
+	if err != nil {
 		msg := strings.TrimSpace(errb.String())
 		if msg == "" {
 			msg = err.Error()
