@@ -31,6 +31,9 @@ func (c *call) fileWrite(path string) hook.Decision {
 	if d, denied := c.wiringWrite(path, target); denied {
 		return d
 	}
+	if d, denied := c.programWrite(path, target); denied {
+		return d
+	}
 	name := c.harnessName(target)
 	if name == "" {
 		if n := c.sameFile(target); n != "" {
