@@ -267,3 +267,40 @@ func TestScenarioSandboxComplete(t *testing.T) {
 		t.Errorf("the record does not hold the completion")
 	}
 }
+
+// TestScenarioSandboxGitConfig: with the sandbox on, the repository's
+// configuration is the user's: a program it names (here a file system
+// monitor) would be run by git from outside the sandbox, by the harness's
+// own hooks among others. The model tries to name one with Write (not
+// sandboxed: the guard refuses it, rule sandbox-paths) and with `git
+// config` in Bash (Claude Code's sandbox keeps .git/config read-only): the
+// file stays byte for byte, and the session goes on.
+func TestScenarioSandboxGitConfig(t *testing.T) {
+	t.Parallel()
+	p := newSandboxedProject(t)
+	p.initState()
+	p.add("Write alpha", "--validate", "test -f alpha.txt")
+	config := filepath.Join(p.Dir, ".git", "config")
+	before := readOr(config, "(missing)")
+	api := fakeapi.New(t,
+		fakeapi.Write(config, "[core]\n\tfsmonitor = ./monitor.sh\n"),
+		fakeapi.Bash("git config core.fsmonitor ./monitor.sh"),
+		fakeapi.Text("Done."),
+	)
+	res := p.run(api, "Set up a file system monitor.")
+	if res.ExitCode != 0 {
+		t.Fatalf("session failed: %v", res)
+	}
+	trs := toolResultsOf(api, "fsmonitor = ./monitor.sh")
+	if len(trs) != 1 || !trs[0].IsError ||
+		!strings.Contains(trs[0].Text, "PreToolUse:Write hook error") ||
+		!strings.Contains(trs[0].Text, "harness [sandbox-paths]") {
+		t.Errorf("the Write of .git/config was not refused by the harness: %+v", trs)
+	}
+	if trs := toolResultsOf(api, "git config core.fsmonitor"); len(trs) != 1 || !trs[0].IsError {
+		t.Errorf("the sandboxed `git config` did not fail: %+v", trs)
+	}
+	if after := readOr(config, "(missing)"); after != before {
+		t.Errorf(".git/config changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
