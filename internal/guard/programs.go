@@ -18,7 +18,9 @@ const ruleSandboxPaths = "sandbox-paths"
 // repository's configuration or hooks (git runs what they name: a file
 // system monitor, filter and diff drivers, hooks; git is run from outside
 // the sandbox by the harness's hooks, the merge queue and a person) and
-// the project's MCP servers (.mcp.json, which Claude Code starts itself).
+// the project's MCP servers (.mcp.json, which Claude Code starts itself);
+// also a work tree's .git file, which names the directory git takes them
+// from.
 // Claude Code's sandbox keeps the agent's commands off these paths;
 // Write and Edit are not sandboxed, so the guard keeps them off too. At
 // the standard level the agent's commands reach them anyway, and nothing
@@ -40,6 +42,11 @@ func programPath(target string, tops ...string) string {
 		if what := gitProgramFile(strings.Split(target[i+len("/.git/"):], "/")); what != "" {
 			return what
 		}
+	}
+	if filepath.Base(target) == ".git" {
+		// A linked worktree's or a submodule's "gitdir: …" file: git
+		// takes the configuration and hooks of the directory it names.
+		return "a work tree's pointer to its git directory (git runs what that directory's configuration names)"
 	}
 	if filepath.Base(target) == ".mcp.json" {
 		for _, top := range tops {

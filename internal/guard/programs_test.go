@@ -24,6 +24,8 @@ func TestProgramPath(t *testing.T) {
 		{"/p/.git/worktrees/w1/config.worktree", true},
 		{"/p/vendor/x/.git/config", true},
 		{"/p/.mcp.json", true},
+		{"/p/.git", true},
+		{"/p/sub/.git", true},
 		{"/p/.git/refs/heads/config", false},
 		{"/p/.git/refs/heads/hooks/x", false},
 		{"/p/.git/HEAD", false},
