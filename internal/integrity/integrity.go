@@ -53,6 +53,9 @@ type Result struct {
 	// SwitchedOff: the marker was removed outside the live session (a
 	// person, between sessions), and the record now has the harness off.
 	SwitchedOff bool
+	// Unlocked says why the judgement went without the transaction lock
+	// (see judgeLock), "" when it held it.
+	Unlocked string
 
 	// mark is what the steps found the mark must now say (a session saw
 	// the marker, the hooks on or off, harness-init.sh's new stamp):
@@ -162,17 +165,14 @@ func check(p *project.Project, by string, adopt Adopt, h how) Result {
 	// Something moved: look again under the transaction lock, which every
 	// writer of the tasks file holds, so a verb half-way through its write
 	// is never taken for a tamper.
-	unlock, err := lock.Tx(p.Root)
-	if err != nil {
-		return Result{}
-	}
+	var res Result
+	unlock := judgeLock(p.Root, &res)
 	defer unlock()
 	p.Reread()
 	if m, ok = p.Mark(); !ok {
 		return Result{}
 	}
 	s := look(p.Root, rec, m)
-	var res Result
 	res.tasks(p, rec, m, s, by, adopt)
 	res.backup(p, rec, s)
 	res.marker(p.Root, m, s, h.fenced)
@@ -186,6 +186,31 @@ func check(p *project.Project, by string, adopt Adopt, h how) Result {
 	rec.Note(res.mark)
 	res.logRepairs(p.Root, by)
 	return res
+}
+
+// judgeWait bounds a judgement's wait for the transaction lock. A writer
+// holds it for milliseconds (a verb's save) or for a fetch (state.Sync).
+// A process that holds it longer, the agent's own `flock … sleep` among
+// them (an flock needs only a file it can open, at either level), must
+// not keep the judge from judging: waiting TxTimeout, a check gave up
+// silently and left a forged completion in place, and a PreToolUse or
+// PostToolUse hook outlived Claude Code's 30 s limit on it, which then
+// let the tool call through. Judging a write in flight costs at most the
+// judgement of a legal change (adopted, its completions re-run) or a
+// repair that the writer's next save follows.
+const judgeWait = 2 * time.Second
+
+// judgeLock takes root's transaction lock for a judgement, waiting up to
+// judgeWait, and returns its release; where the lock cannot be had (held
+// past the wait, or its file unusable) the judgement goes on without it,
+// res.Unlocked saying why.
+func judgeLock(root string, res *Result) (unlock func()) {
+	unlock, err := lock.File(lock.TxPath(root), judgeWait)
+	if err != nil {
+		res.Unlocked = err.Error()
+		return func() {}
+	}
+	return unlock
 }
 
 // seen is the harness files as one look finds them: a stat of each, and
@@ -253,6 +278,10 @@ func (r Result) logRepairs(dir, by string) {
 	if r.SwitchedOff {
 		entries = append(entries, progress.Entry{Session: n, Type: progress.Init,
 			Message: "Harness switched off: .harness-active was removed outside a running session"})
+	}
+	if r.Unlocked != "" {
+		entries = append(entries, progress.Entry{Session: n, Type: progress.Warn,
+			Message: "the check after " + by + " judged without the transaction lock: " + r.Unlocked})
 	}
 	for _, rp := range r.Repairs {
 		msg := fmt.Sprintf("%s %s by %s; restored what the harness last wrote", rp.File, rp.What, by)
@@ -462,11 +491,7 @@ func WholeLog(p *project.Project, by string) Result {
 	if !p.Recorded() {
 		return res
 	}
-	unlock, err := lock.Tx(p.Root)
-	if err != nil {
-		return res
-	}
-	defer unlock()
+	defer judgeLock(p.Root, &res)()
 	rec := p.Record()
 	if rec.SameLogPrefix() {
 		return res
