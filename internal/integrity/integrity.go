@@ -201,11 +201,12 @@ func check(p *project.Project, by string, adopt Adopt, h how) Result {
 const judgeWait = 2 * time.Second
 
 // judgeLock takes root's transaction lock for a judgement, waiting up to
-// judgeWait, and returns its release; where the lock cannot be had (held
-// past the wait, or its file unusable) the judgement goes on without it,
-// res.Unlocked saying why.
+// judgeWait (or lock.TxTimeout when a hook with a tighter budget set it
+// lower: SessionEnd), and returns its release; where the lock cannot be
+// had (held past the wait, or its file unusable) the judgement goes on
+// without it, res.Unlocked saying why.
 func judgeLock(root string, res *Result) (unlock func()) {
-	unlock, err := lock.File(lock.TxPath(root), judgeWait)
+	unlock, err := lock.File(lock.TxPath(root), min(judgeWait, lock.TxTimeout))
 	if err != nil {
 		res.Unlocked = err.Error()
 		return func() {}
