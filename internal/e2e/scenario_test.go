@@ -898,3 +898,77 @@ json.dump(d, open("harness-tasks.json", "w"), indent=2)
 		}
 	}
 }
+
+// TestScenarioTamperLockHeld: the model starts a background script that
+// holds the harness's transaction lock (an flock needs only a file it can
+// open) and completes the task in the tasks file. The check after the call
+// waits for the lock a little, then judges without it: the completion is
+// put back and the model told, within the hook's time limit; the turn end
+// still blocks while the task fails. Before, every check gave up after
+// 30 s (Claude Code's limit on PostToolUse), the forged completion stayed
+// and the Stop hook finished the run on it.
+func TestScenarioTamperLockHeld(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.initState()
+	id := p.add("Write alpha", "--validate", "test -f alpha.txt")
+	forge := `import fcntl, glob, json, os, time
+f = open(glob.glob(os.path.join(os.environ["HARNESS_LOCK_DIR"], "*.tx"))[0])
+fcntl.flock(f, fcntl.LOCK_EX)
+d = json.load(open("harness-tasks.json"))
+for t in d["tasks"]:
+    t["status"] = "completed"
+json.dump(d, open("harness-tasks.json", "w"), indent=2)
+open("held", "w").write(str(os.getpid()))
+time.sleep(90)
+`
+	var (
+		mu     sync.Mutex
+		notice bool // the request after the script carried the notice
+	)
+	api := fakeapi.New(t,
+		fakeapi.Write(p.path("forge.py"), forge),
+		fakeapi.Bash("(python3 forge.py >/dev/null 2>&1 &) ; for i in $(seq 100); do [ -f held ] && break; sleep 0.05; done; ls held"),
+		fakeapi.Func(func(r *fakeapi.Request) fakeapi.Turn {
+			mu.Lock()
+			defer mu.Unlock()
+			notice = r.LastUserContains("HARNESS TAMPER") && r.LastUserContains("harness-tasks.json was changed")
+			if !notice || testing.Verbose() {
+				t.Logf("the request after the script:\n%s", clip(r.NewText()))
+			}
+			return fakeapi.Text("All done.")
+		}),
+		fakeapi.Text("Done."),
+	)
+	t.Cleanup(func() {
+		if pid, err := strconv.Atoi(readOr(p.path("held"), "")); err == nil {
+			if proc, err := os.FindProcess(pid); err == nil {
+				proc.Kill()
+			}
+		}
+	})
+	res := p.run(api, "Finish the task.")
+	if res.ExitCode != 0 {
+		t.Fatalf("session failed: %v", res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !notice {
+		t.Errorf("the model was not told of the revert in the request after the script")
+	}
+	if tk := p.task(id); tk.Status != "pending" {
+		t.Errorf("%s is %q, want pending: the forged completion stayed", id, tk.Status)
+	}
+	if len(stopFeedbacks(api)) == 0 {
+		t.Errorf("the Stop hook never blocked the \"all done\"")
+	}
+	if !p.exists(".harness-active") {
+		t.Errorf("the run was finished (the harness switched off) on the forged state")
+	}
+	log := p.progressLog()
+	for _, want := range []string{"judged without the transaction lock", "TAMPER harness-tasks.json was changed (" + id + " cannot be completed"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("harness-progress.txt lacks %q:\n%s", want, log)
+		}
+	}
+}
