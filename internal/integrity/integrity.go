@@ -502,7 +502,18 @@ func WholeLog(p *project.Project, by string) Result {
 	return res
 }
 
-// LogSince compares the log's whole text with the record's mirror when
+// TurnEnd is the check at a turn's end (the Stop hook): Check, with Legal
+// judging a change of the tasks file, then the whole log compared with
+// the mirror when another writer touched it (logSince).
+func TurnEnd(p *project.Project, by string) Result {
+	res := Check(p, by, Legal(p))
+	if whole := logSince(p, by); whole.Tampered() {
+		res.Repairs = append(res.Repairs, whole.Repairs...)
+	}
+	return res
+}
+
+// logSince compares the log's whole text with the record's mirror when
 // something other than the harness wrote the log since its last append
 // (the mark's log stamp moved): the Stop hook runs it at every turn end, so
 // a rewritten old line is found within the turn it was made in, and the
@@ -510,7 +521,7 @@ func WholeLog(p *project.Project, by string) Result {
 // begins with the mirror (appends only) has the stamp it had before the
 // comparison recorded: a write after the stat moves the stamp again, so
 // the next turn end compares once more.
-func LogSince(p *project.Project, by string) Result {
+func logSince(p *project.Project, by string) Result {
 	rec := p.Record()
 	stamp, ok := rec.LogStamp()
 	if !ok {

@@ -33,10 +33,7 @@ func Stop(p hook.Payload) hook.Decision {
 		return hook.Decision{}
 	}
 	rt := ReadRuntime(c.Record(), c.session)
-	fence := integrity.Check(c.Project, "a writer outside the harness", integrity.Legal(c.Project))
-	if whole := integrity.LogSince(c.Project, "a writer outside the harness"); whole.Tampered() {
-		fence.Repairs = append(fence.Repairs, whole.Repairs...)
-	}
+	fence := integrity.TurnEnd(c.Project, "a writer outside the harness")
 	if !c.Active() {
 		return reflection(c, rt)
 	}
