@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -577,18 +578,50 @@ func gone(err error) string {
 // (a harness file: never committed, never rolled back).
 const TamperedDir = ".harness-runtime/tampered"
 
+// maxKept bounds the changed copies kept of one harness file: an agent
+// that rewrote the tasks file in a loop, each copy as large as the file,
+// would otherwise fill the disk. The newest are kept.
+const maxKept = 50
+
 // keep saves the changed copy of a harness file for the user and returns
 // its path relative to the state root, "" when there is nothing to keep.
+// Past maxKept copies of the file, the oldest are removed.
 func keep(dir, name string, data []byte, exists bool) string {
 	if !exists {
 		return ""
 	}
-	rel := filepath.Join(TamperedDir, fmt.Sprintf("%s.%s", name, time.Now().UTC().Format("20060102T150405.000000000Z")))
+	rel := filepath.Join(TamperedDir, name+"."+time.Now().UTC().Format(keptStamp))
 	path := filepath.Join(dir, rel)
 	if os.MkdirAll(filepath.Dir(path), 0o755) != nil || os.WriteFile(path, data, 0o644) != nil {
 		return ""
 	}
+	pruneKept(filepath.Dir(path), name+".")
 	return rel
+}
+
+// keptStamp is the time a kept copy's name ends in: UTC, fixed width, so
+// the names' order is their age.
+const keptStamp = "20060102T150405.000000000Z"
+
+// pruneKept removes the oldest copies in kept named prefix and a
+// keptStamp, past maxKept.
+func pruneKept(kept, prefix string) {
+	names, err := safefile.Names(kept)
+	if err != nil {
+		return
+	}
+	var copies []string
+	for _, n := range names {
+		if rest, ok := strings.CutPrefix(n, prefix); ok && len(rest) == len(keptStamp) {
+			if _, err := time.Parse(keptStamp, rest); err == nil {
+				copies = append(copies, n)
+			}
+		}
+	}
+	slices.Sort(copies)
+	for _, n := range copies[:max(0, len(copies)-maxKept)] {
+		os.Remove(filepath.Join(kept, n))
+	}
 }
 
 // Legal adopts a change of the tasks file that the protocol's verbs could

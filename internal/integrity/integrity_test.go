@@ -106,3 +106,32 @@ func BenchmarkCheckUnchangedLongLog(b *testing.B) {
 		}
 	}
 }
+
+// The changed copies kept of one harness file stop at maxKept, the newest
+// kept; another file's copies and other files in the directory are left.
+func TestKeepBoundsTheCopies(t *testing.T) {
+	dir := t.TempDir()
+	kept := filepath.Join(dir, TamperedDir)
+	require.NoError(t, os.MkdirAll(kept, 0o755))
+	other := keep(dir, "paused", []byte("p"), true)
+	require.NoError(t, os.WriteFile(filepath.Join(kept, "notes.txt"), []byte("mine"), 0o644))
+	var last string
+	for i := range maxKept + 10 {
+		last = keep(dir, state.FileName, []byte{byte(i)}, true)
+		require.NotEmpty(t, last)
+	}
+	names, err := os.ReadDir(kept)
+	require.NoError(t, err)
+	copies := 0
+	for _, e := range names {
+		if strings.HasPrefix(e.Name(), state.FileName+".") {
+			copies++
+		}
+	}
+	require.Equal(t, maxKept, copies)
+	data, err := os.ReadFile(filepath.Join(dir, last))
+	require.NoError(t, err)
+	require.Equal(t, []byte{maxKept + 9}, data, "the newest copy is kept")
+	require.FileExists(t, filepath.Join(dir, other))
+	require.FileExists(t, filepath.Join(kept, "notes.txt"))
+}
