@@ -425,6 +425,9 @@ func held(path string, timeout time.Duration, err error) error {
 	if err != nil && !busy(err) {
 		return err
 	}
+	if who := holder(path); who != "" {
+		return fmt.Errorf("lock %s still held after %s (%s)", path, timeout, who)
+	}
 	return fmt.Errorf("lock %s still held after %s", path, timeout)
 }
 
