@@ -189,25 +189,33 @@ func check(p *project.Project, by string, adopt Adopt, h how) Result {
 	return res
 }
 
-// judgeWait bounds a judgement's wait for the transaction lock. A writer
-// holds it for milliseconds (a verb's save) or for a fetch (state.Sync).
-// A process that holds it longer, the agent's own `flock … sleep` among
-// them (an flock needs only a file it can open, at either level), must
-// not keep the judge from judging: waiting TxTimeout, a check gave up
-// silently and left a forged completion in place, and a PreToolUse or
-// PostToolUse hook outlived Claude Code's 30 s limit on it, which then
-// let the tool call through. Judging a write in flight costs at most the
-// judgement of a legal change (adopted, its completions re-run) or a
-// repair that the writer's next save follows.
-const judgeWait = 2 * time.Second
+// judgeWait bounds a judgement's wait for the transaction lock held by
+// anything but the harness. A verb holds it for milliseconds (a save) or
+// for a fetch (state.Sync), and is waited for as every writer waits
+// (lock.TxTimeout): judging its write in flight would take a completion
+// it has not recorded yet for a forgery. Another holder, the agent's own
+// `flock … sleep` among them (an flock needs only a file it can open, at
+// either level), must not keep the judge from judging: waiting
+// TxTimeout, a check gave up silently and left a forged completion in
+// place, and a PreToolUse or PostToolUse hook outlived Claude Code's 30 s
+// limit on it, which then let the tool call through. Where the system
+// does not say who holds a lock (lock.HeldByHarness: Linux only), every
+// holder is waited for judgeWait alone.
+var judgeWait = 2 * time.Second
 
-// judgeLock takes root's transaction lock for a judgement, waiting up to
-// judgeWait (or lock.TxTimeout when a hook with a tighter budget set it
-// lower: SessionEnd), and returns its release; where the lock cannot be
-// had (held past the wait, or its file unusable) the judgement goes on
-// without it, res.Unlocked saying why.
+// judgeLock takes root's transaction lock for a judgement and returns its
+// release: it waits up to judgeWait (or a lower lock.TxTimeout, which
+// SessionEnd sets to end within its budget), and on up to TxTimeout while
+// a harness process holds the lock. Where the lock cannot be had (held
+// past the wait, or its file unusable) the judgement goes on without it,
+// res.Unlocked saying why.
 func judgeLock(root string, res *Result) (unlock func()) {
-	unlock, err := lock.File(lock.TxPath(root), min(judgeWait, lock.TxTimeout))
+	path := lock.TxPath(root)
+	wait := min(judgeWait, lock.TxTimeout)
+	unlock, err := lock.File(path, wait)
+	if err != nil && lock.TxTimeout > wait && lock.HeldByHarness(path) {
+		unlock, err = lock.File(path, lock.TxTimeout-wait)
+	}
 	if err != nil {
 		res.Unlocked = err.Error()
 		return func() {}
