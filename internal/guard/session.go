@@ -9,6 +9,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/lock"
+	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/shellscan"
 	"github.com/harness-agent/harness/internal/statecache"
 	"github.com/harness-agent/harness/internal/taskcycle"
@@ -59,7 +60,7 @@ const heartbeatEvery = time.Minute
 func (c *call) heartbeat() {
 	me := taskcycle.WorkerID()
 	mark := filepath.Join(c.Root, statecache.RuntimeDir, "heartbeat-"+safeName(me))
-	if fi, err := os.Stat(mark); err == nil && time.Since(fi.ModTime()) < heartbeatEvery {
+	if fi, err := os.Lstat(mark); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) < heartbeatEvery {
 		return
 	}
 	sum, err := c.summary()
@@ -67,7 +68,7 @@ func (c *call) heartbeat() {
 		return
 	}
 	os.MkdirAll(filepath.Dir(mark), 0o755)
-	os.WriteFile(mark, nil, 0o644)
+	safefile.Touch(mark, time.Now())
 	if !sum.Concurrent {
 		return
 	}

@@ -7,6 +7,9 @@ import (
 	"os"
 )
 
+// noFollow: no such open flag here (Touch removes a link first).
+const noFollow = 0
+
 // open opens path. Opening a named pipe here does not wait for the other
 // end the way a FIFO's open does on Unix; the check of what was opened
 // still keeps anything but a regular file from being used.

@@ -9,6 +9,10 @@ import (
 	"syscall"
 )
 
+// noFollow refuses a symlink as the last element of a path opened to
+// write (Touch).
+const noFollow = syscall.O_NOFOLLOW
+
 // open opens path without waiting: O_NONBLOCK makes the open of a FIFO
 // return at once (a read open with no writer, or a write open that fails
 // with no reader), and O_NOCTTY keeps a terminal from becoming the

@@ -22,6 +22,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ErrNotRegular is why a FIFO, a device, a directory or a socket is not read.
@@ -57,6 +58,29 @@ func Append(path string, perm os.FileMode) (*os.File, error) {
 // flag).
 func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return regular(open(path, flag, perm))
+}
+
+// Touch sets the times of the regular file at path to at, creating it
+// empty when missing: a mark of the harness's own whose age is all it
+// says (a heartbeat, the last prune). It never waits and never writes through a link: whatever else
+// stands in the file's place (a FIFO, whose write open waits for a
+// reader; a symlink, through which a write would truncate or touch
+// another file) is removed first; a directory is left, and an error.
+func Touch(path string, at time.Time) error {
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return &fs.PathError{Op: "touch", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
+		}
+		if err := os.Remove(path); err != nil {
+			return err
+		}
+	}
+	f, err := regular(open(path, os.O_WRONLY|os.O_CREATE|noFollow, 0o644))
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Chtimes(path, at, at)
 }
 
 // ReadPart reads part of the regular file at path: part is given the

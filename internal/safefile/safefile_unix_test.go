@@ -114,3 +114,51 @@ func TestReadDirNeverWaits(t *testing.T) {
 	require.Len(t, entries, 2)
 	assert.Equal(t, "fifo", entries[0].Name())
 }
+
+// TestTouch: a missing mark is made, a regular one keeps its bytes, and
+// both get the time given; a FIFO in its place (whose write open waits for
+// a reader) and a symlink (through which a write would reach another file)
+// are replaced by a mark of its own, the link's target untouched; a
+// directory is refused.
+func TestTouch(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	victim := filepath.Join(dir, "victim")
+	require.NoError(t, os.WriteFile(victim, []byte("keep me"), 0o644))
+	victimTime := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	require.NoError(t, os.Chtimes(victim, victimTime, victimTime))
+	for name, setup := range map[string]func(path string){
+		"missing": func(string) {},
+		"regular": func(p string) { require.NoError(t, os.WriteFile(p, []byte("x"), 0o644)) },
+		"fifo":    func(p string) { require.NoError(t, syscall.Mkfifo(p, 0o644)) },
+		"symlink": func(p string) { require.NoError(t, os.Symlink(victim, p)) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			setup(path)
+			done := make(chan error, 1)
+			go func() { done <- Touch(path, at) }()
+			select {
+			case err := <-done:
+				require.NoError(t, err)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("Touch(%s) did not return", name)
+			}
+			fi, err := os.Lstat(path)
+			require.NoError(t, err)
+			assert.True(t, fi.Mode().IsRegular(), fi.Mode().String())
+			assert.True(t, fi.ModTime().Equal(at), fi.ModTime().String())
+			if name == "regular" {
+				data, _ := os.ReadFile(path)
+				assert.Equal(t, "x", string(data))
+			}
+		})
+	}
+	data, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	assert.Equal(t, "keep me", string(data), "the link's target was written")
+	fi, err := os.Stat(victim)
+	require.NoError(t, err)
+	assert.True(t, fi.ModTime().Equal(victimTime), "the link's target was touched")
+	assert.ErrorIs(t, Touch(t.TempDir(), at), ErrNotRegular)
+}

@@ -324,7 +324,7 @@ func pruneRuntimes(rec record.Record, at time.Time) {
 		dir = filepath.Join(rec.Root, statecache.RuntimeDir)
 	}
 	stamp := filepath.Join(dir, prunedName)
-	if fi, err := os.Stat(stamp); err == nil && at.Sub(fi.ModTime()) < pruneEvery {
+	if fi, err := os.Lstat(stamp); err == nil && fi.Mode().IsRegular() && at.Sub(fi.ModTime()) < pruneEvery {
 		return
 	}
 	// The project's runtime directory held them before they moved beside
@@ -337,9 +337,7 @@ func pruneRuntimes(rec record.Record, at time.Time) {
 	// The accounts of the budget of sessions that never ended join the
 	// ended ones' sum, as an end would have made them.
 	budget.EndStale(rec, at, runtimeTTL)
-	if os.WriteFile(stamp, nil, 0o644) == nil {
-		os.Chtimes(stamp, at, at)
-	}
+	safefile.Touch(stamp, at)
 }
 
 // prunedName, in the sessions directory, is touched when pruneRuntimes
