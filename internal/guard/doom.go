@@ -245,10 +245,10 @@ func readRing(path string) []string {
 // with them, which replaces the file once it has grown to ringCompactAt.
 func saveRing(path string, add, ring []string) {
 	data := []byte(strings.Join(add, "\n") + "\n")
-	f, err := safefile.Append(path, 0o644)
+	f, err := safefile.AppendOwn(path, 0o644)
 	if errors.Is(err, fs.ErrNotExist) {
 		os.MkdirAll(filepath.Dir(path), 0o755)
-		f, err = safefile.Append(path, 0o644)
+		f, err = safefile.AppendOwn(path, 0o644)
 	}
 	if err != nil {
 		return

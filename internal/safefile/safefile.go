@@ -67,20 +67,35 @@ func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 // reader; a symlink, through which a write would truncate or touch
 // another file) is removed first; a directory is left, and an error.
 func Touch(path string, at time.Time) error {
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		if fi.IsDir() {
-			return &fs.PathError{Op: "touch", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
-		}
-		if err := os.Remove(path); err != nil {
-			return err
-		}
-	}
-	f, err := regular(open(path, os.O_WRONLY|os.O_CREATE|noFollow, 0o644))
+	f, err := openOwn(path, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
 	f.Close()
 	return os.Chtimes(path, at, at)
+}
+
+// AppendOwn is Append for a file only the harness writes, in a directory
+// the agent can write too (the doom-loop ring in the runtime directory):
+// a FIFO or a symlink in its place is removed and the file made again, so
+// an append never waits and never reaches another file through a link.
+func AppendOwn(path string, perm os.FileMode) (*os.File, error) {
+	return openOwn(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm)
+}
+
+// openOwn opens the harness's own file at path with flag, removing what
+// else stands in its place first (not a directory: an error), and never
+// following a symlink where the system can refuse one (noFollow).
+func openOwn(path string, flag int, perm os.FileMode) (*os.File, error) {
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, err
+		}
+	}
+	return regular(open(path, flag|noFollow, perm))
 }
 
 // ReadPart reads part of the regular file at path: part is given the

@@ -162,3 +162,47 @@ func TestTouch(t *testing.T) {
 	assert.True(t, fi.ModTime().Equal(victimTime), "the link's target was touched")
 	assert.ErrorIs(t, Touch(t.TempDir(), at), ErrNotRegular)
 }
+
+// TestAppendOwn: an append to the harness's own file never waits on a
+// FIFO in its place and never reaches another file through a symlink:
+// either is replaced by a file of its own; a regular one is appended to.
+func TestAppendOwn(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	require.NoError(t, os.WriteFile(victim, []byte("keep me\n"), 0o644))
+	for name, setup := range map[string]func(path string){
+		"regular": func(p string) { require.NoError(t, os.WriteFile(p, []byte("old\n"), 0o644)) },
+		"fifo":    func(p string) { require.NoError(t, syscall.Mkfifo(p, 0o644)) },
+		"symlink": func(p string) { require.NoError(t, os.Symlink(victim, p)) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			setup(path)
+			done := make(chan error, 1)
+			go func() {
+				f, err := AppendOwn(path, 0o644)
+				if err == nil {
+					_, err = f.WriteString("new\n")
+					f.Close()
+				}
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				require.NoError(t, err)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("AppendOwn(%s) did not return", name)
+			}
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			want := "new\n"
+			if name == "regular" {
+				want = "old\nnew\n"
+			}
+			assert.Equal(t, want, string(data))
+		})
+	}
+	data, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	assert.Equal(t, "keep me\n", string(data))
+}
