@@ -598,13 +598,19 @@ func keep(dir, name string, data []byte, exists bool) string {
 	if !exists {
 		return ""
 	}
-	rel := filepath.Join(TamperedDir, name+"."+time.Now().UTC().Format(keptStamp))
-	path := filepath.Join(dir, rel)
-	if os.MkdirAll(filepath.Dir(path), 0o755) != nil || os.WriteFile(path, data, 0o644) != nil {
+	// The copy's bytes are the other writer's to choose: they go only into
+	// the project's own directory, never through a link put in its place
+	// (to a directory some program reads every file of).
+	kept, err := safefile.MkdirOwn(dir, TamperedDir)
+	if err != nil {
 		return ""
 	}
-	pruneKept(filepath.Dir(path), name+".")
-	return rel
+	base := name + "." + time.Now().UTC().Format(keptStamp)
+	if safefile.CreateOwn(filepath.Join(kept, base), data, 0o644) != nil {
+		return ""
+	}
+	pruneKept(kept, name+".")
+	return filepath.Join(TamperedDir, base)
 }
 
 // keptStamp is the time a kept copy's name ends in: UTC, fixed width, so

@@ -20,6 +20,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -81,6 +82,48 @@ func Touch(path string, at time.Time) error {
 // an append never waits and never reaches another file through a link.
 func AppendOwn(path string, perm os.FileMode) (*os.File, error) {
 	return openOwn(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm)
+}
+
+// MkdirOwn makes the directory rel below root (root itself is taken as
+// it is) a directory of its own at each step: what else stands in the
+// place of one (a symlink, through which the harness's writes would land
+// in a directory of the agent's choosing; a file; a FIFO) is removed and
+// a directory made. It returns the directory's path.
+func MkdirOwn(root, rel string) (string, error) {
+	dir := root
+	for _, part := range strings.Split(filepath.ToSlash(filepath.Clean(rel)), "/") {
+		dir = filepath.Join(dir, part)
+		fi, err := os.Lstat(dir)
+		if err == nil && fi.IsDir() {
+			continue
+		}
+		if err == nil {
+			if err := os.Remove(dir); err != nil {
+				return "", err
+			}
+		}
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+		if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+			return "", &fs.PathError{Op: "mkdir", Path: dir, Err: ErrNotRegular}
+		}
+	}
+	return dir, nil
+}
+
+// CreateOwn creates a new file at path, never an existing one nor
+// through a link, and writes data to it.
+func CreateOwn(path string, data []byte, perm os.FileMode) error {
+	f, err := open(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // openOwn opens the harness's own file at path with flag, removing what

@@ -206,3 +206,39 @@ func TestAppendOwn(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "keep me\n", string(data))
 }
+
+// TestMkdirOwn: each step of the path is made a directory of its own: a
+// directory there is kept with what it holds, a symlink (to a directory
+// elsewhere) or a file in its place replaced; CreateOwn makes a new file
+// only, never through a link.
+func TestMkdirOwn(t *testing.T) {
+	root := t.TempDir()
+	elsewhere := t.TempDir()
+	require.NoError(t, os.Symlink(elsewhere, filepath.Join(root, "a")))
+	dir, err := MkdirOwn(root, "a/b")
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(root, "a", "b"), dir)
+	fi, err := os.Lstat(filepath.Join(root, "a"))
+	require.NoError(t, err)
+	assert.True(t, fi.IsDir(), "the symlink was kept")
+	entries, _ := os.ReadDir(elsewhere)
+	assert.Empty(t, entries, "the link's target was written")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "kept"), []byte("x"), 0o644))
+	require.NoError(t, os.RemoveAll(filepath.Join(root, "c")))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "c"), []byte("file"), 0o644))
+	_, err = MkdirOwn(root, "a/b")
+	require.NoError(t, err)
+	assert.FileExists(t, filepath.Join(dir, "kept"))
+	c, err := MkdirOwn(root, "c")
+	require.NoError(t, err)
+	fi, err = os.Lstat(c)
+	require.NoError(t, err)
+	assert.True(t, fi.IsDir())
+
+	require.NoError(t, CreateOwn(filepath.Join(dir, "new"), []byte("data"), 0o644))
+	assert.Error(t, CreateOwn(filepath.Join(dir, "new"), []byte("again"), 0o644), "an existing file")
+	require.NoError(t, os.Symlink(filepath.Join(elsewhere, "target"), filepath.Join(dir, "link")))
+	assert.Error(t, CreateOwn(filepath.Join(dir, "link"), []byte("through"), 0o644))
+	assert.NoFileExists(t, filepath.Join(elsewhere, "target"))
+}
