@@ -12,6 +12,12 @@
 // Anything else is an error wrapping ErrNotRegular or ErrTooLarge, and
 // nothing of it is read. Append is the same for a file appended to (the
 // log): a write open of a FIFO waits for a reader.
+//
+// The hooks run outside Claude Code's sandbox, and write files of their
+// own in directories the agent can write too (the runtime directory).
+// Touch, AppendOwn, CreateOwn and MkdirOwn write those without waiting
+// and never through a link the agent put in their place, which would
+// make a hook write where the agent chose.
 package safefile
 
 import (
@@ -63,10 +69,11 @@ func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 
 // Touch sets the times of the regular file at path to at, creating it
 // empty when missing: a mark of the harness's own whose age is all it
-// says (a heartbeat, the last prune). It never waits and never writes through a link: whatever else
-// stands in the file's place (a FIFO, whose write open waits for a
-// reader; a symlink, through which a write would truncate or touch
-// another file) is removed first; a directory is left, and an error.
+// says (a heartbeat, the last prune). It never waits and never writes
+// through a link: whatever else stands in the file's place (a FIFO, whose
+// write open waits for a reader; a symlink, through which a write would
+// truncate or touch another file) is removed first; a directory is left,
+// and an error.
 func Touch(path string, at time.Time) error {
 	f, err := openOwn(path, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
