@@ -60,6 +60,7 @@ func Check(p hook.Payload) hook.Decision {
 	if cwd == "" {
 		cwd = dir
 	}
+	root.OwnRuntimeDir(dir)
 	c := &call{Project: project.Open(dir), p: p, cwd: physical(cwd, dir), tool: p.ToolName()}
 	// A change made since the last tool call (a hook that timed out, an
 	// edit from outside Claude Code, another worker's verb inside Claude

@@ -159,6 +159,20 @@ func Paused(dir string) bool {
 // harness file: never committed, never reverted.
 const RuntimeDir = ".harness-runtime"
 
+// OwnRuntimeDir removes what else than a directory stands in the place of
+// dir's runtime directory: a symlink there would have the hooks, which run
+// outside Claude Code's sandbox, write their files (some with the agent's
+// words in them: a task's title, a resume card) into a directory of the
+// agent's choosing, one some program reads every file of. The next write
+// makes the directory anew. The hooks call it as they open the project:
+// one lstat.
+func OwnRuntimeDir(dir string) {
+	p := filepath.Join(dir, RuntimeDir)
+	if fi, err := os.Lstat(p); err == nil && !fi.IsDir() {
+		os.Remove(p)
+	}
+}
+
 // SessionFile returns the file named prefix + the session's key + ".json" in
 // the runtime directory of dir. The key is the session id when it is a plain
 // file name (1 to 128 of [A-Za-z0-9._-], not starting with a dot), "unknown"

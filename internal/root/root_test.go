@@ -75,3 +75,21 @@ func TestActiveDanglingSymlink(t *testing.T) {
 	require.NoError(t, os.Symlink("/nonexistent", filepath.Join(dir, ActiveMarker)))
 	assert.True(t, Active(dir), "a dangling symlink in the marker's place still counts")
 }
+
+// OwnRuntimeDir removes a symlink (or a file) in the runtime directory's
+// place, leaving the link's target alone, and keeps a directory there with
+// what it holds.
+func TestOwnRuntimeDir(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, "theirs"), []byte("x"), 0o644))
+	require.NoError(t, os.Symlink(elsewhere, filepath.Join(dir, RuntimeDir)))
+	OwnRuntimeDir(dir)
+	_, err := os.Lstat(filepath.Join(dir, RuntimeDir))
+	assert.True(t, os.IsNotExist(err), "the link is still there")
+	assert.FileExists(t, filepath.Join(elsewhere, "theirs"))
+
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, RuntimeDir), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, RuntimeDir, "summary.json"), []byte("{}"), 0o644))
+	OwnRuntimeDir(dir)
+	assert.FileExists(t, filepath.Join(dir, RuntimeDir, "summary.json"))
+}

@@ -55,6 +55,7 @@ func locate(p hook.Payload) (c *call, ok bool) {
 	if pr == nil {
 		return nil, false
 	}
+	root.OwnRuntimeDir(pr.Root)
 	return &call{Project: pr, p: p, dir: dir, session: p.Session(), workerID: os.Getenv("HARNESS_WORKER_ID"), now: time.Now()}, true
 }
 
