@@ -13,6 +13,21 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// returns runs call and gives its error, failing the test when call has
+// not returned within 10 s (a hang: an open waiting on a FIFO, say).
+func returns(t *testing.T, what string, call func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- call() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s did not return", what)
+		return nil
+	}
+}
+
 // TestOpenNeverWaits: a FIFO with no writer (whose plain open would wait
 // forever), a device that never ends and a socket are refused at once, by
 // every way of opening a file to read or patch it.
@@ -41,17 +56,11 @@ func TestOpenNeverWaits(t *testing.T) {
 					return err
 				},
 			} {
-				done := make(chan error, 1)
-				go func() { done <- read() }()
-				select {
-				case err := <-done:
-					require.Error(t, err, name)
-					if what != "" { // (a socket's open itself fails: ENXIO)
-						assert.ErrorIs(t, err, ErrNotRegular, name)
-						assert.ErrorContains(t, err, what, name)
-					}
-				case <-time.After(10 * time.Second):
-					t.Fatalf("%s(%s) did not return", name, path)
+				err := returns(t, name+"("+path+")", read)
+				require.Error(t, err, name)
+				if what != "" { // (a socket's open itself fails: ENXIO)
+					assert.ErrorIs(t, err, ErrNotRegular, name)
+					assert.ErrorContains(t, err, what, name)
 				}
 			}
 		})
@@ -65,20 +74,14 @@ func TestAppendNeverWaits(t *testing.T) {
 	fifo := filepath.Join(dir, "fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
 	for _, path := range []string{fifo, dir, "/dev/null"} {
-		done := make(chan error, 1)
-		go func() {
+		err := returns(t, "Append("+path+")", func() error {
 			f, err := Append(path, 0o644)
 			if err == nil {
 				f.Close()
 			}
-			done <- err
-		}()
-		select {
-		case err := <-done:
-			assert.Error(t, err, path)
-		case <-time.After(10 * time.Second):
-			t.Fatalf("Append(%s) did not return", path)
-		}
+			return err
+		})
+		assert.Error(t, err, path)
 	}
 	f, err := Append(filepath.Join(dir, "new"), 0o644)
 	require.NoError(t, err)
@@ -97,17 +100,11 @@ func TestReadDirNeverWaits(t *testing.T) {
 	file := filepath.Join(dir, "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
 	for _, path := range []string{fifo, file} {
-		done := make(chan error, 1)
-		go func() {
+		err := returns(t, "ReadDir("+path+")", func() error {
 			_, err := ReadDir(path)
-			done <- err
-		}()
-		select {
-		case err := <-done:
-			assert.ErrorContains(t, err, "not a directory")
-		case <-time.After(10 * time.Second):
-			t.Fatalf("ReadDir(%s) did not return", path)
-		}
+			return err
+		})
+		assert.ErrorContains(t, err, "not a directory")
 	}
 	entries, err := ReadDir(dir)
 	require.NoError(t, err)
@@ -136,14 +133,7 @@ func TestTouch(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, name)
 			setup(path)
-			done := make(chan error, 1)
-			go func() { done <- Touch(path, at) }()
-			select {
-			case err := <-done:
-				require.NoError(t, err)
-			case <-time.After(10 * time.Second):
-				t.Fatalf("Touch(%s) did not return", name)
-			}
+			require.NoError(t, returns(t, "Touch("+name+")", func() error { return Touch(path, at) }))
 			fi, err := os.Lstat(path)
 			require.NoError(t, err)
 			assert.True(t, fi.Mode().IsRegular(), fi.Mode().String())
@@ -178,21 +168,14 @@ func TestAppendOwn(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, name)
 			setup(path)
-			done := make(chan error, 1)
-			go func() {
+			require.NoError(t, returns(t, "AppendOwn("+name+")", func() error {
 				f, err := AppendOwn(path, 0o644)
 				if err == nil {
 					_, err = f.WriteString("new\n")
 					f.Close()
 				}
-				done <- err
-			}()
-			select {
-			case err := <-done:
-				require.NoError(t, err)
-			case <-time.After(10 * time.Second):
-				t.Fatalf("AppendOwn(%s) did not return", name)
-			}
+				return err
+			}))
 			data, err := os.ReadFile(path)
 			require.NoError(t, err)
 			want := "new\n"
