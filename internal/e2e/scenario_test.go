@@ -972,3 +972,44 @@ time.sleep(90)
 		}
 	}
 }
+
+// TestScenarioHeartbeatFIFO: the model puts a FIFO, an hour old, in the
+// place of PreToolUse's heartbeat mark in the runtime directory, then
+// writes the tasks file. The hook makes the mark again, a file of its own,
+// and denies the write at once. Before, its write open of the FIFO waited
+// until Claude Code killed it at its 30 s limit, and a PreToolUse killed
+// lets its tool call through: the guard was off.
+func TestScenarioHeartbeatFIFO(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.initState()
+	id := p.add("Write alpha", "--validate", "test -f alpha.txt")
+	tasksFile := p.path("harness-tasks.json")
+	api := fakeapi.New(t,
+		fakeapi.Bash(`for f in .harness-runtime/heartbeat-*; do rm "$f" && mkfifo "$f" && touch -d '1 hour ago' "$f"; done; ls .harness-runtime`),
+		fakeapi.Write(tasksFile, `{"version": 2, "tasks": []}`),
+		fakeapi.Text("Done."),
+	)
+	res := p.run(api, "Clear the task list.")
+	if res.ExitCode != 0 {
+		t.Fatalf("session failed: %v", res)
+	}
+	trs := toolResultsOf(api, `"tasks": []`)
+	if len(trs) != 1 || !trs[0].IsError ||
+		!strings.Contains(trs[0].Text, "PreToolUse:Write hook error") ||
+		!strings.Contains(trs[0].Text, "harness [state-files]") {
+		t.Errorf("the Write of the tasks file was not denied by the guard: %+v", trs)
+	}
+	if tk := p.task(id); tk.Status != "pending" {
+		t.Errorf("%s is %q, want pending: the write went through", id, tk.Status)
+	}
+	marks, _ := filepath.Glob(p.path(".harness-runtime/heartbeat-*"))
+	for _, m := range marks {
+		if fi, err := os.Lstat(m); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("%s is not a file of its own after the hook: %v", m, fi.Mode())
+		}
+	}
+	if len(marks) == 0 {
+		t.Errorf("no heartbeat mark: the scenario did not reach it")
+	}
+}
