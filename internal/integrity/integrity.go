@@ -203,18 +203,24 @@ func check(p *project.Project, by string, adopt Adopt, h how) Result {
 // holder is waited for judgeWait alone.
 var judgeWait = 2 * time.Second
 
+// harnessWait bounds the wait for a harness process's transaction below
+// Claude Code's 30 s limit on PreToolUse and PostToolUse: where a verb
+// held the lock longer still, the hook answers, judging without it,
+// rather than being killed (which lets a PreToolUse's tool call through).
+var harnessWait = 20 * time.Second
+
 // judgeLock takes root's transaction lock for a judgement and returns its
 // release: it waits up to judgeWait (or a lower lock.TxTimeout, which
-// SessionEnd sets to end within its budget), and on up to TxTimeout while
-// a harness process holds the lock. Where the lock cannot be had (held
+// SessionEnd sets to end within its budget), and on up to harnessWait (or
+// TxTimeout, the lower) while a harness process holds the lock. Where the lock cannot be had (held
 // past the wait, or its file unusable) the judgement goes on without it,
 // res.Unlocked saying why.
 func judgeLock(root string, res *Result) (unlock func()) {
 	path := lock.TxPath(root)
 	wait := min(judgeWait, lock.TxTimeout)
 	unlock, err := lock.File(path, wait)
-	if err != nil && lock.TxTimeout > wait && lock.HeldByHarness(path) {
-		unlock, err = lock.File(path, lock.TxTimeout-wait)
+	if more := min(harnessWait, lock.TxTimeout) - wait; err != nil && more > 0 && lock.HeldByHarness(path) {
+		unlock, err = lock.File(path, more)
 	}
 	if err != nil {
 		res.Unlocked = err.Error()
