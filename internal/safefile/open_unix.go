@@ -27,20 +27,11 @@ func open(path string, flag int, perm os.FileMode) (*os.File, error) {
 // comes back short has met the end (a second read to see EOF is not
 // needed).
 func readFile(path string, limit int64) ([]byte, error) {
-	fd, err := retry(func() (int, error) {
-		return syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
-	})
+	fd, st, err := openRegular(path)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		return nil, err
 	}
 	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
-	}
-	if uint32(st.Mode)&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(modeOf(uint32(st.Mode))))}
-	}
 	if st.Size > limit {
 		return nil, tooLarge(path, limit)
 	}
@@ -62,22 +53,34 @@ func readFile(path string, limit int64) ([]byte, error) {
 	}
 }
 
-// readPart is ReadPart in system calls of its own.
-func readPart(path string, part func(size int64) (off, n int64)) ([]byte, int64, error) {
-	fd, err := retry(func() (int, error) {
+// openRegular opens path to read, without waiting, and returns its
+// descriptor and stat when it is a regular file; anything else is closed
+// again and an error wrapping ErrNotRegular.
+func openRegular(path string) (fd int, st syscall.Stat_t, err error) {
+	fd, err = retry(func() (int, error) {
 		return syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
 	})
 	if err != nil {
-		return nil, 0, &fs.PathError{Op: "open", Path: path, Err: err}
+		return -1, st, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, 0, &fs.PathError{Op: "stat", Path: path, Err: err}
+		syscall.Close(fd)
+		return -1, st, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
 	if uint32(st.Mode)&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, 0, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(modeOf(uint32(st.Mode))))}
+		syscall.Close(fd)
+		return -1, st, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(modeOf(uint32(st.Mode))))}
 	}
+	return fd, st, nil
+}
+
+// readPart is ReadPart in system calls of its own.
+func readPart(path string, part func(size int64) (off, n int64)) ([]byte, int64, error) {
+	fd, st, err := openRegular(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer syscall.Close(fd)
 	off, n := part(st.Size)
 	if off < 0 || n <= 0 {
 		return nil, st.Size, nil
