@@ -191,9 +191,9 @@ func check(p *project.Project, by string, adopt Adopt, h how) Result {
 
 // judgeWait bounds a judgement's wait for the transaction lock held by
 // anything but the harness. A verb holds it for milliseconds (a save) or
-// for a fetch (state.Sync), and is waited for as every writer waits
-// (lock.TxTimeout): judging its write in flight would take a completion
-// it has not recorded yet for a forgery. Another holder, the agent's own
+// for a fetch (state.Sync), and is waited for longer (harnessWait):
+// judging its write in flight would take a completion it has not
+// recorded yet for a forgery. Another holder, the agent's own
 // `flock … sleep` among them (an flock needs only a file it can open, at
 // either level), must not keep the judge from judging: waiting
 // TxTimeout, a check gave up silently and left a forged completion in
@@ -212,15 +212,17 @@ var harnessWait = 20 * time.Second
 // judgeLock takes root's transaction lock for a judgement and returns its
 // release: it waits up to judgeWait (or a lower lock.TxTimeout, which
 // SessionEnd sets to end within its budget), and on up to harnessWait (or
-// TxTimeout, the lower) while a harness process holds the lock. Where the lock cannot be had (held
-// past the wait, or its file unusable) the judgement goes on without it,
-// res.Unlocked saying why.
+// TxTimeout, the lower) while a harness process holds the lock. Where the
+// lock cannot be had (held past the wait, or its file unusable) the
+// judgement goes on without it, res.Unlocked saying why.
 func judgeLock(root string, res *Result) (unlock func()) {
 	path := lock.TxPath(root)
 	wait := min(judgeWait, lock.TxTimeout)
 	unlock, err := lock.File(path, wait)
-	if more := min(harnessWait, lock.TxTimeout) - wait; err != nil && more > 0 && lock.HeldByHarness(path) {
-		unlock, err = lock.File(path, more)
+	if err != nil && lock.HeldByHarness(path) {
+		if more := min(harnessWait, lock.TxTimeout) - wait; more > 0 {
+			unlock, err = lock.File(path, more)
+		}
 	}
 	if err != nil {
 		res.Unlocked = err.Error()
