@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/harness-agent/harness/internal/digest"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 // TasksFile is the name of the structured state file that marks a state root.
@@ -167,10 +168,7 @@ const RuntimeDir = ".harness-runtime"
 // makes the directory anew. The hooks call it as they open the project:
 // one lstat.
 func OwnRuntimeDir(dir string) {
-	p := filepath.Join(dir, RuntimeDir)
-	if fi, err := os.Lstat(p); err == nil && !fi.IsDir() {
-		os.Remove(p)
-	}
+	safefile.RemoveUnlessDir(filepath.Join(dir, RuntimeDir))
 }
 
 // SessionFile returns the file named prefix + the session's key + ".json" in

@@ -100,14 +100,12 @@ func MkdirOwn(root, rel string) (string, error) {
 	dir := root
 	for _, part := range strings.Split(filepath.ToSlash(filepath.Clean(rel)), "/") {
 		dir = filepath.Join(dir, part)
-		fi, err := os.Lstat(dir)
-		if err == nil && fi.IsDir() {
-			continue
+		isDir, err := RemoveUnlessDir(dir)
+		if err != nil {
+			return "", err
 		}
-		if err == nil {
-			if err := os.Remove(dir); err != nil {
-				return "", err
-			}
+		if isDir {
+			continue
 		}
 		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return "", err
@@ -117,6 +115,20 @@ func MkdirOwn(root, rel string) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// RemoveUnlessDir removes what stands at path unless it is a directory (a
+// symlink, even to one; a file; a FIFO), and reports whether a directory
+// is there.
+func RemoveUnlessDir(path string) (isDir bool, err error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return false, nil
+	case fi.IsDir():
+		return true, nil
+	}
+	return false, os.Remove(path)
 }
 
 // CreateOwn creates a new file at path, never an existing one nor
