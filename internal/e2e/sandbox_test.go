@@ -304,3 +304,14 @@ func TestScenarioSandboxGitConfig(t *testing.T) {
 		t.Errorf(".git/config changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
+
+// TestScenarioSandboxTamperLockHeld: TestScenarioTamperLockHeld with the
+// sandbox on, the project and the lock directory outside /tmp. A command
+// in the sandbox can take an flock on the transaction lock's file (it
+// opens it read-only) and write the tasks file, but its background
+// process ends with the Bash call (observed here): the check after the
+// call finds the lock free, and puts the forgery back as any.
+func TestScenarioSandboxTamperLockHeld(t *testing.T) {
+	t.Parallel()
+	lockHeldForgery(t, newSandboxedProject(t), false)
+}

@@ -194,8 +194,9 @@ func check(p *project.Project, by string, adopt Adopt, h how) Result {
 // for a fetch (state.Sync), and is waited for longer (harnessWait):
 // judging its write in flight would take a completion it has not
 // recorded yet for a forgery. Another holder, the agent's own
-// `flock … sleep` among them (an flock needs only a file it can open, at
-// either level), must not keep the judge from judging: waiting
+// `flock … sleep` among them (an flock needs only a file it can open; in
+// Claude Code's sandbox a command's background processes end with it),
+// must not keep the judge from judging: waiting
 // TxTimeout, a check gave up silently and left a forged completion in
 // place, and a PreToolUse or PostToolUse hook outlived Claude Code's 30 s
 // limit on it, which then let the tool call through. Where the system
