@@ -165,8 +165,8 @@ const RuntimeDir = ".harness-runtime"
 // outside Claude Code's sandbox, write their files (some with the agent's
 // words in them: a task's title, a resume card) into a directory of the
 // agent's choosing, one some program reads every file of. The next write
-// makes the directory anew. The hooks call it as they open the project:
-// one lstat.
+// makes the directory anew. The hooks call it as they open a project the
+// harness works in: one lstat.
 func OwnRuntimeDir(dir string) {
 	safefile.RemoveUnlessDir(filepath.Join(dir, RuntimeDir))
 }

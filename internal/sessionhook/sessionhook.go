@@ -49,13 +49,20 @@ type call struct {
 }
 
 // locate finds the state root for p. ok is false when there is none.
+//
+// Where the harness works (switched on, or a record of the project's own
+// that the hooks still judge by), the runtime directory is made the
+// project's own before any step writes in it (root.OwnRuntimeDir); in a
+// project it never ran in, the hooks touch nothing.
 func locate(p hook.Payload) (c *call, ok bool) {
 	dir := p.Cwd()
 	pr := project.Find(dir)
 	if pr == nil {
 		return nil, false
 	}
-	root.OwnRuntimeDir(pr.Root)
+	if pr.Active() || pr.Recorded() {
+		root.OwnRuntimeDir(pr.Root)
+	}
 	return &call{Project: pr, p: p, dir: dir, session: p.Session(), workerID: os.Getenv("HARNESS_WORKER_ID"), now: time.Now()}, true
 }
 
