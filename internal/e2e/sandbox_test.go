@@ -315,3 +315,13 @@ func TestScenarioSandboxTamperLockHeld(t *testing.T) {
 	t.Parallel()
 	lockHeldForgery(t, newSandboxedProject(t), false)
 }
+
+// TestScenarioSandboxHeartbeatFIFO: TestScenarioHeartbeatFIFO with the
+// sandbox on, the project outside /tmp. The runtime directory is the
+// agent's to write in the sandbox too, so a sandboxed command can put the
+// FIFO in the heartbeat's place; the hook, outside the sandbox, makes the
+// mark again and denies the write of the tasks file at once.
+func TestScenarioSandboxHeartbeatFIFO(t *testing.T) {
+	t.Parallel()
+	heartbeatFIFO(t, newSandboxedProject(t))
+}

@@ -989,18 +989,30 @@ time.sleep(90)
 // lets its tool call through: the guard was off.
 func TestScenarioHeartbeatFIFO(t *testing.T) {
 	t.Parallel()
-	p := newProject(t)
+	heartbeatFIFO(t, newProject(t))
+}
+
+// heartbeatFIFO is TestScenarioHeartbeatFIFO in the project p (the
+// sandboxed level's: TestScenarioSandboxHeartbeatFIFO).
+func heartbeatFIFO(t *testing.T, p *project) {
+	t.Helper()
 	p.initState()
 	id := p.add("Write alpha", "--validate", "test -f alpha.txt")
 	tasksFile := p.path("harness-tasks.json")
 	api := fakeapi.New(t,
-		fakeapi.Bash(`for f in .harness-runtime/heartbeat-*; do rm "$f" && mkfifo "$f" && touch -d '1 hour ago' "$f"; done; ls .harness-runtime`),
+		fakeapi.Bash(`for f in .harness-runtime/heartbeat-*; do rm "$f" && mkfifo "$f" && touch -d '1 hour ago' "$f"; done; ls -l .harness-runtime`),
 		fakeapi.Write(tasksFile, `{"version": 2, "tasks": []}`),
 		fakeapi.Text("Done."),
 	)
 	res := p.run(api, "Clear the task list.")
 	if res.ExitCode != 0 {
 		t.Fatalf("session failed: %v", res)
+	}
+	// The FIFO was made (in the sandbox too: the runtime directory is the
+	// agent's to write), else the scenario shows nothing.
+	if made := toolResultsOf(api, "mkfifo"); len(made) != 1 || made[0].IsError ||
+		!regexp.MustCompile(`(?m)^p\S* .* heartbeat-`).MatchString(made[0].Text) {
+		t.Fatalf("no FIFO in the heartbeat's place: %+v", made)
 	}
 	trs := toolResultsOf(api, `"tasks": []`)
 	if len(trs) != 1 || !trs[0].IsError ||
