@@ -40,6 +40,29 @@ func TestJudgeLockWaitsForTheHarness(t *testing.T) {
 	assert.GreaterOrEqual(t, took, 350*time.Millisecond, "it did not wait for the harness's writer")
 }
 
+// A harness process holding the lock past harnessWait is waited for no
+// longer: the hook answers within Claude Code's limit on it, judging
+// without the lock, rather than be killed there (which lets a
+// PreToolUse's tool call through).
+func TestJudgeLockStopsWaitingForTheHarness(t *testing.T) {
+	t.Setenv("HARNESS_LOCK_DIR", t.TempDir())
+	root := t.TempDir()
+	shortWaits(t, 50*time.Millisecond, 10*time.Second)
+	was := harnessWait
+	harnessWait = 300 * time.Millisecond
+	t.Cleanup(func() { harnessWait = was })
+	unlock, err := lock.Tx(root)
+	require.NoError(t, err)
+	defer unlock()
+	start := time.Now()
+	var res Result
+	judgeLock(root, &res)()
+	took := time.Since(start)
+	assert.GreaterOrEqual(t, took, 250*time.Millisecond, "it did not wait for the harness's writer")
+	assert.Less(t, took, 5*time.Second, "it waited past harnessWait")
+	assert.Contains(t, res.Unlocked, "still held after")
+}
+
 // Another process holding the lock (the agent's `flock … sleep`) is waited
 // for judgeWait alone: the judgement goes on without the lock, saying who
 // holds it.
