@@ -11,7 +11,7 @@
 set -euo pipefail
 
 # Keep in sync with ClaudeCodeVersion in internal/e2e/claude.go.
-VERSION=2.1.330
+VERSION=2.1.332
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dir="$root/.ci/claude-code"

@@ -29,7 +29,7 @@ import (
 // ClaudeCodeVersion is the @anthropic-ai/claude-code version the e2e tests
 // are pinned to; .ci/install-claude.sh installs exactly this one. Bump both
 // together, after re-running the smoke tests against the new version.
-const ClaudeCodeVersion = "2.1.330"
+const ClaudeCodeVersion = "2.1.332"
 
 // InstallDir is where .ci/install-claude.sh installs the CLI, relative to
 // the repository root (gitignored).
