@@ -46,7 +46,7 @@ func Write(w io.Writer, d *Data, o Options) error {
 		maxS = fmt.Sprint(h.MaxSess)
 	}
 	mean := "<b>—</b> mean time per task (none completed yet)"
-	if h.MeanTask > 0 {
+	if h.Timed > 0 {
 		mean = "<b>" + h.MeanTask.Round(time.Second).String() + "</b> mean time per task"
 	}
 	fmt.Fprintf(&b, "<div class=\"head\"><span><b>%d/%d</b> done</span><span><b>%.0f%%</b> success per attempt (%d %s)</span><span>%s</span><span><b>%d</b> of %s sessions</span><span>%s</span><span>generated %s</span></div>\n",

@@ -238,7 +238,8 @@ type Headline struct {
 	Done, Total       int
 	AttemptsTotal     int           // attempts that ended, passed or failed
 	SuccessPerAttempt float64       // completed tasks per attempt that ended, 0..1
-	MeanTask          time.Duration // 0 when no attempt in the log completed a task
+	MeanTask          time.Duration // mean of the attempts in the log that completed a task
+	Timed             int           // those attempts: MeanTask means nothing without one
 	Sessions, MaxSess int
 	SinceProgress     time.Duration // since the last log line; -1 when there is none
 	// Budget is the job's budget limits with what was used (set by the
@@ -287,7 +288,7 @@ func Build(s *state.State, tl *Timeline, now time.Time) *Data {
 		}
 	}
 	if n > 0 {
-		h.MeanTask = sum / time.Duration(n)
+		h.MeanTask, h.Timed = sum/time.Duration(n), n
 	}
 	h.Sessions, h.MaxSess = s.SessionCount, s.Config.MaxSessions
 	h.SinceProgress = -1

@@ -192,6 +192,7 @@ func TestHeadline(t *testing.T) {
 	assert.Equal(t, 4, h.AttemptsTotal)
 	assert.InDelta(t, 1.0/4, h.SuccessPerAttempt, 1e-9)
 	assert.Equal(t, time.Minute, h.MeanTask)
+	assert.Equal(t, 1, h.Timed)
 	assert.Equal(t, time.Minute, h.SinceProgress)
 	assert.Equal(t, []string{"task-002"}, d.Graph.Critical)
 	var out bytes.Buffer
