@@ -244,8 +244,10 @@ func writeTimeline(b *strings.Builder, d *Data) {
 	b.WriteString("</svg></div>\n<p class=\"small\">Rows: tasks. Bands: sessions. Bars: attempts (green completed, red failed, blue open; at least 6 px wide, hover for the real length). Diamonds: rollbacks, recoveries, tamper reverts, valve openings, reflection rounds and warnings (hover for the line). Line: completed tasks (burn-up). Axis: UTC.</p>\n")
 }
 
-// writeAxis draws the time axis under the timeline at y: a line and six
-// ticks labelled in UTC, with the date when the span passes a day.
+// writeAxis draws the time axis under the timeline at y: a line and up to
+// seven ticks labelled in UTC, with the date when the span passes a day. A
+// tick whose label would repeat the one before it (a span of a few
+// seconds) is left out.
 func writeAxis(b *strings.Builder, t0, t1 time.Time, left, width, y float64) {
 	fmt.Fprintf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", left, y, left+width, y)
 	layout := "15:04:05"
@@ -253,9 +255,15 @@ func writeAxis(b *strings.Builder, t0, t1 time.Time, left, width, y float64) {
 		layout = "01-02 15:04"
 	}
 	const ticks = 6
+	last := ""
 	for k := 0; k <= ticks; k++ {
 		x := left + width*float64(k)/ticks
 		t := t0.Add(time.Duration(float64(t1.Sub(t0)) * float64(k) / ticks)).UTC()
+		label := t.Format(layout)
+		if label == last {
+			continue
+		}
+		last = label
 		anchor := "middle"
 		switch k {
 		case 0:
@@ -264,7 +272,7 @@ func writeAxis(b *strings.Builder, t0, t1 time.Time, left, width, y float64) {
 			anchor = "end"
 		}
 		fmt.Fprintf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n",
-			x, y, x, y+4, x, y+15, anchor, t.Format(layout))
+			x, y, x, y+4, x, y+15, anchor, label)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -258,5 +259,29 @@ func BenchmarkReport(b *testing.B) {
 		if err := Write(io.Discard, Build(s, tl, time.Now()), Options{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The time axis labels each tick once: a span of a few seconds gets as
+// many ticks as it has distinct seconds, a long one seven.
+func TestAxisTicks(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		span time.Duration
+		want []string
+	}{
+		{0, []string{"10:00:00"}},
+		{400 * time.Millisecond, []string{"10:00:00"}},
+		{3 * time.Second, []string{"10:00:00", "10:00:01", "10:00:02", "10:00:03"}},
+		{time.Hour, []string{"10:00:00", "10:10:00", "10:20:00", "10:30:00", "10:40:00", "10:50:00", "11:00:00"}},
+		{3 * 24 * time.Hour, []string{"01-01 10:00", "01-01 22:00", "01-02 10:00", "01-02 22:00", "01-03 10:00", "01-03 22:00", "01-04 10:00"}},
+	} {
+		var b strings.Builder
+		writeAxis(&b, t0, t0.Add(tc.span), 0, 600, 100)
+		var got []string
+		for _, m := range regexp.MustCompile(`<text class="tick"[^>]*>([^<]*)</text>`).FindAllStringSubmatch(b.String(), -1) {
+			got = append(got, m[1])
+		}
+		assert.Equal(t, tc.want, got, "span %v", tc.span)
 	}
 }
