@@ -45,7 +45,9 @@ func Write(w io.Writer, d *Data, o Options) error {
 	if h.MaxSess > 0 {
 		maxS = fmt.Sprint(h.MaxSess)
 	}
-	mean := "<b>—</b> mean time per task (none completed yet)"
+	// The mean is the log's: tasks completed without an attempt it
+	// recorded (a plan imported with items done) have no time in it.
+	mean := "<b>—</b> mean time per task (no attempt in the log completed one)"
 	if h.Timed > 0 {
 		mean = "<b>" + h.MeanTask.Round(time.Second).String() + "</b> mean time per task"
 	}
