@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -190,8 +191,15 @@ func writeTimeline(b *strings.Builder, d *Data) {
 		if w < 2 {
 			w = 2
 		}
-		fmt.Fprintf(b, "<rect class=\"session\" x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\"><title>session %d: %s – %s</title></rect><text class=\"small\" x=\"%.1f\" y=\"12\">S%d</text>\n",
-			xOf(s.Start), w, height, shade, s.N, s.Start.Format(time.RFC3339), s.End.Format(time.RFC3339), xOf(s.Start)+2, s.N)
+		fmt.Fprintf(b, "<rect class=\"session\" x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\"><title>session %d: %s – %s</title></rect>",
+			xOf(s.Start), w, height, shade, s.N, s.Start.Format(time.RFC3339), s.End.Format(time.RFC3339))
+		// A band too narrow for its name is named on hover alone: a long
+		// run's many short sessions wrote their names over each other,
+		// and past the page's right edge.
+		if label := "S" + strconv.Itoa(s.N); w >= sessionLabelWidth(label) {
+			fmt.Fprintf(b, "<text class=\"small\" x=\"%.1f\" y=\"12\">%s</text>", xOf(s.Start)+2, label)
+		}
+		b.WriteString("\n")
 	}
 	for _, a := range tl.Attempts {
 		end, color := a.End, "#1f5fbf"
@@ -245,6 +253,10 @@ func writeTimeline(b *strings.Builder, d *Data) {
 	writeAxis(b, t0, t1, left, width, height-axisH)
 	b.WriteString("</svg></div>\n<p class=\"small\">Rows: tasks. Bands: sessions. Bars: attempts (green completed, red failed, blue open; at least 6 px wide, hover for the real length). Diamonds: rollbacks, recoveries, tamper reverts, valve openings, reflection rounds and warnings (hover for the line). Line: completed tasks (burn-up). Axis: UTC.</p>\n")
 }
+
+// sessionLabelWidth is the width a session band needs to show its label
+// (the page's small text is about 6 px a character) with a margin.
+func sessionLabelWidth(label string) float64 { return 6*float64(len(label)) + 4 }
 
 // writeAxis draws the time axis under the timeline at y: a line and up to
 // seven ticks labelled in UTC, with the date when the span passes a day. A

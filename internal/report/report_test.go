@@ -285,3 +285,26 @@ func TestAxisTicks(t *testing.T) {
 		assert.Equal(t, tc.want, got, "span %v", tc.span)
 	}
 }
+
+// A session band is named where its name fits in it; a narrow one (a long
+// run's many short sessions, the last one at the right edge) is named on
+// hover alone, its rect's title.
+func TestSessionLabels(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	tl := &Timeline{
+		Sessions: []Session{
+			{N: 1, Start: t0, End: t0.Add(10 * time.Hour)},
+			{N: 2, Start: t0.Add(10 * time.Hour), End: t0.Add(10*time.Hour + time.Minute)},
+			{N: 100751, Start: t0.Add(10*time.Hour + time.Minute), End: t0.Add(10*time.Hour + 2*time.Minute)},
+		},
+		Last: t0.Add(10*time.Hour + 2*time.Minute),
+	}
+	var b strings.Builder
+	writeTimeline(&b, &Data{State: &state.State{}, Timeline: tl})
+	page := b.String()
+	assert.Contains(t, page, `y="12">S1</text>`)
+	assert.NotContains(t, page, `>S2</text>`)
+	assert.NotContains(t, page, `>S100751</text>`)
+	assert.Contains(t, page, "<title>session 2: ")
+	assert.Contains(t, page, "<title>session 100751: ")
+}
