@@ -553,6 +553,36 @@ func TestScenarioAdviceRuns(t *testing.T) {
 	}
 }
 
+// TestScenarioStartUnusable: the session start cannot take the session
+// lock (its directory cannot be made, under a regular file), so the model
+// is told to do no harness work in this session; it answers and ends its
+// turn, and the Stop hook lets it end. Before, the same Stop blocked with
+// "run `harness claim task-001`", the work the start had told it to leave.
+func TestScenarioStartUnusable(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.initState()
+	p.add("Write the file", "--validate", "test -f task-001.txt")
+	file := filepath.Join(t.TempDir(), "afile")
+	writeFile(t, file, []byte("not a directory\n"), 0o644)
+	api := fakeapi.New(t,
+		fakeapi.Text("The harness cannot run here: its lock directory cannot be made. Please fix HARNESS_LOCK_DIR."),
+	)
+	res := p.run(api, "Work on the tasks.", "HARNESS_LOCK_DIR="+filepath.Join(file, "locks"))
+	if res.ExitCode != 0 {
+		t.Fatalf("session failed: %v", res)
+	}
+	if first := api.Request(0); !first.Contains("cannot take the harness session lock") || !first.Contains("do no harness work in this session") {
+		t.Errorf("the first request does not tell the model the harness cannot run:\n%s", clip(first.NewText()))
+	}
+	if fb := stopFeedbacks(api); len(fb) > 0 {
+		t.Errorf("the Stop hook ordered harness work the session start had told the model to leave:\n%s", fb[0])
+	}
+	if n := len(api.MainRequests()); n != 1 {
+		t.Errorf("%d requests, want 1: the turn did not end at the model's answer", n)
+	}
+}
+
 // TestScenarioLock: a live process holds the session lock (written the way
 // the seed's shell snippet writes it). A session started meanwhile is told,
 // and its mutating calls are denied while read-only ones run. Once the

@@ -42,8 +42,8 @@ func PreCompact(p hook.Payload) hook.Decision {
 		return hook.Decision{}
 	}
 	rt := ReadRuntime(c.Record(), c.session)
-	if rt != nil && rt.Excluded {
-		return hook.Decision{}
+	if rt != nil && (rt.Excluded || rt.Unusable != "") {
+		return hook.Decision{} // told to do no harness work: no card of it
 	}
 	s, err := state.Load(c.Root)
 	if err != nil {

@@ -86,6 +86,18 @@ func TestSessionStartLockError(t *testing.T) {
 	assert.Equal(t, hook.Allow, d.Kind)
 	assert.True(t, strings.HasPrefix(d.Context, "ERROR [ENV_SETUP] cannot take the harness session lock"), d.Context)
 	assert.Contains(t, d.Context, "do no harness work")
+
+	// Told to do no harness work, the session is not then ordered to
+	// claim the next task at its turn end, nor handed a resume card.
+	assert.Equal(t, hook.Decision{}, stop(t, false))
+	assert.Equal(t, hook.Decision{}, PreCompact(payload(t, hook.PreCompact, "trigger", "auto")))
+	// A compaction tells it again; a new session tries again.
+	d = SessionStart(payload(t, hook.SessionStart, "source", "compact"))
+	assert.Contains(t, d.Context, "ERROR: this session's start found that the harness cannot run here (cannot take the harness session lock ")
+	t.Setenv("HARNESS_LOCK_DIR", t.TempDir())
+	d = SessionStart(payload(t, hook.SessionStart, "source", "startup"))
+	assert.Contains(t, d.Context, "next=task-001")
+	assert.Equal(t, hook.Block, stop(t, false).Kind)
 }
 
 func TestSubagentStopOwnership(t *testing.T) {

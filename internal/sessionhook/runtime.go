@@ -41,6 +41,11 @@ type Runtime struct {
 	// whole life, so its hooks stay silent even after that session ends
 	// (see stayOut).
 	Excluded bool `json:"excluded,omitempty"`
+	// Unusable is set when the session start could not take the lock or
+	// write the state, and told the model to do no harness work in this
+	// session (the error it was told, one line): the session's other hooks
+	// then leave it alone too (see stayOut). A new session tries again.
+	Unusable string `json:"unusable,omitempty"`
 	// Held lists the tasks this worker had in progress when the session
 	// began (concurrent mode): their outcomes in the log are this session's
 	// although their Starting lines are older (see readSessionLog).
@@ -182,6 +187,7 @@ func (rt *Runtime) encode() []byte {
 		w.Close()
 	}
 	boolOmit(w, "excluded", rt.Excluded)
+	strOmit(w, "unusable", rt.Unusable)
 	if len(rt.Held) > 0 {
 		w.Strs("held", rt.Held)
 	}
@@ -257,6 +263,8 @@ func decodeRuntime(data []byte) (rt *Runtime, ok bool) {
 			}
 		case "excluded":
 			rt.Excluded = v.Bool()
+		case "unusable":
+			rt.Unusable = v.Str
 		case "held":
 			rt.Held = jsonobj.Strs(v)
 		case "stop_valve":

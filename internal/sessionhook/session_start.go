@@ -91,6 +91,11 @@ func SessionStart(p hook.Payload) hook.Decision {
 		// model lost what it was told, so it is told again.
 		return excluded()
 	}
+	if st.continued && st.rt != nil && st.rt.Unusable != "" {
+		// Told at its start that the harness cannot run: a compaction
+		// changes nothing of that (it writes nothing to try again with).
+		return stillUnusable(st.rt.Unusable)
+	}
 	// The context's git line takes a git process, the longest step of a
 	// session start: it runs from here, beside everything after it.
 	st.concurrent = peek(c.Root)
@@ -180,9 +185,10 @@ func (st *start) lock() (stop *hook.Decision) {
 	case errors.Is(err, lock.ErrContention):
 		res = lock.Result{Outcome: lock.Busy}
 	case err != nil:
-		return &hook.Decision{Kind: hook.Allow, Context: fmt.Sprintf(
+		return st.refuse(hook.Decision{Kind: hook.Allow, Context: fmt.Sprintf(
 			"ERROR [%s] cannot take the harness session lock %s: %v\nhint: make %s writable (or set HARNESS_LOCK_DIR), then start a new session. Until then do no harness work in this session.",
-			failure.EnvSetup, lock.SessionPath(c.Root), err, lock.Dir())}
+			failure.EnvSetup, lock.SessionPath(c.Root), err, lock.Dir())},
+			fmt.Sprintf("cannot take the harness session lock %s: %v", lock.SessionPath(c.Root), err))
 	}
 	if res.Outcome == lock.Busy {
 		d := lockedOut(c, st.source, res.Holder)
@@ -228,8 +234,7 @@ func (st *start) count() (stop *hook.Decision) {
 		// or record, so the hooks' summary of the file is all it needs.
 		sum, err := statecache.Load(c.Root)
 		if err != nil {
-			d := unusable(c, err)
-			return &d
+			return st.refuse(unusable(c, err), oneLine(err))
 		}
 		st.o.n = sum.SessionCount
 		if st.rt != nil && st.rt.Session > 0 {
@@ -246,8 +251,7 @@ func (st *start) count() (stop *hook.Decision) {
 		return nil
 	})
 	if err != nil {
-		d := unusable(c, err)
-		return &d
+		return st.refuse(unusable(c, err), oneLine(err))
 	}
 	progress.Append(c.Root, st.o.entries...)
 	if s.Concurrent() != st.concurrent {
@@ -319,8 +323,7 @@ func (st *start) recover() (stop *hook.Decision) {
 	}
 	after, err := st.o.recover(st.c, from)
 	if err != nil {
-		d := unusable(st.c, err)
-		return &d
+		return st.refuse(unusable(st.c, err), oneLine(err))
 	}
 	if st.s != nil || after != from {
 		// Recovery wrote the state (or it was parsed whole): the view is
@@ -328,6 +331,27 @@ func (st *start) recover() (stop *hook.Decision) {
 		st.s, st.v = after, viewOf(after)
 	}
 	return nil
+}
+
+// refuse is the session start's decision d when the harness cannot run in
+// this session (d tells the model to do no harness work, why says what
+// failed): the session's runtime file remembers it, so that its Stop,
+// SubagentStop and TeammateIdle do not then order the work it was told to
+// leave (stayOut). Before, a project the hooks could not write was told
+// "do no harness work" at the start and "claim the next task" at every
+// turn end until the valve opened.
+func (st *start) refuse(d hook.Decision, why string) *hook.Decision {
+	c := st.c
+	if c.session != "" { // without an id the file would be every such session's
+		rt := st.rt
+		if !st.continued || rt == nil {
+			rt = &Runtime{SessionID: c.session, Source: st.source, Worker: c.workerID,
+				StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: -1}
+		}
+		rt.Unusable = why
+		rt.save(c.Record())
+	}
+	return &d
 }
 
 // saveRuntime writes the session's runtime file; a new session's story in
@@ -615,6 +639,17 @@ func excluded() hook.Decision {
 			"Work on nothing harness-related: do not claim, checkpoint, validate, recover or edit harness tasks or files.\n" +
 			"hint: to work on the harness, start a new session once the other one has ended.",
 		Warning: "harness: this session was locked out of the project's harness at its start and stays out of it"}
+}
+
+// stillUnusable is a continued session's start (after a compaction) when
+// its first start found the harness unable to run (why): the model is told
+// again, as at the start.
+func stillUnusable(why string) hook.Decision {
+	return hook.Decision{Kind: hook.Allow,
+		Context: "ERROR: this session's start found that the harness cannot run here (" + why + ").\n" +
+			"Do no harness work in this session: do not claim, checkpoint, validate, recover or edit harness tasks or files; tell the user what is wrong.\n" +
+			"hint: once it is fixed, a new session works on the harness again.",
+		Warning: "harness: this session's start found the harness unable to run (" + why + "); it stays out of the harness"}
 }
 
 // busy is the decision for a session that found another live session holding

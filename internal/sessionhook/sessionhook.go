@@ -118,8 +118,9 @@ func otherSession(c *call, concurrent bool) (lock.Holder, bool) {
 }
 
 // stayOut reports whether this session must leave the harness alone: it was
-// locked out at SessionStart (rt.Excluded), or another live session holds
-// the session lock now (exclusive mode).
+// locked out at SessionStart (rt.Excluded), its start found the harness
+// unable to run and told it to do no harness work (rt.Unusable), or
+// another live session holds the session lock now (exclusive mode).
 //
 // A locked-out session stays out for its whole life, even once the owner
 // has ended and the lock is free. Its role is decided once, at SessionStart,
@@ -129,7 +130,7 @@ func otherSession(c *call, concurrent bool) (lock.Holder, bool) {
 // order a model told to stay out to claim work. A new session (or /clear)
 // gets the lock the normal way.
 func stayOut(c *call, rt *Runtime, concurrent bool) bool {
-	if rt != nil && rt.Excluded {
+	if rt != nil && (rt.Excluded || rt.Unusable != "") {
 		return true
 	}
 	_, other := otherSession(c, concurrent)
