@@ -63,8 +63,8 @@ func sessionOf(c *call, rt *Runtime) int {
 
 // stopChecked is Stop once the harness files are as the harness wrote them.
 func stopChecked(c *call, rt *Runtime) hook.Decision {
-	if rt != nil && rt.Excluded {
-		return hook.Decision{} // locked out at SessionStart: see stayOut
+	if rt != nil && (rt.Excluded || rt.Unusable != "") {
+		return hook.Decision{} // told at SessionStart to leave the harness alone: see stayOut
 	}
 	if c.Paused() {
 		// A person's pause: the session ends at this turn's end, its
