@@ -16,6 +16,7 @@ import (
 	"github.com/harness-agent/harness/internal/digest"
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/fence"
+	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/lock"
@@ -95,6 +96,12 @@ func SessionStart(p hook.Payload) hook.Decision {
 		// Told at its start that the harness cannot run: a compaction
 		// changes nothing of that (it writes nothing to try again with).
 		return stillUnusable(st.rt.Unusable)
+	}
+	if !git.Available() {
+		// A claim records its base commit and a validation commits: without
+		// git no task can be taken or completed, so the session is told
+		// so, not ordered to claim the next one.
+		return *st.refuse(noGit(), "git is not installed")
 	}
 	// The context's git line takes a git process, the longest step of a
 	// session start: it runs from here, beside everything after it.
@@ -639,6 +646,15 @@ func excluded() hook.Decision {
 			"Work on nothing harness-related: do not claim, checkpoint, validate, recover or edit harness tasks or files.\n" +
 			"hint: to work on the harness, start a new session once the other one has ended.",
 		Warning: "harness: this session was locked out of the project's harness at its start and stays out of it"}
+}
+
+// noGit is the session start's decision where git cannot be found: the
+// harness keeps its checkpoints in it.
+func noGit() hook.Decision {
+	return hook.Decision{Kind: hook.Allow,
+		Context: "ERROR [" + failure.EnvSetup + "] git is not installed: the harness keeps its checkpoints in git (a claim records the base commit, a validation commits the work), so no task can be claimed or completed.\n" +
+			"Do no harness work in this session; tell the user to install git, then start a new session.",
+		Warning: "harness: git is not installed; this session does no harness work"}
 }
 
 // stillUnusable is a continued session's start (after a compaction) when
