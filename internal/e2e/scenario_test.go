@@ -583,6 +583,43 @@ func TestScenarioStartUnusable(t *testing.T) {
 	}
 }
 
+// TestScenarioStartWithoutGit: git cannot be found on the PATH Claude Code
+// runs the hooks with. The start tells the model the harness cannot run (a
+// claim records a commit, a validation makes one); it answers and the turn
+// ends. Before, the context said "do now: run `harness claim task-001`"
+// beside "git: not installed", and the Stop blocked on that claim, which
+// fails without git.
+func TestScenarioStartWithoutGit(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.initState()
+	p.add("Write the file", "--validate", "test -f task-001.txt")
+	noGit := t.TempDir()
+	for _, prog := range []string{"sh", "bash"} {
+		if path, err := exec.LookPath(prog); err == nil {
+			if err := os.Symlink(path, filepath.Join(noGit, prog)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	api := fakeapi.New(t,
+		fakeapi.Text("git is not installed here, so the harness cannot run. Please install git."),
+	)
+	res := p.run(api, "Work on the tasks.", "PATH="+p.Bin+string(os.PathListSeparator)+noGit)
+	if res.ExitCode != 0 {
+		t.Fatalf("session failed: %v", res)
+	}
+	if first := api.Request(0); !first.Contains("git is not installed") || first.Contains("harness claim task-001") {
+		t.Errorf("the first request does not tell the model that git is missing (or still orders a claim):\n%s", clip(first.NewText()))
+	}
+	if fb := stopFeedbacks(api); len(fb) > 0 {
+		t.Errorf("the Stop hook ordered a claim that cannot work without git:\n%s", fb[0])
+	}
+	if n := len(api.MainRequests()); n != 1 {
+		t.Errorf("%d requests, want 1: the turn did not end at the model's answer", n)
+	}
+}
+
 // TestScenarioLock: a live process holds the session lock (written the way
 // the seed's shell snippet writes it). A session started meanwhile is told,
 // and its mutating calls are denied while read-only ones run. Once the
