@@ -620,6 +620,41 @@ func TestScenarioStartWithoutGit(t *testing.T) {
 	}
 }
 
+// TestScenarioNextTaskWithoutCheck: the next task has no validation command
+// (a plan imported without checks). The start says to give it one first,
+// with the exact command; the model does (a check where there is none is
+// the agent's to add), claims the task, does it and validates it. Before,
+// the start said "run `harness claim task-001`", which a claim refuses.
+func TestScenarioNextTaskWithoutCheck(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	p.initState()
+	p.add("Write alpha") // (it warns that the task cannot be claimed yet)
+	const id = "task-001"
+	api := fakeapi.New(t,
+		fakeapi.Bash(`harness edit `+id+` --validate "test -f alpha.txt"`),
+		fakeapi.Bash("harness claim "+id),
+		fakeapi.Write(p.path("alpha.txt"), "alpha\n"),
+		fakeapi.Bash("harness validate "+id),
+		fakeapi.Text("Done."),
+	)
+	res := p.run(api, "Work on the tasks.")
+	if res.ExitCode != 0 {
+		t.Fatalf("session failed: %v", res)
+	}
+	if first := api.Request(0); !first.Contains("a validation command first, `harness edit " + id + ` --validate "COMMAND"` + "`") {
+		t.Errorf("the start does not say to give %s a check first:\n%s", id, clip(first.NewText()))
+	}
+	for _, cmd := range []string{"harness edit", "harness claim", "harness validate"} {
+		if trs := toolResultsOf(api, cmd); len(trs) != 1 || trs[0].IsError {
+			t.Errorf("`%s` failed: %+v", cmd, trs)
+		}
+	}
+	if tk := p.task(id); tk.Status != "completed" {
+		t.Errorf("%s is %q, want completed", id, tk.Status)
+	}
+}
+
 // TestScenarioLock: a live process holds the session lock (written the way
 // the seed's shell snippet writes it). A session started meanwhile is told,
 // and its mutating calls are denied while read-only ones run. Once the

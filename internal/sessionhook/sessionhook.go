@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/harness-agent/harness/internal/hook"
@@ -196,6 +197,9 @@ type work struct {
 	own       []statecache.Claim // in progress, this session's
 	abandoned []statecache.Claim // in progress under an expired lease
 	next      *statecache.Brief  // the eligible task picked next
+	// nextUnchecked: next has no validation command yet, so a claim of
+	// it is refused until it is given one.
+	nextUnchecked bool
 	// concurrent: other workers claim too, so the advice is a plain
 	// `harness claim`, which takes the next task apart from theirs.
 	concurrent bool
@@ -206,6 +210,9 @@ func (w work) empty() bool { return len(w.own)+len(w.abandoned) == 0 && w.next =
 // remaining lists the work the session identified by ids may do now.
 func remaining(sum *statecache.Summary, at time.Time, ids ...string) work {
 	w := work{next: sum.Next, concurrent: sum.Concurrent}
+	if t := sum.NextTask; t != nil && sum.Next != nil && t.ID == sum.Next.ID {
+		w.nextUnchecked = strings.TrimSpace(t.Command) == ""
+	}
 	for _, cl := range sum.InProgress {
 		switch {
 		case owns(sum.Concurrent, cl.ClaimedBy, ids...):

@@ -372,3 +372,20 @@ func TestEnding(t *testing.T) {
 		assert.Equal(t, tt.want, ending(s))
 	}
 }
+
+// A next task without a validation command is one a claim refuses: the
+// start and the turn end say to give it one first, where they said to
+// claim it (and the claim failed).
+func TestNextTaskWithoutCheck(t *testing.T) {
+	testProject(t, tasksJSON(0, "",
+		task("task-001", "pending", `"validation": {"command": null}`),
+		task("task-002", "pending")))
+	want := "give task-001: Title of task-001 a validation command first, `harness edit task-001 --validate \"COMMAND\"`"
+	d := SessionStart(payload(t, hook.SessionStart, "source", "startup"))
+	assert.Contains(t, d.Context, want)
+	assert.NotContains(t, d.Context, "do now: run `harness claim task-001`")
+	d = stop(t, false)
+	require.Equal(t, hook.Block, d.Kind)
+	assert.Contains(t, d.Reason, want)
+	assert.Contains(t, d.Reason, "then run `harness claim task-001`")
+}
