@@ -388,4 +388,7 @@ func TestNextTaskWithoutCheck(t *testing.T) {
 	require.Equal(t, hook.Block, d.Kind)
 	assert.Contains(t, d.Reason, want)
 	assert.Contains(t, d.Reason, "then run `harness claim task-001`")
+	d = TeammateIdle(payload(t, hook.TeammateIdle, "teammate_name", "bob", "team_name", "core"))
+	require.Equal(t, hook.Refuse, d.Kind)
+	assert.Contains(t, d.Reason, want)
 }

@@ -32,7 +32,11 @@ func TeammateIdle(p hook.Payload) hook.Decision {
 		}
 	}
 	if reason == "" && sum.Next != nil {
-		reason = fmt.Sprintf("HARNESS: eligible work remains: run `%s` to start %s.", claimCmd(sum.Next.ID), describe(sum.Next.ID, sum.Next.Title))
+		// The step as Stop words it: a claim, or first a check where the
+		// task has none (nextStep).
+		w := remaining(sum, c.now)
+		w.own, w.abandoned, w.concurrent = nil, nil, false
+		reason = "HARNESS: eligible work remains: " + nextStep(w, nil) + "."
 	}
 	if reason == "" {
 		if rt != nil && rt.Idle[name] != nil {
