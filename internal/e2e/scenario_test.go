@@ -569,11 +569,26 @@ func TestScenarioStartUnusable(t *testing.T) {
 		fakeapi.Text("The harness cannot run here: its lock directory cannot be made. Please fix HARNESS_LOCK_DIR."),
 	)
 	res := p.run(api, "Work on the tasks.", "HARNESS_LOCK_DIR="+filepath.Join(file, "locks"))
+	toldToLeaveIt(t, api, res, "cannot take the harness session lock", "do no harness work in this session")
+}
+
+// toldToLeaveIt checks a session whose start told the model the harness
+// cannot run (its first request says each of told, and orders no claim):
+// the turn ended at the model's answer, with no Stop feedback ordering the
+// work it was told to leave.
+func toldToLeaveIt(t *testing.T, api *fakeapi.Server, res *Result, told ...string) {
+	t.Helper()
 	if res.ExitCode != 0 {
 		t.Fatalf("session failed: %v", res)
 	}
-	if first := api.Request(0); !first.Contains("cannot take the harness session lock") || !first.Contains("do no harness work in this session") {
-		t.Errorf("the first request does not tell the model the harness cannot run:\n%s", clip(first.NewText()))
+	first := api.Request(0)
+	for _, want := range told {
+		if !first.Contains(want) {
+			t.Errorf("the first request does not say %q:\n%s", want, clip(first.NewText()))
+		}
+	}
+	if first.Contains("do now: run `harness claim") {
+		t.Errorf("the first request still orders a claim:\n%s", clip(first.NewText()))
 	}
 	if fb := stopFeedbacks(api); len(fb) > 0 {
 		t.Errorf("the Stop hook ordered harness work the session start had told the model to leave:\n%s", fb[0])
@@ -606,18 +621,7 @@ func TestScenarioStartWithoutGit(t *testing.T) {
 		fakeapi.Text("git is not installed here, so the harness cannot run. Please install git."),
 	)
 	res := p.run(api, "Work on the tasks.", "PATH="+p.Bin+string(os.PathListSeparator)+noGit)
-	if res.ExitCode != 0 {
-		t.Fatalf("session failed: %v", res)
-	}
-	if first := api.Request(0); !first.Contains("git is not installed") || first.Contains("harness claim task-001") {
-		t.Errorf("the first request does not tell the model that git is missing (or still orders a claim):\n%s", clip(first.NewText()))
-	}
-	if fb := stopFeedbacks(api); len(fb) > 0 {
-		t.Errorf("the Stop hook ordered a claim that cannot work without git:\n%s", fb[0])
-	}
-	if n := len(api.MainRequests()); n != 1 {
-		t.Errorf("%d requests, want 1: the turn did not end at the model's answer", n)
-	}
+	toldToLeaveIt(t, api, res, "git is not installed")
 }
 
 // TestScenarioNextTaskWithoutCheck: the next task has no validation command
