@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"os"
-
-	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/project"
 	"github.com/harness-agent/harness/internal/settings"
 )
 
@@ -13,14 +11,7 @@ type trustLevel settings.Trust
 // trustLevelOf reads the level in force for the project at dir from the
 // settings Claude Code merges there (the launch directory when a session runs the
 // command, else dir).
-func trustLevelOf(dir string) trustLevel {
-	project := os.Getenv("CLAUDE_PROJECT_DIR")
-	if project == "" {
-		project = dir
-	}
-	home, _ := os.UserHomeDir()
-	return trustLevel(settings.TrustOf(home, project, record.Base()))
-}
+func trustLevelOf(dir string) trustLevel { return trustLevel(project.Open(dir).Trust()) }
 
 // String is the status line: "trust: sandboxed (…)" or "trust: standard (…)".
 func (t trustLevel) String() string {

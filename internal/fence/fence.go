@@ -74,12 +74,7 @@ func Hold(p *project.Project) *Fence {
 // level is sandboxed and this process can write the record (it runs
 // outside Claude Code's sandbox, so what it starts would too).
 func policyFor(pr *project.Project) *confine.Policy {
-	projectDir := os.Getenv("CLAUDE_PROJECT_DIR")
-	if projectDir == "" {
-		projectDir = pr.Root
-	}
-	home, _ := os.UserHomeDir()
-	t := settings.TrustOf(home, projectDir, record.Base())
+	t := pr.Trust()
 	if t.Level != settings.Sandboxed || !pr.Record().Writable() {
 		return nil
 	}

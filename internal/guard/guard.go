@@ -42,7 +42,6 @@ type call struct {
 	tracked, unignored map[string]bool // harness files git would touch, asked lazily
 
 	wiring *wired // what keeps the harness running, gathered for a call that writes
-	level  string // the level of trust (settings.TrustOf), "" until a step asks
 
 	rep *shellscan.Report // a Bash command's analysis, once per call
 }

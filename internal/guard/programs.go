@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/harness-agent/harness/internal/hook"
-	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/settings"
 )
 
@@ -75,16 +74,5 @@ func gitProgramFile(parts []string) string {
 }
 
 // sandboxed reports whether the harness runs at the sandboxed level
-// (settings.TrustOf), read at most once per call: only a write to one of
-// the paths above asks.
-func (c *call) sandboxed() bool {
-	if c.level == "" {
-		home, _ := os.UserHomeDir()
-		projectDir := os.Getenv("CLAUDE_PROJECT_DIR")
-		if projectDir == "" {
-			projectDir = c.Root
-		}
-		c.level = settings.TrustOf(home, projectDir, record.Base()).Level
-	}
-	return c.level == settings.Sandboxed
-}
+// (Project.Trust, read once): only a write to one of the paths above asks.
+func (c *call) sandboxed() bool { return c.Trust().Level == settings.Sandboxed }

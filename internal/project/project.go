@@ -12,8 +12,11 @@
 package project
 
 import (
+	"os"
+
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/settings"
 	"github.com/harness-agent/harness/internal/statecache"
 )
 
@@ -34,6 +37,9 @@ type Project struct {
 	sumErr  error
 	sumRead bool
 	sumAt   uint64
+
+	trust     settings.Trust
+	trustRead bool
 }
 
 // Open is the project whose state root is dir. Nothing is read yet.
@@ -102,4 +108,20 @@ func (p *Project) Paused() bool { return root.Paused(p.Root) }
 func (p *Project) Cancelled() bool {
 	m, ok := p.Mark()
 	return ok && m.Cancelled != ""
+}
+
+// Trust is the level of trust in force for the project (settings.TrustOf):
+// what the settings Claude Code merges in the launch directory
+// (CLAUDE_PROJECT_DIR, else the state root) say, for the user whose home
+// this is. Read once.
+func (p *Project) Trust() settings.Trust {
+	if !p.trustRead {
+		dir := os.Getenv("CLAUDE_PROJECT_DIR")
+		if dir == "" {
+			dir = p.Root
+		}
+		home, _ := os.UserHomeDir()
+		p.trust, p.trustRead = settings.TrustOf(home, dir, record.Base()), true
+	}
+	return p.trust
 }
