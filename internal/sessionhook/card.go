@@ -42,7 +42,7 @@ func PreCompact(p hook.Payload) hook.Decision {
 		return hook.Decision{}
 	}
 	rt := ReadRuntime(c.Record(), c.session)
-	if rt != nil && (rt.Excluded || rt.Unusable != "") {
+	if rt.toldToStayOut() {
 		return hook.Decision{} // told to do no harness work: no card of it
 	}
 	s, err := state.Load(c.Root)

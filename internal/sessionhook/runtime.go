@@ -76,6 +76,11 @@ type Runtime struct {
 	text []byte
 }
 
+// toldToStayOut reports whether the session was told at its start to
+// leave the harness alone: locked out (Excluded) or the harness unable to
+// run (Unusable). A session without a runtime file was told nothing.
+func (rt *Runtime) toldToStayOut() bool { return rt != nil && (rt.Excluded || rt.Unusable != "") }
+
 // Valve counts consecutive blocks without progress.
 type Valve struct {
 	Blocks      int    `json:"blocks"`

@@ -131,7 +131,7 @@ func otherSession(c *call, concurrent bool) (lock.Holder, bool) {
 // order a model told to stay out to claim work. A new session (or /clear)
 // gets the lock the normal way.
 func stayOut(c *call, rt *Runtime, concurrent bool) bool {
-	if rt != nil && (rt.Excluded || rt.Unusable != "") {
+	if rt.toldToStayOut() {
 		return true
 	}
 	_, other := otherSession(c, concurrent)

@@ -63,7 +63,7 @@ func sessionOf(c *call, rt *Runtime) int {
 
 // stopChecked is Stop once the harness files are as the harness wrote them.
 func stopChecked(c *call, rt *Runtime) hook.Decision {
-	if rt != nil && (rt.Excluded || rt.Unusable != "") {
+	if rt.toldToStayOut() {
 		return hook.Decision{} // told at SessionStart to leave the harness alone: see stayOut
 	}
 	if c.Paused() {
