@@ -207,12 +207,19 @@ type work struct {
 
 func (w work) empty() bool { return len(w.own)+len(w.abandoned) == 0 && w.next == nil }
 
-// remaining lists the work the session identified by ids may do now.
-func remaining(sum *statecache.Summary, at time.Time, ids ...string) work {
-	w := work{next: sum.Next, concurrent: sum.Concurrent}
+// upNext is the work of sum's next eligible task alone.
+func upNext(sum *statecache.Summary) work {
+	w := work{next: sum.Next}
 	if t := sum.NextTask; t != nil && sum.Next != nil && t.ID == sum.Next.ID {
 		w.nextUnchecked = strings.TrimSpace(t.Command) == ""
 	}
+	return w
+}
+
+// remaining lists the work the session identified by ids may do now.
+func remaining(sum *statecache.Summary, at time.Time, ids ...string) work {
+	w := upNext(sum)
+	w.concurrent = sum.Concurrent
 	for _, cl := range sum.InProgress {
 		switch {
 		case owns(sum.Concurrent, cl.ClaimedBy, ids...):

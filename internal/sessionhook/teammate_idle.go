@@ -34,9 +34,7 @@ func TeammateIdle(p hook.Payload) hook.Decision {
 	if reason == "" && sum.Next != nil {
 		// The step as Stop words it: a claim, or first a check where the
 		// task has none (nextStep).
-		w := remaining(sum, c.now)
-		w.own, w.abandoned, w.concurrent = nil, nil, false
-		reason = "HARNESS: eligible work remains: " + nextStep(w, nil) + "."
+		reason = "HARNESS: eligible work remains: " + nextStep(upNext(sum), nil) + "."
 	}
 	if reason == "" {
 		if rt != nil && rt.Idle[name] != nil {
