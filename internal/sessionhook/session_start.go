@@ -192,10 +192,10 @@ func (st *start) lock() (stop *hook.Decision) {
 	case errors.Is(err, lock.ErrContention):
 		res = lock.Result{Outcome: lock.Busy}
 	case err != nil:
+		why := fmt.Sprintf("cannot take the harness session lock %s: %v", lock.SessionPath(c.Root), err)
 		return st.refuse(hook.Decision{Kind: hook.Allow, Context: fmt.Sprintf(
-			"ERROR [%s] cannot take the harness session lock %s: %v\nhint: make %s writable (or set HARNESS_LOCK_DIR), then start a new session. Until then do no harness work in this session.",
-			failure.EnvSetup, lock.SessionPath(c.Root), err, lock.Dir())},
-			fmt.Sprintf("cannot take the harness session lock %s: %v", lock.SessionPath(c.Root), err))
+			"ERROR [%s] %s\nhint: make %s writable (or set HARNESS_LOCK_DIR), then start a new session. Until then do no harness work in this session.",
+			failure.EnvSetup, why, lock.Dir())}, why)
 	}
 	if res.Outcome == lock.Busy {
 		d := lockedOut(c, st.source, res.Holder)
