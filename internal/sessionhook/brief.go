@@ -145,11 +145,9 @@ var ReadHead func(dir string) (line string, ok bool)
 // from the repository's files where they say it for certain (ReadHead),
 // from `git log` otherwise; whether the tree is dirty is `git status`'s
 // answer, or the answer it gave last time (kept in the file kept) when no
-// file it rests on has changed since (treecache).
+// file it rests on has changed since (treecache). The session start has
+// found git before it asks (SessionStart's noGit).
 func gitLine(dir, stateRoot, kept string) string {
-	if !git.Available() {
-		return "git: not installed (the harness needs git as its checkpoint store)"
-	}
 	if _, err := git.Top(dir); errors.Is(err, git.ErrNoRepository) {
 		return "git: not a repository (run `git init` and commit a baseline: the harness rolls back to commits)"
 	}
