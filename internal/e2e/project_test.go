@@ -257,6 +257,23 @@ func harnessEnv(bin, lockDir, hookLog string) []string {
 	return env
 }
 
+// refusedBefore reports whether the one tool call whose input contains
+// needle was refused by the PreToolUse hook before it ran (its result
+// "PreToolUse:TOOL hook error …"), the result saying each of says; the
+// results come back for the failure's message.
+func refusedBefore(api *fakeapi.Server, needle, tool string, says ...string) ([]fakeapi.ToolResult, bool) {
+	trs := toolResultsOf(api, needle)
+	if len(trs) != 1 || !trs[0].IsError || !strings.Contains(trs[0].Text, "PreToolUse:"+tool+" hook error") {
+		return trs, false
+	}
+	for _, want := range says {
+		if !strings.Contains(trs[0].Text, want) {
+			return trs, false
+		}
+	}
+	return trs, true
+}
+
 // harnessIn runs the harness command in dir and returns its combined output
 // and exit code.
 func (p *project) harnessIn(dir string, args ...string) (string, int) {

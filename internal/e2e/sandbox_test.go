@@ -146,11 +146,7 @@ func TestScenarioSandboxEscape(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("session failed: %v", res)
 	}
-	trs := toolResultsOf(api, "escaped.txt")
-	if len(trs) != 1 || !trs[0].IsError ||
-		!strings.Contains(trs[0].Text, "PreToolUse:Bash hook error") ||
-		!strings.Contains(trs[0].Text, "harness [sandbox]") ||
-		!strings.Contains(trs[0].Text, "dangerouslyDisableSandbox") {
+	if trs, ok := refusedBefore(api, "escaped.txt", "Bash", "harness [sandbox]", "dangerouslyDisableSandbox"); !ok {
 		t.Errorf("the escape was not refused by the harness: %+v", trs)
 	}
 	if p.exists("escaped.txt") {
@@ -291,10 +287,7 @@ func TestScenarioSandboxGitConfig(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("session failed: %v", res)
 	}
-	trs := toolResultsOf(api, "fsmonitor = ./monitor.sh")
-	if len(trs) != 1 || !trs[0].IsError ||
-		!strings.Contains(trs[0].Text, "PreToolUse:Write hook error") ||
-		!strings.Contains(trs[0].Text, "harness [sandbox-paths]") {
+	if trs, ok := refusedBefore(api, "fsmonitor = ./monitor.sh", "Write", "harness [sandbox-paths]"); !ok {
 		t.Errorf("the Write of .git/config was not refused by the harness: %+v", trs)
 	}
 	if trs := toolResultsOf(api, "git config core.fsmonitor"); len(trs) != 1 || !trs[0].IsError {

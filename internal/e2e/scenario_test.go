@@ -701,8 +701,7 @@ func TestScenarioLock(t *testing.T) {
 	// Mutations of the harness state are denied before they run, naming
 	// the holder.
 	for _, verb := range []string{"harness claim", "harness checkpoint"} {
-		if trs := toolResultsOf(api, verb); len(trs) != 1 || !trs[0].IsError ||
-			!strings.Contains(trs[0].Text, "PreToolUse:Bash hook error:") || !strings.Contains(trs[0].Text, "pid="+pid) {
+		if trs, ok := refusedBefore(api, verb, "Bash", "PreToolUse:Bash hook error:", "pid="+pid); !ok {
 			t.Errorf("`%s` while pid %s holds the session lock was not denied naming the holder: %+v", verb, pid, trs)
 		}
 	}
@@ -1120,10 +1119,7 @@ func heartbeatFIFO(t *testing.T, p *project) {
 		!regexp.MustCompile(`(?m)^p\S* .* heartbeat-`).MatchString(made[0].Text) {
 		t.Fatalf("no FIFO in the heartbeat's place: %+v", made)
 	}
-	trs := toolResultsOf(api, `"tasks": []`)
-	if len(trs) != 1 || !trs[0].IsError ||
-		!strings.Contains(trs[0].Text, "PreToolUse:Write hook error") ||
-		!strings.Contains(trs[0].Text, "harness [state-files]") {
+	if trs, ok := refusedBefore(api, `"tasks": []`, "Write", "harness [state-files]"); !ok {
 		t.Errorf("the Write of the tasks file was not denied by the guard: %+v", trs)
 	}
 	if tk := p.task(id); tk.Status != "pending" {

@@ -63,8 +63,7 @@ func TestScenarioUndo(t *testing.T) {
 	if p.exists("src") || p.readFile("notes.txt") != "overwritten by the agent\n" {
 		t.Fatalf("the agent's steps did not run as scripted (src exists: %v, notes: %q)", p.exists("src"), p.readFile("notes.txt"))
 	}
-	refused := toolResultsOf(api, "harness undo 2")
-	if len(refused) != 1 || !refused[0].IsError || !strings.Contains(refused[0].Text, "PreToolUse:Bash hook error") || !strings.Contains(refused[0].Text, "harness undo") {
+	if refused, ok := refusedBefore(api, "harness undo 2", "Bash", "harness undo"); !ok {
 		t.Errorf("the agent's own `harness undo` was not refused by PreToolUse: %+v", refused)
 	}
 	after := snapshotFiles(t, p.Dir)
