@@ -287,15 +287,7 @@ func (r repo) failed(err error) error {
 // removed first.
 func writeNew(path string, data []byte) error {
 	os.Remove(path)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return safefile.CreateOwn(path, data, 0o600)
 }
 
 // save takes a checkpoint with the lock held; it returns the head after it.
