@@ -61,23 +61,9 @@ type Payload struct {
 const maxPayload = 64 << 20
 
 // stdinWait bounds how long a hook waits for stdin to close, so a hook run by
-// hand or by a misbehaving parent cannot hang.
+// hand or by a misbehaving parent cannot hang. What arrived by then is the
+// payload (readStdin, per platform).
 const stdinWait = 10 * time.Second
-
-// Read reads and parses a payload from r.
-func Read(r io.Reader) Payload {
-	done := make(chan []byte, 1)
-	go func() {
-		data, _ := io.ReadAll(io.LimitReader(r, maxPayload))
-		done <- data
-	}()
-	var data []byte
-	select {
-	case data = <-done:
-	case <-time.After(stdinWait):
-	}
-	return Parse(data)
-}
 
 // Parse parses a payload from bytes.
 func Parse(data []byte) Payload {
@@ -229,7 +215,7 @@ func Main(event string, fn func(Payload) Decision) int {
 	start := time.Now()
 	shortlived.Tune()
 	record.Trust()
-	p := Read(os.Stdin)
+	p := Parse(readStdin())
 	if os.Getenv("HARNESS_REVIEWER") == "1" {
 		// The reviewer (internal/review) is a Claude Code session the
 		// harness started to judge a task, not a worker: its run switches
