@@ -5,6 +5,7 @@ package safefile
 import (
 	"io"
 	"os"
+	"time"
 )
 
 // noFollow: no such open flag here (Touch removes a link first).
@@ -16,6 +17,9 @@ const noFollow = 0
 func open(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return os.OpenFile(path, flag, perm)
 }
+
+// setTimes sets the times of the file at path to at.
+func setTimes(path string, at time.Time) error { return os.Chtimes(path, at, at) }
 
 // readFile is ReadFile through the os package.
 func readFile(path string, limit int64) ([]byte, error) {

@@ -7,6 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // noFollow refuses a symlink as the last element of a path opened to
@@ -19,6 +22,17 @@ const noFollow = syscall.O_NOFOLLOW
 // process's. Reads and writes of a regular file ignore O_NONBLOCK.
 func open(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return os.OpenFile(path, flag|syscall.O_NONBLOCK|syscall.O_NOCTTY, perm)
+}
+
+// setTimes sets the times of the file at path to at, never through a
+// symlink: one put in the mark's place after Touch opened it gets its own
+// times changed, not its target's.
+func setTimes(path string, at time.Time) error {
+	ts := unix.NsecToTimespec(at.UnixNano())
+	if err := unix.UtimesNanoAt(unix.AT_FDCWD, path, []unix.Timespec{ts, ts}, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return &fs.PathError{Op: "chtimes", Path: path, Err: err}
+	}
+	return nil
 }
 
 // readFile is ReadFile in system calls of its own: an *os.File of a file

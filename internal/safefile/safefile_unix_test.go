@@ -153,6 +153,26 @@ func TestTouch(t *testing.T) {
 	assert.ErrorIs(t, Touch(t.TempDir(), at), ErrNotRegular)
 }
 
+// A symlink put in a mark's place between Touch's open and its setting of
+// the times gets its own times set, never its target's.
+func TestSetTimesNeverFollows(t *testing.T) {
+	dir := t.TempDir()
+	victim, link := filepath.Join(dir, "victim"), filepath.Join(dir, "mark")
+	require.NoError(t, os.WriteFile(victim, []byte("keep me"), 0o644))
+	was := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	require.NoError(t, os.Chtimes(victim, was, was))
+	require.NoError(t, os.Symlink(victim, link))
+	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	require.NoError(t, setTimes(link, at))
+	fi, err := os.Stat(victim)
+	require.NoError(t, err)
+	assert.True(t, fi.ModTime().Equal(was), "the link's target was touched: %s", fi.ModTime())
+	li, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.True(t, li.ModTime().Equal(at), li.ModTime().String())
+	assert.Error(t, setTimes(filepath.Join(dir, "missing"), at))
+}
+
 // TestAppendOwn: an append to the harness's own file never waits on a
 // FIFO in its place and never reaches another file through a symlink:
 // either is replaced by a file of its own; a regular one is appended to.
