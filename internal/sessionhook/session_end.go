@@ -29,6 +29,10 @@ func SessionEnd(p hook.Payload) hook.Decision {
 	if !ok {
 		return hook.Decision{}
 	}
+	// Every transaction here waits within the hook's budget.
+	saved := lock.TxTimeout
+	lock.TxTimeout = endTxWait
+	defer func() { lock.TxTimeout = saved }()
 	rt := ReadRuntime(c.Record(), c.session)
 	defer removeRuntime(c.Record(), c.session)
 	// The session's account of the budget no longer changes: it joins the
@@ -42,12 +46,8 @@ func SessionEnd(p hook.Payload) hook.Decision {
 		return hook.Decision{}
 	}
 	// Once per session, the log's whole text against the record's mirror
-	// (the other hooks compare its recent part); within the hook's budget
-	// like every transaction here.
-	saved := lock.TxTimeout
-	lock.TxTimeout = endTxWait
+	// (the other hooks compare its recent part).
 	integrity.WholeLog(c.Project, "a writer outside the harness")
-	lock.TxTimeout = saved
 	n := progress.LastSession(c.Root)
 	if rt != nil {
 		n = rt.Session
@@ -57,15 +57,10 @@ func SessionEnd(p hook.Payload) hook.Decision {
 		// for the StopFailure hook, and a run that exits at once (claude
 		// -p) can end before it ran: the record, the log line and the
 		// kept claim are made here when it did not make them.
-		saved := lock.TxTimeout
-		lock.TxTimeout = endTxWait
 		recordAPIError(c, rt, kind, details, true)
-		lock.TxTimeout = saved
 	}
 	var entries []progress.Entry
 	if didWork(c.Root, rt) {
-		saved := lock.TxTimeout
-		lock.TxTimeout = endTxWait
 		at := c.now.UTC().Format(time.RFC3339)
 		// The one change is last_session: made in place when the cache
 		// knows the file, without parsing the tasks (docs/perf.md).
@@ -86,7 +81,6 @@ func SessionEnd(p hook.Payload) hook.Decision {
 				stats = schedule.Count(s.Tasks).Line()
 			}
 		}
-		lock.TxTimeout = saved
 		if stats != "" {
 			entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Stats, Message: stats})
 		}
