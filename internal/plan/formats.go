@@ -30,9 +30,19 @@ var (
 		return regexp.MustCompile(`(?i)^(?:priority\s*[:/=_ -]?\s*)?(p[0-4]|critical|urgent|high|medium|normal|low)(?:\s*[:/=_ -]?\s*priority)?$`)
 	})
 	bulletLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(.*\S)\s*$`) })
-	boxLine    = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(\s*)(?:[-*+]|\d+[.)])\s+\[([ xX/~!?>.-])\]\s+(.*\S)\s*$`)
+	// A "*" right after the box is Kiro's mark of an optional task
+	// ("- [ ]* 2.3 Write the unit tests").
+	boxLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(\s*)(?:[-*+]|\d+[.)])\s+\[([ xX/~!?>.-])\](\*?)\s+(.*\S)\s*$`)
 	})
+	// dependsDetail is a detail line naming the items an item waits on by
+	// their numbers, as Kiro-style plans write it: "_Depends: 1.1, 2.3_".
+	dependsDetail = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^[*_]*depends(?:\s+on)?[*_]*\s*:[*_]*\s*(.*?)\s*[*_]*$`)
+	})
+	// itemNumber is the number an item's title begins with ("2.1 Create
+	// the models", "3. Wire it up", spec-kit's "T004 [P] Contract test").
+	itemNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)*|T\d+)\.?(?:\s|$)`) })
 )
 
 // listLines reads a text of criteria as a list: one a line, list markers

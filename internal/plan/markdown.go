@@ -15,10 +15,11 @@ import (
 // the next ("[-]" is cancelled in Obsidian's Tasks, started in many
 // roadmaps): every one of them is not done.
 type box struct {
-	indent int
-	done   bool
-	mark   string
-	text   string
+	indent   int
+	done     bool
+	optional bool // Kiro's "- [ ]*": a task that may wait until after the rest
+	mark     string
+	text     string
 }
 
 // checkbox reads a checklist line, nil for any other.
@@ -27,7 +28,7 @@ func checkbox(line string) *box {
 	if m == nil {
 		return nil
 	}
-	return &box{indent: len(strings.ReplaceAll(m[1], "\t", "    ")), done: m[2] == "x" || m[2] == "X", mark: m[2], text: m[3]}
+	return &box{indent: len(strings.ReplaceAll(m[1], "\t", "    ")), done: m[2] == "x" || m[2] == "X", optional: m[3] == "*", mark: m[2], text: m[4]}
 }
 
 // parseMarkdown reads a checklist: every "- [ ] title" line is a task,
@@ -35,14 +36,18 @@ func checkbox(line string) *box {
 // and the item above it waits on it (the outer item is done when its
 // parts are); a plain list item nested under one is one of its acceptance
 // criteria, and indented text under it goes on with its description.
-// Other lines are ignored. A line has no id, so its Source is the hash of
-// its text.
+// Kiro-style plans add two things: a detail line "_Depends: 1.1, 2.3_"
+// makes the item wait on the items numbered so, and "- [ ]*" marks an
+// optional item, imported at P2 (after the rest at P1). Other lines are
+// ignored. A line has no id, so its Source is the hash of its text.
 func parseMarkdown(name string, data []byte) (*Plan, error) {
 	p := &Plan{}
 	type open struct{ indent, index int }
 	var stack []open
-	marks := map[string]int{} // the other marks than [ ] and [x], and how many
-	fence := ""               // the fence of the code block the line is in
+	marks := map[string]int{}   // the other marks than [ ] and [x], and how many
+	waits := map[int][]string{} // an item's "_Depends:" numbers, by its index
+	optional := map[int]bool{}  // the items marked "- [ ]*", by index
+	fence := ""                 // the fence of the code block the line is in
 	comment := false
 	for n, line := range lines(data) {
 		// An HTML comment hides its lines (a template's example, an item
@@ -82,6 +87,10 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 					break
 				}
 				if m := bulletLine().FindStringSubmatch(line); m != nil {
+					if refs := numberRefs(m[1]); refs != nil {
+						waits[owner] = append(waits[owner], refs...)
+						break
+					}
 					p.Items[owner].Acceptance = append(p.Items[owner].Acceptance, plainText(m[1]))
 				} else {
 					p.Items[owner].Description = strings.TrimSpace(p.Items[owner].Description + "\n" + t)
@@ -100,6 +109,10 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 		}
 		it := Item{Source: Markdown + ":" + shortHash(c.text), Title: title, Priority: "P1", Done: c.done,
 			DependsOn: []string{}, line: n}
+		if c.optional {
+			it.Priority = "P2"
+			optional[len(p.Items)] = true
+		}
 		for len(stack) > 0 && stack[len(stack)-1].indent >= c.indent {
 			stack = stack[:len(stack)-1]
 		}
@@ -118,9 +131,13 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s: the items marked %s are imported as not done (such a mark means started, cancelled or deferred, by the file's own convention)",
 			name, strings.Join(said, ", ")))
 	}
+	if len(optional) > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("%s: %d item(s) marked optional (`- [ ]*`) are imported at priority P2, after the rest", name, len(optional)))
+	}
 	if len(p.Items) == 0 && len(p.Skipped) == 0 {
 		return nil, bad(name, "", "no checklist items (lines like `- [ ] title`)")
 	}
+	p.Notes = append(p.Notes, numberedWaits(name, p.Items, waits, optional)...)
 	uniqueSources(p.Items)
 	// The parents' links were made by index: the Sources are final now.
 	for i := range p.Items {
@@ -129,10 +146,85 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 				idx, _ := strconv.Atoi(k)
 				p.Items[i].DependsOn[j] = p.Items[idx].Source
 				p.Items[i].parts = append(p.Items[i].parts, p.Items[idx].Source)
+			} else if k, ok := strings.CutPrefix(d, "\x01"); ok {
+				idx, _ := strconv.Atoi(k)
+				p.Items[i].DependsOn[j] = p.Items[idx].Source
 			}
 		}
 	}
 	return p, nil
+}
+
+// numberRefs reads a detail line "_Depends: 1.1, 2.3_" as the item
+// numbers it names; nil for any other line, and for one whose words are not
+// all item numbers (prose such as "Depends on: the API being stable" stays
+// a criterion).
+func numberRefs(detail string) []string {
+	m := dependsDetail().FindStringSubmatch(detail)
+	if m == nil {
+		return nil
+	}
+	refs := strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == ' ' || r == ';' })
+	for _, r := range refs {
+		if itemNumber().FindString(r+" ") == "" {
+			return nil
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	return refs
+}
+
+// numberedWaits adds to each item of waits the items its "_Depends:" line
+// numbers (an item's number is the one its title begins with), and to an
+// item numbered "2" its sub-tasks "2.1", "2.2", … as its parts (the major
+// task is done when they are, as with an item nested under another),
+// but for an optional one and one that waits on it itself. The links are
+// by index until the Sources are final; the notes say which numbers no
+// item has.
+func numberedWaits(name string, items []Item, waits map[int][]string, optional map[int]bool) (notes []string) {
+	numbered := map[string]int{}
+	number := make([]string, len(items))
+	for i, it := range items {
+		if m := itemNumber().FindStringSubmatch(it.Title); m != nil {
+			number[i] = m[1]
+			if _, twice := numbered[m[1]]; !twice {
+				numbered[m[1]] = i
+			}
+		}
+	}
+	link := func(i, k int, prefix string) {
+		for _, d := range items[i].DependsOn {
+			if d == "\x00"+strconv.Itoa(k) || d == "\x01"+strconv.Itoa(k) {
+				return
+			}
+		}
+		items[i].DependsOn = append(items[i].DependsOn, prefix+strconv.Itoa(k))
+	}
+	for _, i := range slices.Sorted(maps.Keys(waits)) {
+		for _, ref := range waits[i] {
+			k, ok := numbered[strings.TrimSuffix(ref, ".")]
+			switch {
+			case !ok:
+				notes = append(notes, fmt.Sprintf("%s: %q depends on %s, which no item of the file is numbered: not taken as a dependency", name, items[i].Title, ref))
+			case k != i:
+				link(i, k, "\x01")
+			}
+		}
+	}
+	for k, n := range number {
+		major, _, sub := strings.Cut(n, ".")
+		if !sub || strings.Contains(n[len(major)+1:], ".") || optional[k] {
+			continue
+		}
+		i, ok := numbered[major]
+		if !ok || slices.Contains(waits[k], major) || slices.Contains(waits[k], major+".") {
+			continue
+		}
+		link(i, k, "\x00")
+	}
+	return notes
 }
 
 // fenceOf is the fence a line opens or closes a code block with ("```",
