@@ -40,6 +40,11 @@ var (
 	dependsDetail = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^[*_]*depends(?:\s+on)?[*_]*\s*:[*_]*\s*(.*?)\s*[*_]*$`)
 	})
+	// dependsInline is the same said in an item's own text, as spec-kit
+	// writes it: "T014 Implement the service (depends on T012, T013)".
+	dependsInline = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\(\s*depends\s+on\s*:?\s*([^()]*?)\s*\)`)
+	})
 	// itemNumber is the number an item's title begins with ("2.1 Create
 	// the models", "3. Wire it up", spec-kit's "T004 [P] Contract test").
 	itemNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)*|T\d+)\.?(?:\s|$)`) })

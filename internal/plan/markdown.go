@@ -37,8 +37,9 @@ func checkbox(line string) *box {
 // parts are); a plain list item nested under one is one of its acceptance
 // criteria, and indented text under it goes on with its description.
 // Kiro-style plans add two things: a detail line "_Depends: 1.1, 2.3_"
-// makes the item wait on the items numbered so, and "- [ ]*" marks an
-// optional item, imported at P2 (after the rest at P1). Other lines are
+// (spec-kit's "(depends on T012, T013)" in the item's text) makes the item
+// wait on the items numbered so, and "- [ ]*" marks an optional item,
+// imported at P2 (after the rest at P1). Other lines are
 // ignored. A line has no id, so its Source is the hash of its text.
 func parseMarkdown(name string, data []byte) (*Plan, error) {
 	p := &Plan{}
@@ -113,6 +114,11 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 			it.Priority = "P2"
 			optional[len(p.Items)] = true
 		}
+		for _, m := range dependsInline().FindAllStringSubmatch(title, -1) {
+			if refs := itemNumbers(m[1]); refs != nil {
+				waits[len(p.Items)] = append(waits[len(p.Items)], refs...)
+			}
+		}
 		for len(stack) > 0 && stack[len(stack)-1].indent >= c.indent {
 			stack = stack[:len(stack)-1]
 		}
@@ -160,18 +166,24 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 // all item numbers (prose such as "Depends on: the API being stable" stays
 // a criterion).
 func numberRefs(detail string) []string {
-	m := dependsDetail().FindStringSubmatch(detail)
-	if m == nil {
-		return nil
+	if m := dependsDetail().FindStringSubmatch(detail); m != nil {
+		return itemNumbers(m[1])
 	}
-	refs := strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == ' ' || r == ';' })
-	for _, r := range refs {
+	return nil
+}
+
+// itemNumbers reads "1.1, 2.3" or "T012 and T013" as item numbers; nil
+// unless every word is one.
+func itemNumbers(s string) []string {
+	var refs []string
+	for _, r := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
+		if strings.EqualFold(r, "and") {
+			continue
+		}
 		if itemNumber().FindString(r+" ") == "" {
 			return nil
 		}
-	}
-	if len(refs) == 0 {
-		return nil
+		refs = append(refs, r)
 	}
 	return refs
 }
