@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/harness-agent/harness/internal/failure"
 )
 
 // box is one checklist line: "- [ ] text", "* [x] text", "1. [ ] text".
@@ -48,6 +50,7 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 	marks := map[string]int{}   // the other marks than [ ] and [x], and how many
 	waits := map[int][]string{} // an item's "_Depends:" numbers, by its index
 	optional := map[int]bool{}  // the items marked "- [ ]*", by index
+	listed := 0                 // list items without a box
 	fence := ""                 // the fence of the code block the line is in
 	comment := false
 	for n, line := range lines(data) {
@@ -67,6 +70,9 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 			continue
 		}
 		c := checkbox(line)
+		if c == nil && bulletLine().MatchString(line) {
+			listed++
+		}
 		if c == nil {
 			t := strings.TrimSpace(line)
 			switch {
@@ -141,7 +147,13 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s: %d item(s) marked optional (`- [ ]*`) are imported at priority P2, after the rest", name, len(optional)))
 	}
 	if len(p.Items) == 0 && len(p.Skipped) == 0 {
-		return nil, bad(name, "", "no checklist items (lines like `- [ ] title`)")
+		err := bad(name, "", "no checklist items (lines like `- [ ] title`)")
+		if listed > 0 {
+			// A plan written as a plain list (a plan mode's numbered
+			// steps): which of its items are tasks is the person's call.
+			return nil, err.(*failure.Error).WithHint("%s has %d list item(s) without a box: write the ones that are tasks as `- [ ] …` (or `1. [ ] …`), then import it again", name, listed)
+		}
+		return nil, err
 	}
 	p.Notes = append(p.Notes, numberedWaits(name, p.Items, waits, optional)...)
 	uniqueSources(p.Items)
