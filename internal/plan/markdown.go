@@ -41,8 +41,8 @@ func checkbox(line string) *box {
 // Kiro-style plans add two things: a detail line "_Depends: 1.1, 2.3_"
 // (spec-kit's "(depends on T012, T013)" in the item's text) makes the item
 // wait on the items numbered so, and "- [ ]*" marks an optional item,
-// imported at P2 (after the rest at P1). Other lines are
-// ignored. A line has no id, so its Source is the hash of its text.
+// imported at P2 (after the rest at P1). Other lines are ignored. A line
+// has no id, so its Source is the hash of its text.
 func parseMarkdown(name string, data []byte) (*Plan, error) {
 	p := &Plan{}
 	type open struct{ indent, index int }
@@ -202,18 +202,22 @@ func itemNumbers(s string) []string {
 
 // numberedWaits adds to each item of waits the items its "_Depends:" line
 // numbers (an item's number is the one its title begins with), and to an
-// item numbered "2" its sub-tasks "2.1", "2.2", … as its parts (the major
+// item numbered "2." its sub-tasks "2.1", "2.2", … as its parts (the major
 // task is done when they are, as with an item nested under another),
-// but for an optional one and one that waits on it itself. The links are
-// by index until the Sources are final; the notes say which numbers no
-// item has.
+// but for an optional one and one that waits on it itself. A number two
+// items begin with (a list that starts again at each heading) names
+// neither. The links are by index until the Sources are final; the notes
+// say which numbers name no item.
 func numberedWaits(name string, items []Item, waits map[int][]string, optional map[int]bool) (notes []string) {
+	const twice = -1
 	numbered := map[string]int{}
 	number := make([]string, len(items))
 	for i, it := range items {
 		if m := itemNumber().FindStringSubmatch(it.Title); m != nil {
 			number[i] = m[1]
-			if _, twice := numbered[m[1]]; !twice {
+			if _, seen := numbered[m[1]]; seen {
+				numbered[m[1]] = twice
+			} else {
 				numbered[m[1]] = i
 			}
 		}
@@ -232,6 +236,8 @@ func numberedWaits(name string, items []Item, waits map[int][]string, optional m
 			switch {
 			case !ok:
 				notes = append(notes, fmt.Sprintf("%s: %q depends on %s, which no item of the file is numbered: not taken as a dependency", name, items[i].Title, ref))
+			case k == twice:
+				notes = append(notes, fmt.Sprintf("%s: %q depends on %s, which more than one item of the file is numbered: not taken as a dependency", name, items[i].Title, ref))
 			case k != i:
 				link(i, k, "\x01")
 			}
@@ -239,11 +245,12 @@ func numberedWaits(name string, items []Item, waits map[int][]string, optional m
 	}
 	for k, n := range number {
 		major, _, sub := strings.Cut(n, ".")
-		if !sub || strings.Contains(n[len(major)+1:], ".") || optional[k] {
+		if !sub || strings.Contains(n[len(major)+1:], ".") || optional[k] || numbered[n] == twice {
 			continue
 		}
 		i, ok := numbered[major]
-		if !ok || slices.Contains(waits[k], major) || slices.Contains(waits[k], major+".") {
+		if !ok || i == twice || !strings.HasPrefix(items[i].Title, major+".") ||
+			slices.Contains(waits[k], major) || slices.Contains(waits[k], major+".") {
 			continue
 		}
 		link(i, k, "\x00")

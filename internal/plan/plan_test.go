@@ -107,6 +107,26 @@ func TestParse(t *testing.T) {
 				{Source: "markdown:" + shortHash("Announce"), Title: "Announce", Priority: "P1"},
 				{Source: "markdown:" + shortHash("not nested under Announce"), Title: "not nested under Announce", Priority: "P1"},
 			}},
+		{name: "markdown, numbered as Kiro numbers them", format: Markdown, file: "tasks.md",
+			text: "- [ ] 1. Models\n- [ ] 1.1 Album\n- [x]* 1.2 Album tests\n  - _Depends: 1.1_\n- [ ] 2 Wire\n  - **Depends on**: 1\n  - Depends on: the API\n- [ ] 2.5 inch screen\n",
+			want: []brief{
+				{Source: "markdown:" + shortHash("1. Models"), Title: "1. Models", Priority: "P1", DependsOn: []string{"markdown:" + shortHash("1.1 Album")}},
+				{Source: "markdown:" + shortHash("1.1 Album"), Title: "1.1 Album", Priority: "P1"},
+				{Source: "markdown:" + shortHash("1.2 Album tests"), Title: "1.2 Album tests", Priority: "P2", Done: true,
+					DependsOn: []string{"markdown:" + shortHash("1.1 Album")}},
+				// "2 Wire" is no major task ("2." is): "2.5 inch screen" is not its part.
+				{Source: "markdown:" + shortHash("2 Wire"), Title: "2 Wire", Priority: "P1", DependsOn: []string{"markdown:" + shortHash("1. Models")},
+					Acceptance: []string{"Depends on: the API"}},
+				{Source: "markdown:" + shortHash("2.5 inch screen"), Title: "2.5 inch screen", Priority: "P1"},
+			}},
+		{name: "markdown, numbered again under each heading", format: Markdown, file: "ROADMAP.md",
+			text: "## Now\n- [ ] 1. Parser\n- [ ] 1.1 Lexer\n## Later\n- [ ] 1. Printer\n- [ ] 2. Docs\n  - _Depends: 1_\n",
+			want: []brief{
+				{Source: "markdown:" + shortHash("1. Parser"), Title: "1. Parser", Priority: "P1"},
+				{Source: "markdown:" + shortHash("1.1 Lexer"), Title: "1.1 Lexer", Priority: "P1"},
+				{Source: "markdown:" + shortHash("1. Printer"), Title: "1. Printer", Priority: "P1"},
+				{Source: "markdown:" + shortHash("2. Docs"), Title: "2. Docs", Priority: "P1"},
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := Parse(tc.format, tc.file, []byte(tc.text))
