@@ -14,6 +14,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/jsonedit"
+	"github.com/harness-agent/harness/internal/safefile"
 )
 
 const bin = "/home/u/.claude/harness/bin"
@@ -666,6 +667,31 @@ func TestInstallRefusesInvalidFile(t *testing.T) {
 	assert.NoFileExists(t, path+BackupSuffix)
 	entries, _ := os.ReadDir(filepath.Dir(path))
 	assert.Len(t, entries, 1, "no temporary files left behind")
+}
+
+// A settings file of MaxFile bytes is read and edited; one byte more and
+// it is refused, left as it was (a hook reading it counts it as no file).
+func TestInstallAtTheSizeBound(t *testing.T) {
+	dir := t.TempDir()
+	body := func(size int) string {
+		head := "{\"model\": \"opus\"}"
+		return head + strings.Repeat(" ", size-len(head)-1) + "\n"
+	}
+	at, past := filepath.Join(dir, "at.json"), filepath.Join(dir, "past.json")
+	write(t, at, body(MaxFile), 0o644)
+	write(t, past, body(MaxFile+1), 0o644)
+
+	r, err := Install(at, bin, false)
+	require.NoError(t, err)
+	assert.True(t, r.Changed())
+	assert.Contains(t, read(t, at), "harness-stop")
+
+	_, err = Install(past, bin, false)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cannot read "+past)
+	assert.ErrorIs(t, err, safefile.ErrTooLarge)
+	assert.Equal(t, body(MaxFile+1), read(t, past), "left as it was")
+	assert.Nil(t, readQuiet(past))
 }
 
 func TestInstallDryRun(t *testing.T) {
