@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -95,13 +96,15 @@ func runImport(e *Env, c *command, args []string) int {
 		}
 	}
 	var steps []importStep
-	var warnings, noCheck []string
+	var warnings, noCheck, shared []string
 	unchanged, checked := 0, 0
 	_, err = statecache.Update(dir, func(s *state.State) error {
-		steps, warnings, unchanged, err = applyPlan(s, p, stamp(e.Now()), loggedIDs(dir), *check, personEdits(dir))
+		edited, from := importLog(dir)
+		steps, warnings, unchanged, err = applyPlan(s, p, stamp(e.Now()), loggedIDs(dir), *check, edited)
 		if err != nil {
 			return err
 		}
+		shared = sharedItems(s, p, dir, e.path(file), file, from)
 		checked = 0
 		for _, st := range steps {
 			if st.checked {
@@ -165,6 +168,9 @@ func runImport(e *Env, c *command, args []string) int {
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(e.Stderr, "WARN [%s] %s\n", failure.Dependency, w)
+	}
+	for _, w := range shared {
+		fmt.Fprintf(e.Stderr, "WARN [%s] %s\n", failure.Config, w)
 	}
 	fmt.Fprintf(e.Stdout, "%s (%s): %d added (%d done), %d updated, %d unchanged, %d kept as the harness has them, %d skipped\n",
 		file, p.Format, counts["added"], counts["done"], counts["updated"], unchanged, counts["kept"], len(p.Skipped))
@@ -338,21 +344,35 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int, check strin
 	return steps, warnings, unchanged, nil
 }
 
-// personEdits reads in the progress log the fields of each task set with
-// `harness edit` ("Task edited: task-005 (priority, title)"; an import's
-// own lines name the file they come from).
-func personEdits(dir string) map[string]map[string]bool {
-	out := map[string]map[string]bool{}
+// importLog reads the progress log once for two things: the fields of
+// each task set with `harness edit` ("Task edited: task-005 (priority,
+// title)"; an import's own lines name the file they come from), and the
+// plan file each source was last imported from, as its import named it
+// ("… imported from specs/a/tasks.md (markdown:…)", "Task edited: … from
+// FILE (SOURCE)").
+func importLog(dir string) (edited map[string]map[string]bool, from map[string]string) {
+	edited, from = map[string]map[string]bool{}, map[string]string{}
 	f, err := safefile.Open(progress.Path(dir))
 	if err != nil {
-		return out
+		return edited, from
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		_, rest, ok := strings.Cut(sc.Text(), " Task edited: ")
-		if !ok || strings.Contains(rest, ") from ") {
+		line := sc.Text()
+		if _, rest, ok := strings.Cut(line, " Task added: "); ok {
+			if i := strings.LastIndex(rest, " imported from "); i >= 0 {
+				importedFrom(from, rest[i+len(" imported from "):])
+			}
+			continue
+		}
+		_, rest, ok := strings.Cut(line, " Task edited: ")
+		if !ok {
+			continue
+		}
+		if i := strings.LastIndex(rest, ") from "); i >= 0 {
+			importedFrom(from, rest[i+len(") from "):])
 			continue
 		}
 		id, list, ok := strings.Cut(rest, " (")
@@ -361,11 +381,91 @@ func personEdits(dir string) map[string]map[string]bool {
 			continue
 		}
 		for _, field := range strings.Split(list, ", ") {
-			if out[id] == nil {
-				out[id] = map[string]bool{}
+			if edited[id] == nil {
+				edited[id] = map[string]bool{}
 			}
-			out[id][field] = true
+			edited[id][field] = true
 		}
+	}
+	return edited, from
+}
+
+// importedFrom notes "FILE (SOURCE)", the end of an import's log line.
+func importedFrom(from map[string]string, tail string) {
+	i := strings.LastIndex(tail, " (")
+	if i < 0 || !strings.HasSuffix(tail, ")") {
+		return
+	}
+	from[tail[i+2:len(tail)-1]] = tail[:i]
+}
+
+// sharedItems says which items of plan p (the file at path, named file)
+// are taken as tasks another plan file's import made, that file still
+// there and still holding them: two files' items of one text (two specs'
+// "T001 Create the project structure", hashed alike) or one id (two
+// repositories' issue #12) are one source, so one task, and the second
+// file's item would be lost unsaid. A file named again as before, or one
+// gone (moved), is not another.
+func sharedItems(s *state.State, p *plan.Plan, root, path, file string, from map[string]string) []string {
+	ids := map[string]string{}
+	for i := range s.Tasks {
+		if src := s.Tasks[i].Source; src != "" {
+			ids[src] = s.Tasks[i].ID
+		}
+	}
+	holds := map[string]map[string]bool{} // another file's sources, read once
+	var out []string
+	for _, it := range p.Items {
+		other, id := from[it.Source], ids[it.Source]
+		if other == "" || id == "" || filepath.Clean(other) == filepath.Clean(file) {
+			continue
+		}
+		at := other
+		if !filepath.IsAbs(at) {
+			at = filepath.Join(root, at)
+		}
+		if sameFile(at, path) {
+			continue
+		}
+		if holds[at] == nil {
+			holds[at] = planSources(at)
+		}
+		if holds[at][it.Source] {
+			out = append(out, fmt.Sprintf("%s: its item %s (%s) is also in %s, whose import made %s: the two are one task, and this file's is not imported apart (give it a text or an id of its own in one of the files)",
+				file, it.Source, it.Title, other, id))
+		}
+	}
+	return out
+}
+
+// sameFile reports whether a and b name one file (b may not exist yet).
+func sameFile(a, b string) bool {
+	ai, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	bi, err := os.Stat(b)
+	return err == nil && os.SameFile(ai, bi)
+}
+
+// planSources is the set of the sources of the plan file at path; empty
+// when it is gone or does not read.
+func planSources(path string) map[string]bool {
+	out := map[string]bool{}
+	data, err := safefile.ReadFile(path, maxPlanBytes)
+	if err != nil {
+		return out
+	}
+	format, err := plan.Detect(path, data)
+	if err != nil {
+		return out
+	}
+	p, err := plan.Parse(format, path, data)
+	if err != nil {
+		return out
+	}
+	for _, it := range p.Items {
+		out[it.Source] = true
 	}
 	return out
 }
