@@ -271,14 +271,21 @@ func fenceOf(line string) string {
 }
 
 // plainText takes Markdown's emphasis off a title: "**Auth**: login" is
-// "Auth: login". Code spans keep theirs.
+// "Auth: login", and a text emphasised whole ("_Requirements: 2.1_", as
+// Kiro writes a task's detail) is the text. Code spans keep theirs.
 func plainText(s string) string {
 	for _, m := range []string{"**", "__"} {
 		if strings.Count(s, m) >= 2 && !strings.Contains(s, "`") {
 			s = strings.ReplaceAll(s, m, "")
 		}
 	}
-	return strings.TrimSpace(s)
+	s = strings.TrimSpace(s)
+	for _, m := range []string{"_", "*"} {
+		if len(s) > 2 && strings.HasPrefix(s, m) && strings.HasSuffix(s, m) && strings.Count(s, m) == 2 {
+			s = strings.TrimSpace(s[1 : len(s)-1])
+		}
+	}
+	return s
 }
 
 // placeholder reports whether a checklist item's text holds no work of
