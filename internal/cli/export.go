@@ -62,7 +62,20 @@ func runExport(e *Env, c *command, args []string) int {
 				verdicts[t.Source] = verdictOf(t)
 			}
 		}
-		if text, changes, err = plan.Patch(*format, *from, data, func(src string) plan.Verdict { return verdicts[src] }); err != nil {
+		// An item its import set apart (another plan holds one of its
+		// source) is its own task's.
+		var renamed map[string]string
+		if p, err := plan.Parse(*format, *from, data); err == nil {
+			_, logged := importLog(dir)
+			renamed, _ = apartSources(s, p, dir, e.path(*from), *from, logged)
+		}
+		verdict := func(src string) plan.Verdict {
+			if v, ok := verdicts[renamed[src]]; ok {
+				return v
+			}
+			return verdicts[src]
+		}
+		if text, changes, err = plan.Patch(*format, *from, data, verdict); err != nil {
 			return e.fail(err)
 		}
 	} else if text, err = plan.Write(*format, s.Tasks); err != nil {

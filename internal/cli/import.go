@@ -96,15 +96,15 @@ func runImport(e *Env, c *command, args []string) int {
 		}
 	}
 	var steps []importStep
-	var warnings, noCheck, shared []string
+	var warnings, noCheck, apart []string
 	unchanged, checked := 0, 0
 	_, err = statecache.Update(dir, func(s *state.State) error {
 		edited, from := importLog(dir)
+		apart = setApart(s, p, dir, e.path(file), file, from)
 		steps, warnings, unchanged, err = applyPlan(s, p, stamp(e.Now()), loggedIDs(dir), *check, edited)
 		if err != nil {
 			return err
 		}
-		shared = sharedItems(s, p, dir, e.path(file), file, from)
 		checked = 0
 		for _, st := range steps {
 			if st.checked {
@@ -169,7 +169,7 @@ func runImport(e *Env, c *command, args []string) int {
 	for _, w := range warnings {
 		fmt.Fprintf(e.Stderr, "WARN [%s] %s\n", failure.Dependency, w)
 	}
-	for _, w := range shared {
+	for _, w := range apart {
 		fmt.Fprintf(e.Stderr, "WARN [%s] %s\n", failure.Config, w)
 	}
 	fmt.Fprintf(e.Stdout, "%s (%s): %d added (%d done), %d updated, %d unchanged, %d kept as the harness has them, %d skipped\n",
@@ -399,43 +399,134 @@ func importedFrom(from map[string]string, tail string) {
 	from[tail[i+2:len(tail)-1]] = tail[:i]
 }
 
-// sharedItems says which items of plan p (the file at path, named file)
-// are taken as tasks another plan file's import made, that file still
-// there and still holding them: two files' items of one text (two specs'
-// "T001 Create the project structure", hashed alike) or one id (two
-// repositories' issue #12) are one source, so one task, and the second
-// file's item would be lost unsaid. A file named again as before, or one
-// gone (moved), is not another.
-func sharedItems(s *state.State, p *plan.Plan, root, path, file string, from map[string]string) []string {
-	ids := map[string]string{}
-	for i := range s.Tasks {
-		if src := s.Tasks[i].Source; src != "" {
-			ids[src] = s.Tasks[i].ID
+// setApart gives an item of plan p (the file at path, named file) a
+// source of its own, SOURCE@KEY (planKey), where another plan file's
+// import made a task of its source and that file is still there and
+// still holds it: two files' items of one text (two specs' "T001 Create
+// project structure per implementation plan", hashed alike) or one id (two
+// repositories' issue #12) are otherwise one task, and the second file's
+// item is lost. An item set apart before keeps its source, and takes the
+// one set apart for a file no longer where its key says (moved). A file
+// named again as before, one gone, or one reached from another directory
+// or a worktree of the repository is not another. The dependencies
+// between p's items follow; it returns a line for each item set apart
+// now.
+func setApart(s *state.State, p *plan.Plan, root, path, file string, from map[string]string) []string {
+	renamed, notes := apartSources(s, p, root, path, file, from)
+	for i := range p.Items {
+		it := &p.Items[i]
+		if to, ok := renamed[it.Source]; ok {
+			it.Source = to
+		}
+		for j, d := range it.DependsOn {
+			if to, ok := renamed[d]; ok {
+				it.DependsOn[j] = to
+			}
 		}
 	}
+	return notes
+}
+
+// apartSources is setApart's decision: the source each item of p set
+// apart takes, by its own, and a line for each set apart now.
+func apartSources(s *state.State, p *plan.Plan, root, path, file string, from map[string]string) (renamed map[string]string, notes []string) {
+	ids := map[string]string{}
+	apartOf := map[string][]string{} // the sources set apart, by their plain source
+	for i := range s.Tasks {
+		src := s.Tasks[i].Source
+		if src == "" {
+			continue
+		}
+		ids[src] = s.Tasks[i].ID
+		if plain, _, ok := strings.Cut(src, "@"); ok {
+			apartOf[plain] = append(apartOf[plain], src)
+		}
+	}
+	key, base := planKey(path, root), root
+	if top, ok := repoTop(root); ok {
+		base = top
+	}
 	holds := map[string]map[string]bool{} // another file's sources, read once
-	var out []string
-	for _, it := range p.Items {
-		other, id := from[it.Source], ids[it.Source]
-		if other == "" || id == "" || filepath.Clean(other) == filepath.Clean(file) {
-			continue
-		}
-		at := other
-		if !filepath.IsAbs(at) {
-			at = filepath.Join(root, at)
-		}
-		if sameFile(at, path) {
-			continue
-		}
+	held := func(at, src string) bool {
 		if holds[at] == nil {
 			holds[at] = planSources(at)
 		}
-		if holds[at][it.Source] {
-			out = append(out, fmt.Sprintf("%s: its item %s (%s) is also in %s, whose import made %s: the two are one task, and this file's is not imported apart (give it a text or an id of its own in one of the files)",
-				file, it.Source, it.Title, other, id))
+		return holds[at][src]
+	}
+	// A log's file name is as its import was given it, from the state
+	// root mostly; a key is from the repository's top.
+	logged := func(name string) string {
+		if filepath.IsAbs(name) {
+			return name
+		}
+		return filepath.Join(root, name)
+	}
+	renamed = map[string]string{}
+	for i := range p.Items {
+		it := &p.Items[i]
+		own := it.Source + "@" + key
+		if ids[own] != "" {
+			renamed[it.Source] = own
+			continue
+		}
+		other := from[it.Source]
+		if ids[it.Source] == "" || other == "" || filepath.Clean(other) == filepath.Clean(file) ||
+			sameFile(logged(other), path) || !held(logged(other), it.Source) {
+			continue // the task of its source is this file's, or no other file's
+		}
+		if was := moved(apartOf[it.Source], it.Source, base, held); was != "" {
+			renamed[it.Source] = was
+			continue
+		}
+		renamed[it.Source] = own
+		notes = append(notes, fmt.Sprintf("%s: its item %s (%s) is also in %s, whose import made %s: imported apart, as %s",
+			file, it.Source, it.Title, other, ids[it.Source], own))
+	}
+	return renamed, notes
+}
+
+// moved is the source set apart (among apart, the item src's) whose plan
+// file is no longer where its key says, or no longer holds the item: the
+// file was moved or renamed, and its items keep their tasks. "" when none.
+func moved(apart []string, src, base string, held func(at, src string) bool) string {
+	for _, a := range apart {
+		_, key, _ := strings.Cut(a, "@")
+		at := filepath.FromSlash(key)
+		if !filepath.IsAbs(at) {
+			at = filepath.Join(base, at)
+		}
+		if !held(at, src) {
+			return a
 		}
 	}
-	return out
+	return ""
+}
+
+// planKey names the plan file at path apart from other plans: its path
+// from the top of its repository, so that a worktree's copy of the plan is
+// the same plan, else from the state root, else the path itself; with
+// forward slashes.
+func planKey(path, root string) string {
+	base := root
+	if top, ok := repoTop(filepath.Dir(path)); ok {
+		base = top
+	}
+	if rel, err := filepath.Rel(base, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(path)
+}
+
+// repoTop is the top of the git work tree dir is in (a worktree's own).
+func repoTop(dir string) (string, bool) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d, true
+		}
+		if filepath.Dir(d) == d {
+			return "", false
+		}
+	}
 }
 
 // sameFile reports whether a and b name one file (b may not exist yet).
