@@ -129,7 +129,7 @@ func runImport(e *Env, c *command, args []string) int {
 			entries = append(entries, p)
 		}
 		for _, st := range steps {
-			if msg := st.logLine(file); msg != "" {
+			if msg := st.logLine(planKey(e.path(file), dir)); msg != "" {
 				entries = append(entries, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init, Message: msg})
 			}
 		}
@@ -347,9 +347,9 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int, check strin
 // importLog reads the progress log once for two things: the fields of
 // each task set with `harness edit` ("Task edited: task-005 (priority,
 // title)"; an import's own lines name the file they come from), and the
-// plan file each source was last imported from, as its import named it
-// ("… imported from specs/a/tasks.md (markdown:…)", "Task edited: … from
-// FILE (SOURCE)").
+// plan file each source was last imported from, by its key, or as its
+// import named it in a log written before keys ("… imported from
+// specs/a/tasks.md (markdown:…)", "Task edited: … from FILE (SOURCE)").
 func importLog(dir string) (edited map[string]map[string]bool, from map[string]string) {
 	edited, from = map[string]map[string]bool{}, map[string]string{}
 	f, err := safefile.Open(progress.Path(dir))
@@ -363,7 +363,11 @@ func importLog(dir string) (edited map[string]map[string]bool, from map[string]s
 		line := sc.Text()
 		if _, rest, ok := strings.Cut(line, " Task added: "); ok {
 			if i := strings.LastIndex(rest, " imported from "); i >= 0 {
-				importedFrom(from, rest[i+len(" imported from "):])
+				tail := rest[i+len(" imported from "):]
+				if j := strings.Index(tail, "): "); j >= 0 {
+					tail = tail[:j+1] // "…): done in the plan, imported completed, …"
+				}
+				importedFrom(from, tail)
 			}
 			continue
 		}
@@ -400,12 +404,12 @@ func importedFrom(from map[string]string, tail string) {
 }
 
 // setApart gives an item of plan p (the file at path, named file) a
-// source of its own, SOURCE@KEY (planKey), where another plan file's
-// import made a task of its source and that file is still there and
-// still holds it: two files' items of one text (two specs' "T001 Create
-// project structure per implementation plan", hashed alike) or one id (two
-// repositories' issue #12) are otherwise one task, and the second file's
-// item is lost. An item set apart before keeps its source, and takes the
+// source of its own, SOURCE@KEY (planKey), where another plan file of the
+// same name in another directory (each spec's tasks.md) made a task of its
+// source and is still there and still holds it: two specs' items of one
+// text ("T001 Create project structure per implementation plan", hashed
+// alike) or two repositories' issue #12 are otherwise one task, and the
+// second file's item is lost. An item set apart before keeps its source, and takes the
 // one set apart for a file no longer where its key says (moved). A file
 // named again as before, one gone, or one reached from another directory
 // or a worktree of the repository is not another. The dependencies
@@ -453,11 +457,14 @@ func apartSources(s *state.State, p *plan.Plan, root, path, file string, from ma
 		}
 		return holds[at][src]
 	}
-	// A log's file name is as its import was given it, from the state
-	// root mostly; a key is from the repository's top.
+	// A log line names the plan by its key (planKey); an older one as its
+	// import was given it, from the state root mostly.
 	logged := func(name string) string {
 		if filepath.IsAbs(name) {
 			return name
+		}
+		if at := filepath.Join(base, filepath.FromSlash(name)); fileExists(at) {
+			return at
 		}
 		return filepath.Join(root, name)
 	}
@@ -470,9 +477,14 @@ func apartSources(s *state.State, p *plan.Plan, root, path, file string, from ma
 			continue
 		}
 		other := from[it.Source]
-		if ids[it.Source] == "" || other == "" || filepath.Clean(other) == filepath.Clean(file) ||
+		if ids[it.Source] == "" || other == "" || other == key || filepath.Clean(other) == filepath.Clean(file) ||
+			filepath.Base(logged(other)) != filepath.Base(path) ||
 			sameFile(logged(other), path) || !held(logged(other), it.Source) {
-			continue // the task of its source is this file's, or no other file's
+			// The task of its source is this file's, or no other plan's: a
+			// file of another name (feature_list_v2.json beside
+			// feature_list.json) is a newer version of the plan, whose
+			// items update their tasks.
+			continue
 		}
 		if was := moved(apartOf[it.Source], it.Source, base, held); was != "" {
 			renamed[it.Source] = was
@@ -527,6 +539,12 @@ func repoTop(dir string) (string, bool) {
 			return "", false
 		}
 	}
+}
+
+// fileExists reports whether path names something.
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // sameFile reports whether a and b name one file (b may not exist yet).
@@ -593,7 +611,8 @@ func personalSteps(steps []importStep) string {
 }
 
 // logLine is the INIT line of a step ("" for none): the add's, which
-// loggedIDs reads, with where the task came from.
+// loggedIDs reads, with where the task came from, the plan named by its
+// key (planKey: from the repository's top, as typed from it mostly).
 func (st importStep) logLine(file string) string {
 	t := st.item
 	switch st.verb {
