@@ -409,12 +409,12 @@ func importedFrom(from map[string]string, tail string) {
 // source and is still there and still holds it: two specs' items of one
 // text ("T001 Create project structure per implementation plan", hashed
 // alike) or two repositories' issue #12 are otherwise one task, and the
-// second file's item is lost. An item set apart before keeps its source, and takes the
-// one set apart for a file no longer where its key says (moved). A file
-// named again as before, one gone, or one reached from another directory
-// or a worktree of the repository is not another. The dependencies
-// between p's items follow; it returns a line for each item set apart
-// now.
+// second file's item is lost. An item set apart before keeps its source,
+// and takes the one set apart for a file no longer where its key says
+// (moved). A file named again as before, one gone, or one reached from
+// another directory or a worktree of the repository is not another. The
+// dependencies between p's items follow; it returns a line for each item
+// set apart now.
 func setApart(s *state.State, p *plan.Plan, root, path, file string, from map[string]string) []string {
 	renamed, notes := apartSources(s, p, root, path, file, from)
 	for i := range p.Items {
