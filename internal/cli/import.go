@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
+	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/plan"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/safefile"
@@ -447,7 +448,7 @@ func apartSources(s *state.State, p *plan.Plan, root, path, file string, from ma
 		}
 	}
 	key, base := planKey(path, root), root
-	if top, ok := repoTop(root); ok {
+	if top, err := git.Top(root); err == nil {
 		base = top
 	}
 	holds := map[string]map[string]bool{} // another file's sources, read once
@@ -519,26 +520,17 @@ func moved(apart []string, src, base string, held func(at, src string) bool) str
 // the same plan, else from the state root, else the path itself; with
 // forward slashes.
 func planKey(path, root string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real // as git.Top answers
+	}
 	base := root
-	if top, ok := repoTop(filepath.Dir(path)); ok {
+	if top, err := git.Top(filepath.Dir(path)); err == nil {
 		base = top
 	}
 	if rel, err := filepath.Rel(base, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return filepath.ToSlash(rel)
 	}
 	return filepath.ToSlash(path)
-}
-
-// repoTop is the top of the git work tree dir is in (a worktree's own).
-func repoTop(dir string) (string, bool) {
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d, true
-		}
-		if filepath.Dir(d) == d {
-			return "", false
-		}
-	}
 }
 
 // fileExists reports whether path names something.
