@@ -38,6 +38,7 @@ type importStep struct {
 	id      string
 	item    plan.Item
 	fields  []string // updated: what changed
+	deps    []string // added: the tasks it waits on
 	why     string   // kept: why it was not changed
 	checked bool     // given the validation command of --validate
 }
@@ -150,6 +151,11 @@ func runImport(e *Env, c *command, args []string) int {
 	for _, st := range steps {
 		counts[st.verb]++
 		line := fmt.Sprintf("%s%s %s ← %s: %s", would, st.verb, st.id, st.item.Source, st.item.Title)
+		if len(st.deps) > 0 {
+			// What the plan's nesting, numbers or links came to, for the
+			// person to check before the work starts.
+			line += " (waits on " + strings.Join(st.deps, ", ") + ")"
+		}
 		switch {
 		case st.verb == "added" && st.item.Done:
 			line += " (done in the plan: imported completed, never verified by the harness)"
@@ -262,7 +268,7 @@ func applyPlan(s *state.State, p *plan.Plan, now string, logged int, check strin
 			if it.Done {
 				t.Status, t.CompletedAt = state.Completed, now
 			}
-			steps = append(steps, importStep{verb: "added", id: id, item: it, checked: check != ""})
+			steps = append(steps, importStep{verb: "added", id: id, item: it, deps: deps, checked: check != ""})
 			continue
 		}
 		var fields, theirs []string
