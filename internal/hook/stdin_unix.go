@@ -30,8 +30,11 @@ func readFD(fd, limit int, wait time.Duration) []byte {
 		if err == unix.EINTR {
 			continue
 		}
-		if err != nil || n == 0 {
-			break // poll failed, or the wait is over
+		if err != nil || n == 0 || ready[0].Revents&unix.POLLNVAL != 0 {
+			// poll failed, the wait is over, or fd is not one poll can
+			// watch (closed; on macOS a terminal, whose read would then
+			// wait unbounded)
+			break
 		}
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, min(cap(buf), limit-len(buf)))
