@@ -70,10 +70,11 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 			continue
 		}
 		c := checkbox(line)
-		if c == nil && bulletLine().MatchString(line) {
-			listed++
-		}
 		if c == nil {
+			bullet := bulletLine().FindStringSubmatch(line)
+			if bullet != nil {
+				listed++
+			}
 			t := strings.TrimSpace(line)
 			switch {
 			case t == "":
@@ -93,12 +94,12 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 				if owner < 0 {
 					break
 				}
-				if m := bulletLine().FindStringSubmatch(line); m != nil {
-					if refs := numberRefs(m[1]); refs != nil {
+				if bullet != nil {
+					if refs := numberRefs(bullet[1]); refs != nil {
 						waits[owner] = append(waits[owner], refs...)
 						break
 					}
-					p.Items[owner].Acceptance = append(p.Items[owner].Acceptance, plainText(m[1]))
+					p.Items[owner].Acceptance = append(p.Items[owner].Acceptance, plainText(bullet[1]))
 				} else {
 					p.Items[owner].Description = strings.TrimSpace(p.Items[owner].Description + "\n" + t)
 				}
