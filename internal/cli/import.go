@@ -484,13 +484,13 @@ func apartSources(s *state.State, p *plan.Plan, root, path, file string, from ma
 			continue
 		}
 		other := from[it.Source]
-		if ids[it.Source] == "" || other == "" || other == key || filepath.Clean(other) == filepath.Clean(file) ||
-			filepath.Base(logged(other)) != filepath.Base(path) ||
-			sameFile(logged(other), path) || !held(logged(other), it.Source) {
-			// The task of its source is this file's, or no other plan's: a
-			// file of another name (feature_list_v2.json beside
-			// feature_list.json) is a newer version of the plan, whose
-			// items update their tasks.
+		if ids[it.Source] == "" || other == "" || other == key || filepath.Clean(other) == filepath.Clean(file) {
+			continue // the task of its source is this file's, or no plan's
+		}
+		if at := logged(other); filepath.Base(at) != filepath.Base(path) || sameFile(at, path) || !held(at, it.Source) {
+			// No other plan's: a file of another name (feature_list_v2.json
+			// beside feature_list.json) is a newer version of the plan,
+			// whose items update their tasks.
 			continue
 		}
 		if was := moved(apartOf[it.Source], it.Source, base, held); was != "" {
