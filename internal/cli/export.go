@@ -57,17 +57,22 @@ func runExport(e *Env, c *command, args []string) int {
 			}
 		}
 		verdicts := map[string]plan.Verdict{}
+		apart := false // a task an import set apart (its source SOURCE@KEY)
 		for i := range s.Tasks {
 			if t := &s.Tasks[i]; t.Source != "" {
 				verdicts[t.Source] = verdictOf(t)
+				apart = apart || strings.Contains(t.Source, "@")
 			}
 		}
 		// An item its import set apart (another plan holds one of its
-		// source) is its own task's.
+		// source) is its own task's. Only such a task can be one an item is
+		// renamed to: without one, the log is not read.
 		var renamed map[string]string
-		if p, err := plan.Parse(*format, *from, data); err == nil {
-			_, logged := importLog(dir)
-			renamed, _ = apartSources(s, p, dir, e.path(*from), *from, logged)
+		if apart {
+			if p, err := plan.Parse(*format, *from, data); err == nil {
+				_, logged := importLog(dir)
+				renamed, _ = apartSources(s, p, dir, e.path(*from), *from, logged)
+			}
 		}
 		verdict := func(src string) plan.Verdict {
 			if v, ok := verdicts[renamed[src]]; ok {
