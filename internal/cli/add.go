@@ -12,6 +12,7 @@ import (
 	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
+	"github.com/harness-agent/harness/internal/taskcycle"
 	"github.com/harness-agent/harness/internal/validation"
 )
 
@@ -107,7 +108,7 @@ func runAdd(e *Env, c *command, args []string) int {
 	}
 	e.warnMissingProgram(dir, t.ID, t.Command)
 	if t.Command == "" {
-		fmt.Fprintf(e.Stderr, "WARN [%s] %s has no validation command: it cannot be claimed or completed until one is set (harness edit %s --validate \"COMMAND\")\n", failure.Config, t.ID, failure.ShellArg(t.ID))
+		fmt.Fprintf(e.Stderr, "WARN [%s] %s has no validation command: it cannot be claimed or completed until one is set (%s)\n", failure.Config, t.ID, taskcycle.CheckCommand(t.ID))
 	}
 	return ExitOK
 }

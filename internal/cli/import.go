@@ -17,6 +17,7 @@ import (
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
+	"github.com/harness-agent/harness/internal/taskcycle"
 )
 
 var importVerb = &command{
@@ -192,7 +193,7 @@ func runImport(e *Env, c *command, args []string) int {
 				fmt.Fprintf(e.Stdout, "  … and %d more (`harness edit --where no-validation --validate \"COMMAND\" --dry-run` lists them)\n", len(noCheck)-i)
 				break
 			}
-			fmt.Fprintf(e.Stdout, "  harness edit %s --validate \"COMMAND\"\n", failure.ShellArg(id))
+			fmt.Fprintf(e.Stdout, "  %s\n", taskcycle.CheckCommand(id))
 		}
 	}
 	if *dryRun {

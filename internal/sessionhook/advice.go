@@ -6,15 +6,13 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/taskcycle"
 )
 
 // The exact commands the hooks hand to the agent. One place, so the words
 // the model reads always match the harness verbs.
 func claimCmd(id string) string    { return "harness claim " + failure.ShellArg(id) }
 func validateCmd(id string) string { return "harness validate " + failure.ShellArg(id) }
-func checkCmd(id string) string {
-	return "harness edit " + failure.ShellArg(id) + ` --validate "COMMAND"`
-}
 
 // recoverCmd carries out the recovery decision matrix for every interrupted
 // task the session may recover.
@@ -47,7 +45,7 @@ func nextStep(w work, detail func(id string) string) string {
 		// A claim refuses a task that no command can ever complete: the
 		// step before it is the check, which the agent may give a task
 		// that has none.
-		return fmt.Sprintf("give %s a validation command first, `%s` (a command that exits 0 once its work is done: a claim refuses a task without one), then run `%s`", describe(w.next.ID, w.next.Title), checkCmd(w.next.ID), claimCmd(w.next.ID))
+		return fmt.Sprintf("give %s a validation command first, `%s` (a command that exits 0 once its work is done: a claim refuses a task without one), then run `%s`", describe(w.next.ID, w.next.Title), taskcycle.CheckCommand(w.next.ID), claimCmd(w.next.ID))
 	case w.next != nil && w.concurrent:
 		return fmt.Sprintf("run `harness claim` to start the next eligible task (other workers claim too; %s is first in line%s)", describe(w.next.ID, w.next.Title), more(w.next.ID))
 	case w.next != nil:

@@ -131,11 +131,11 @@ func (w *Worker) claim(id string) (*Claim, error) {
 			// Claimed, it could only burn attempts: nothing can ever mark
 			// it completed.
 			refusal = failure.New(failure.Config, "%s has no validation command, so it can never be completed", pick.ID).
-				WithHint("give it one first: `harness edit %s --validate \"COMMAND\"` (an objective check of the work)", failure.ShellArg(pick.ID))
+				WithHint("give it one first: `%s` (an objective check of the work)", CheckCommand(pick.ID))
 			if n := schedule.CountUnchecked(s.Tasks); n > 1 {
 				refusal = failure.New(failure.Config, "%s has no validation command, so it can never be completed; %d tasks have none", pick.ID, n).
-					WithHint("give them one check: %s (an objective check of the work; `--dry-run` lists them first), or %s one of its own: `harness edit %s --validate \"COMMAND\"`",
-						CheckAllCommand, pick.ID, failure.ShellArg(pick.ID))
+					WithHint("give them one check: %s (an objective check of the work; `--dry-run` lists them first), or %s one of its own: `%s`",
+						CheckAllCommand, pick.ID, CheckCommand(pick.ID))
 			}
 			return nil
 		}
@@ -293,6 +293,12 @@ func reopenAdvice(s *state.State, t *state.Task) string {
 // CheckAllCommand gives every task still to do without a validation
 // command the same one (schedule.Unchecked selects them).
 const CheckAllCommand = "`harness edit --where no-validation --validate \"COMMAND\"`"
+
+// CheckCommand gives the task id a validation command: the step before a
+// claim of a task that has none.
+func CheckCommand(id string) string {
+	return "harness edit " + failure.ShellArg(id) + ` --validate "COMMAND"`
+}
 
 // RetryCommand is the `harness retry` that reopens ids, quoted.
 func RetryCommand(ids []string) string {
