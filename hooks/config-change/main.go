@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/harness-agent/harness/internal/hook"
+	_ "github.com/harness-agent/harness/internal/quiet/switched" // ends the process at once where the harness is off
 	"github.com/harness-agent/harness/internal/sessionhook"
 )
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/guard"
 	"github.com/harness-agent/harness/internal/hook"
+	_ "github.com/harness-agent/harness/internal/quiet/known" // ends the process at once where the harness is off
 )
 
 func main() { os.Exit(hook.Main(hook.PostToolUse, guard.After)) }

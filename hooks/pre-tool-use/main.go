@@ -8,6 +8,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/guard"
 	"github.com/harness-agent/harness/internal/hook"
+	_ "github.com/harness-agent/harness/internal/quiet/switched" // ends the process at once where the harness is off
 )
 
 func main() { os.Exit(hook.Main(hook.PreToolUse, guard.Check)) }

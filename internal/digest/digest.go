@@ -11,10 +11,7 @@
 // against crypto/sha256.
 package digest
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
+import "math/bits"
 
 var k = [64]uint32{
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -34,7 +31,7 @@ func padded(data []byte) []byte {
 	msg := make([]byte, (n+9+63)/64*64)
 	copy(msg, data)
 	msg[n] = 0x80
-	binary.BigEndian.PutUint64(msg[len(msg)-8:], uint64(n)*8)
+	putUint64(msg[len(msg)-8:], uint64(n)*8)
 	return msg
 }
 
@@ -45,7 +42,7 @@ func SHA256(data []byte) [32]byte {
 	var w [64]uint32
 	for block := msg; len(block) > 0; block = block[64:] {
 		for i := 0; i < 16; i++ {
-			w[i] = binary.BigEndian.Uint32(block[4*i:])
+			w[i] = getUint32(block[4*i:])
 		}
 		for i := 16; i < 64; i++ {
 			s0 := bits.RotateLeft32(w[i-15], -7) ^ bits.RotateLeft32(w[i-15], -18) ^ w[i-15]>>3
@@ -67,7 +64,25 @@ func SHA256(data []byte) [32]byte {
 	}
 	var sum [32]byte
 	for i, v := range h {
-		binary.BigEndian.PutUint32(sum[4*i:], v)
+		putUint32(sum[4*i:], v)
 	}
 	return sum
+}
+
+// Big-endian words, written out: encoding/binary links reflect and
+// unicode, whose initialisation would run before internal/quiet's.
+
+func getUint32(b []byte) uint32 {
+	_ = b[3]
+	return uint32(b[3]) | uint32(b[2])<<8 | uint32(b[1])<<16 | uint32(b[0])<<24
+}
+
+func putUint32(b []byte, v uint32) {
+	_ = b[3]
+	b[0], b[1], b[2], b[3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
+}
+
+func putUint64(b []byte, v uint64) {
+	putUint32(b, uint32(v>>32))
+	putUint32(b[4:], uint32(v))
 }

@@ -1,9 +1,6 @@
 package digest
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
+import "math/bits"
 
 // SHA1 returns the SHA-1 digest of data (FIPS 180-4), for naming git
 // objects: git's object ids are SHA-1 and the harness writes a few objects
@@ -15,7 +12,7 @@ func SHA1(data []byte) [20]byte {
 	var w [80]uint32
 	for block := msg; len(block) > 0; block = block[64:] {
 		for i := 0; i < 16; i++ {
-			w[i] = binary.BigEndian.Uint32(block[4*i:])
+			w[i] = getUint32(block[4*i:])
 		}
 		for i := 16; i < 80; i++ {
 			w[i] = bits.RotateLeft32(w[i-3]^w[i-8]^w[i-14]^w[i-16], 1)
@@ -40,7 +37,7 @@ func SHA1(data []byte) [20]byte {
 	}
 	var sum [20]byte
 	for i, v := range h {
-		binary.BigEndian.PutUint32(sum[4*i:], v)
+		putUint32(sum[4*i:], v)
 	}
 	return sum
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/jsondepth"
 	"github.com/harness-agent/harness/internal/jsonobj"
+	"github.com/harness-agent/harness/internal/quiet"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 	"github.com/harness-agent/harness/internal/shortlived"
@@ -56,14 +57,6 @@ type Payload struct {
 	Problem   string // why it is Malformed, when that is more than "not a JSON object"
 	doc       gjson.Result
 }
-
-// maxPayload bounds what is read from stdin (tool inputs carry whole files).
-const maxPayload = 64 << 20
-
-// stdinWait bounds how long a hook waits for stdin to close, so a hook run by
-// hand or by a misbehaving parent cannot hang. What arrived by then is the
-// payload (readStdin, per platform).
-const stdinWait = 10 * time.Second
 
 // Parse parses a payload from bytes.
 func Parse(data []byte) Payload {
@@ -208,14 +201,15 @@ func Render(event string, d Decision, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// Main runs a hook: reads the payload from stdin, decides with fn, renders the
+// Main runs a hook: reads the payload from stdin (quiet.Stdin: read
+// already where the hook's main imports a rule of internal/quiet), decides with fn, renders the
 // decision. A panic inside fn becomes a Silent decision plus one stderr line,
 // so a harness bug can never print garbage into Claude Code.
 func Main(event string, fn func(Payload) Decision) int {
 	start := time.Now()
 	shortlived.Tune()
 	record.Trust()
-	p := Parse(readStdin())
+	p := Parse(quiet.Stdin())
 	if os.Getenv("HARNESS_REVIEWER") == "1" {
 		// The reviewer (internal/review) is a Claude Code session the
 		// harness started to judge a task, not a worker: its run switches

@@ -1,12 +1,10 @@
 //go:build unix
 
-package hook
+package quiet
 
 import (
-	"slices"
+	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // readStdin reads the payload on the calling thread, each wait bounded by
@@ -25,22 +23,23 @@ func readFD(fd, limit int, wait time.Duration) []byte {
 		if left <= 0 {
 			break
 		}
-		ready := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		n, err := unix.Poll(ready, int((left+time.Millisecond-1)/time.Millisecond))
-		if err == unix.EINTR {
+		ready, invalid, err := pollIn(fd, left)
+		if err == syscall.EINTR {
 			continue
 		}
-		if err != nil || n == 0 || ready[0].Revents&unix.POLLNVAL != 0 {
+		if err != nil || !ready || invalid {
 			// poll failed, the wait is over, or fd is not one poll can
 			// watch (closed; on macOS a terminal, whose read would then
 			// wait unbounded)
 			break
 		}
 		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, min(cap(buf), limit-len(buf)))
+			grown := make([]byte, len(buf), len(buf)+min(cap(buf), limit-len(buf)))
+			copy(grown, buf)
+			buf = grown
 		}
-		got, err := unix.Read(fd, buf[len(buf):min(cap(buf), limit)])
-		if err == unix.EINTR || err == unix.EAGAIN {
+		got, err := syscall.Read(fd, buf[len(buf):min(cap(buf), limit)])
+		if err == syscall.EINTR || err == syscall.EAGAIN {
 			continue // a signal, or a non-blocking stdin read too early
 		}
 		if err != nil || got <= 0 {

@@ -1,0 +1,100 @@
+package programs
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/testbin"
+)
+
+// Each hook executable ends where the harness cannot be on for its call
+// before the packages it links are initialised (internal/quiet: unicode's
+// tables, a package every hook links, are never set up), and runs whole
+// wherever it has something to act on. GODEBUG=inittrace=1 has the Go
+// runtime name each package as it initialises it.
+func TestHooksEndEarlyWhereTheHarnessIsOff(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the early end is Linux's (internal/quiet)")
+	}
+	bin := testbin.Build(t)
+	records := t.TempDir()
+	env := append(os.Environ(), "HARNESS_RECORD_DIR="+records, "HARNESS_LOCK_DIR="+t.TempDir(), "HARNESS_HOOK_LOG=",
+		"CLAUDE_PROJECT_DIR=", "HARNESS_STATE_ROOT=", "GODEBUG=inittrace=1",
+		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@example.com")
+	project := func(active bool) string {
+		dir, err := filepath.EvalSymlinks(t.TempDir())
+		require.NoError(t, err)
+		for _, args := range [][]string{{"git", "init", "-q"}, {"git", "commit", "-q", "--allow-empty", "-m", "base"},
+			{filepath.Join(bin, "harness"), "init"}, {filepath.Join(bin, "harness"), "add", "A task", "--validate", "true"}} {
+			cmd := exec.Command(args[0], args[1:]...)
+			cmd.Dir, cmd.Env = dir, env
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s", out)
+		}
+		if !active {
+			require.NoError(t, os.Remove(filepath.Join(dir, ".harness-active")))
+		}
+		return dir
+	}
+	none, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	on, off := project(true), project(false)
+
+	// run runs the hook in dir and reports whether it ran whole.
+	run := func(t *testing.T, hook, dir, payload string) (whole bool, stdout string) {
+		cmd := exec.Command(filepath.Join(bin, "harness-"+hook))
+		cmd.Dir, cmd.Env = dir, env
+		cmd.Stdin = strings.NewReader(payload)
+		var out, errs strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errs
+		err := cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); code != 2 || hook != "teammate-idle" { // keeps a teammate working
+			require.NoError(t, err, "stderr: %s", errs.String())
+		}
+		require.Contains(t, errs.String(), "init runtime @", "no init trace")
+		return strings.Contains(errs.String(), "init unicode @"), out.String()
+	}
+	payload := func(event, dir string) string {
+		return `{"session_id":"s1","hook_event_name":"` + event + `","cwd":"` + dir + `","tool_name":"Write","tool_input":{"file_path":"` +
+			filepath.Join(dir, "harness-tasks.json") + `","content":"{}"},"stop_hook_active":false}`
+	}
+	events := map[string]string{
+		"pre-tool-use": "PreToolUse", "post-tool-use": "PostToolUse", "post-tool-use-failure": "PostToolUseFailure",
+		"stop": "Stop", "subagent-stop": "SubagentStop", "session-start": "SessionStart", "session-end": "SessionEnd",
+		"user-prompt-submit": "UserPromptSubmit", "pre-compact": "PreCompact", "stop-failure": "StopFailure",
+		"teammate-idle": "TeammateIdle", "config-change": "ConfigChange",
+	}
+	// A project switched off is no root to the hooks that act only where
+	// the harness is on; the others settle its record.
+	whollyOff := map[string]bool{"pre-tool-use": true, "subagent-stop": true, "pre-compact": true, "stop-failure": true,
+		"teammate-idle": true, "config-change": true}
+	for hook, event := range events {
+		t.Run(hook, func(t *testing.T) {
+			whole, out := run(t, hook, none, payload(event, none))
+			assert.False(t, whole, "ran whole where there is no project")
+			assert.Empty(t, out)
+
+			whole, _ = run(t, hook, off, payload(event, off))
+			assert.Equal(t, !whollyOff[hook], whole, "in a project switched off")
+
+			whole, _ = run(t, hook, on, payload(event, on))
+			assert.True(t, whole, "ended early in a project switched on")
+		})
+	}
+
+	// The hook still judges a call in a project switched on, from anywhere
+	// below it, and its answer is unchanged.
+	sub := filepath.Join(on, "sub")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	whole, out := run(t, "pre-tool-use", sub,
+		`{"session_id":"s1","hook_event_name":"PreToolUse","cwd":"`+sub+`","tool_name":"Write","tool_input":{"file_path":"`+filepath.Join(on, "harness-tasks.json")+`","content":"{}"}}`)
+	assert.True(t, whole)
+	assert.Contains(t, out, `"permissionDecision":"deny"`)
+}

@@ -1,0 +1,57 @@
+package quiet_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/quiet"
+	"github.com/harness-agent/harness/internal/root"
+)
+
+// member finds the payload's cwd where the hook's own reader (gjson) finds
+// the same one, and says it is not certain wherever they might differ.
+func TestMember(t *testing.T) {
+	tests := []struct {
+		name, doc, want string
+		certain         bool
+	}{
+		{"the member", `{"session_id":"s","cwd":"/p/q","hook_event_name":"Stop"}`, "/p/q", true},
+		{"spaces everywhere", " \n{ \"cwd\" :\t\"/p\" , \"x\" : 1 }\n", "/p", true},
+		{"none", `{"session_id":"s"}`, "", true},
+		{"empty object", `{}`, "", true},
+		{"not a string", `{"cwd":42}`, "", true},
+		{"null", `{"cwd":null,"a":true}`, "", true},
+		{"nested members are not it", `{"tool_input":{"cwd":"/x","a":[1,{"cwd":"/y"}]},"cwd":"/p"}`, "/p", true},
+		{"only nested", `{"tool_input":{"cwd":"/x"}}`, "", true},
+		{"quotes and brackets inside strings", `{"a":"}\"{[","b":{"c":"]}\\\""},"cwd":"/p"}`, "/p", true},
+		{"after a long nested value", `{"tool_input":{"content":"` + strings.Repeat(`x\n\"{`, 5000) + `"},"cwd":"/p"}`, "/p", true},
+		{"an escape in the value", `{"cwd":"\/p"}`, "", false},
+		{"an escape in a key", `{"c\u0077d":"/q","cwd":"/p"}`, "", false},
+		{"twice", `{"cwd":"/p","cwd":"/q"}`, "", false},
+		{"not an object", `["cwd","/p"]`, "", false},
+		{"a space Go trims, then an object", "\u00a0{\"cwd\":\"/p\"}", "", false},
+		{"cut in a string", `{"cwd":"/p`, "", false},
+		{"cut in a nested value", `{"a":{"b":[1,2`, "", false},
+		{"cut after a member", `{"cwd":"/p",`, "", false},
+		{"nothing", ``, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, certain := quiet.Member([]byte(tt.doc), "cwd")
+			assert.Equal(t, tt.certain, certain)
+			assert.Equal(t, tt.want, got)
+			if certain {
+				// Where it is certain, the hook reads the same.
+				assert.Equal(t, hook.Parse([]byte(tt.doc)).Str("cwd"), got)
+			}
+		})
+	}
+}
+
+// The probes look for the files by the names the hooks give them.
+func TestNames(t *testing.T) {
+	assert.Equal(t, [...]string{root.TasksFile, root.ActiveMarker}, quiet.Names)
+}

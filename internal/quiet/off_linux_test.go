@@ -1,0 +1,206 @@
+package quiet_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/integrity"
+	"github.com/harness-agent/harness/internal/quiet"
+	"github.com/harness-agent/harness/internal/record"
+	"github.com/harness-agent/harness/internal/root"
+)
+
+// layout is one arrangement of a disk and an environment a hook may be run
+// in. Paths are relative to the test's directory unless they begin with a
+// slash; "-" is unset.
+type layout struct {
+	tasks, marker, recorded string // directories holding each; "" none
+	tasksLink               bool   // the tasks file is a dangling link
+	recordedGone            bool   // the recorded project's tasks file is gone
+	projectDir, stateRoot   string
+	cwd                     string // the payload's, as JSON text; "" absent
+	wd                      string // the process's
+}
+
+// The hooks' own lookups, each as the hook following a rule makes it.
+func hookFinds(rule quiet.Rule, doc []byte) bool {
+	p := hook.Parse(doc)
+	cwd := p.Cwd() // sessionhook.locate
+	orProject := cwd
+	if orProject == "" {
+		orProject = os.Getenv("CLAUDE_PROJECT_DIR") // guard.Check, guard.After
+	}
+	switch rule {
+	case quiet.Switched:
+		for _, c := range []string{cwd, orProject} {
+			if d := root.Find(c); d != "" && root.Active(d) {
+				return true
+			}
+		}
+		return false
+	case quiet.Rooted:
+		return root.Find(cwd) != ""
+	default:
+		return integrity.Root(orProject) != ""
+	}
+}
+
+// setUp makes l under base and returns the payload.
+func setUp(t *testing.T, base string, l layout) []byte {
+	t.Helper()
+	for _, d := range []string{"w/a/b/c", "other"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(base, d), 0o755))
+	}
+	require.NoError(t, os.Symlink(filepath.Join(base, "w/a/b"), filepath.Join(base, "link")))
+	require.NoError(t, os.Symlink("w/a", filepath.Join(base, "rel-link")))
+	require.NoError(t, os.WriteFile(filepath.Join(base, "file"), nil, 0o644))
+	doc := []byte(`{"version":2,"tasks":[]}`)
+	if l.recorded != "" {
+		dir := filepath.Join(base, l.recorded)
+		tasks := filepath.Join(dir, root.TasksFile)
+		require.NoError(t, os.WriteFile(tasks, doc, 0o644))
+		require.NoError(t, record.Of(dir).SaveTasks(doc, true))
+		if l.recordedGone {
+			require.NoError(t, os.Remove(tasks))
+		}
+	}
+	if l.tasks != "" {
+		tasks := filepath.Join(base, l.tasks, root.TasksFile)
+		os.Remove(tasks)
+		if l.tasksLink {
+			require.NoError(t, os.Symlink(filepath.Join(base, "nowhere"), tasks))
+		} else {
+			require.NoError(t, os.WriteFile(tasks, doc, 0o644))
+		}
+	}
+	if l.marker != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(base, l.marker, root.ActiveMarker), nil, 0o644))
+	}
+	abs := func(p string) string {
+		if p == "" || p == "-" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "rel:") {
+			return strings.TrimPrefix(p, "rel:")
+		}
+		return filepath.Join(base, p)
+	}
+	for key, v := range map[string]string{"CLAUDE_PROJECT_DIR": l.projectDir, "HARNESS_STATE_ROOT": l.stateRoot} {
+		if v == "-" {
+			v = ""
+		}
+		t.Setenv(key, abs(v))
+	}
+	t.Chdir(abs(l.wd))
+	payload := `{"session_id":"s","hook_event_name":"Stop"`
+	if l.cwd != "" {
+		payload += `,"cwd":` + strings.ReplaceAll(l.cwd, "BASE", base)
+	}
+	return []byte(payload + "}")
+}
+
+// Off ends a hook only where the hook itself would find nothing to act on:
+// checked against the hooks' own lookups over many arrangements of roots,
+// markers, records, links and environments, and it does end the hook in
+// most of those where no root is to be found.
+func TestOffOnlyWhereTheHookFindsNothing(t *testing.T) {
+	dirs := []string{"", "w", "w/a", "w/a/b", "w/a/b/c", "other"}
+	starts := []string{"-", "w/a/b/c", "link/c", "link/..", "link", "rel-link/b", "file", "missing", "rel:w", "rel:."}
+	cwds := []string{"", `"BASE/w/a/b/c"`, `"BASE/link/c"`, `"BASE/link/.."`, `"BASE/rel-link"`, `"relative"`, `"/nonexistent"`,
+		`"BASE\/w"`, `"BASE/file"`, `42`, `"BASE/other"`}
+	wds := []string{"w/a/b/c", "link", "other", "."}
+	rng := rand.New(rand.NewPCG(35, 1))
+	pick := func(list []string) string { return list[rng.IntN(len(list))] }
+	plain := 0 // cases with nothing of the harness about, every path absolute, a cwd without escapes
+	for i := range 800 {
+		l := layout{tasks: pick(dirs), marker: pick(dirs), recorded: pick(dirs), tasksLink: rng.IntN(8) == 0,
+			recordedGone: rng.IntN(2) == 0, projectDir: pick(starts), stateRoot: pick(starts[:5]), cwd: pick(cwds), wd: pick(wds)}
+		if rng.IntN(3) > 0 {
+			l.recorded = "" // most machines know no project near here
+		}
+		if rng.IntN(3) == 0 {
+			l.tasks, l.marker = "", "" // and most directories are no project
+		}
+		if rng.IntN(2) == 0 {
+			l.stateRoot = "-"
+		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			base, err := filepath.EvalSymlinks(t.TempDir())
+			require.NoError(t, err)
+			t.Setenv("HARNESS_RECORD_DIR", filepath.Join(base, "records"))
+			doc := setUp(t, base, l)
+			nothing := l.tasks == "" && l.marker == "" && l.recorded == "" && !strings.HasPrefix(l.projectDir, "rel:") && !strings.Contains(l.cwd, `\`)
+			if nothing {
+				plain++
+			}
+			for _, rule := range []quiet.Rule{quiet.Switched, quiet.Rooted, quiet.Known} {
+				off := quiet.OffFor(rule, doc, os.Getenv)
+				assert.False(t, off && hookFinds(rule, doc), "rule %d ended a hook that finds a project to act on: %+v, payload %s", rule, l, doc)
+				if nothing {
+					assert.True(t, off, "rule %d left a hook with nothing about to decide: %+v, payload %s", rule, l, doc)
+				}
+			}
+		})
+	}
+	assert.Greater(t, plain, 20, "too few cases without the harness to judge")
+}
+
+// The cases a person meets, one by one.
+func TestOff(t *testing.T) {
+	tests := []struct {
+		name string
+		l    layout
+		want [3]bool // Switched, Rooted, Known
+	}{
+		{"no harness anywhere", layout{projectDir: "w/a/b/c", cwd: `"BASE/w/a/b/c"`, wd: "w/a/b/c"}, [3]bool{true, true, true}},
+		{"a project switched on above", layout{tasks: "w/a", marker: "w/a", projectDir: "w/a/b", cwd: `"BASE/w/a/b"`, wd: "w/a/b"}, [3]bool{false, false, false}},
+		{"a project switched off", layout{tasks: "w/a", projectDir: "w/a", cwd: `"BASE/w/a"`, wd: "w/a"}, [3]bool{true, false, false}},
+		{"reached through a link", layout{tasks: "w/a/b", marker: "w/a/b", projectDir: "-", cwd: `"BASE/link/c"`, wd: "other"}, [3]bool{false, false, false}},
+		// root.Find takes the link's ".." lexically, integrity.Root's look at
+		// the record physically: both are looked at.
+		{"a link's parent, both ways", layout{tasks: "w/a", marker: "w/a", projectDir: "-", cwd: `"BASE/link/.."`, wd: "other"}, [3]bool{false, false, false}},
+		{"only the process is in the project", layout{tasks: "w", marker: "w", projectDir: "-", wd: "w/a/b/c"}, [3]bool{false, false, false}},
+		{"the state root set", layout{tasks: "other", marker: "other", projectDir: "-", stateRoot: "other", wd: "w"}, [3]bool{false, false, false}},
+		{"a tasks file gone that the record knows", layout{recorded: "w/a", recordedGone: true, projectDir: "w/a/b", wd: "w/a/b"}, [3]bool{true, true, false}},
+		{"a relative project directory", layout{projectDir: "rel:w", wd: "other"}, [3]bool{false, false, false}},
+		{"a cwd with an escape", layout{projectDir: "-", cwd: `"BASE\/w"`, wd: "other"}, [3]bool{false, false, false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base, err := filepath.EvalSymlinks(t.TempDir())
+			require.NoError(t, err)
+			t.Setenv("HARNESS_RECORD_DIR", filepath.Join(base, "records"))
+			if tt.l.stateRoot == "" {
+				tt.l.stateRoot = "-"
+			}
+			doc := setUp(t, base, tt.l)
+			for i, rule := range []quiet.Rule{quiet.Switched, quiet.Rooted, quiet.Known} {
+				assert.Equal(t, tt.want[i], quiet.OffFor(rule, doc, os.Getenv), "rule %d", rule)
+			}
+		})
+	}
+}
+
+// The record's directory is found as record.Base finds it: from
+// $XDG_STATE_HOME, else from $HOME.
+func TestOffFindsTheRecordFromHome(t *testing.T) {
+	for _, key := range []string{"XDG_STATE_HOME", "HOME"} {
+		t.Run(key, func(t *testing.T) {
+			base, err := filepath.EvalSymlinks(t.TempDir())
+			require.NoError(t, err)
+			t.Setenv("HARNESS_RECORD_DIR", "")
+			t.Setenv("XDG_STATE_HOME", "")
+			t.Setenv(key, filepath.Join(base, "home"))
+			doc := setUp(t, base, layout{recorded: "w/a", recordedGone: true, projectDir: "w/a/b", stateRoot: "-", wd: "w/a/b"})
+			require.NotEmpty(t, record.Base())
+			assert.True(t, strings.HasPrefix(record.Base(), filepath.Join(base, "home")), record.Base())
+			assert.False(t, quiet.OffFor(quiet.Known, doc, os.Getenv))
+			assert.True(t, quiet.OffFor(quiet.Rooted, doc, os.Getenv))
+		})
+	}
+}

@@ -1,0 +1,248 @@
+// Package quiet reads a hook's payload and, where the harness cannot be on
+// for the call, ends the hook's process before the packages it links are
+// initialised.
+//
+// A harness installed for a user runs its hooks in every project, most of
+// which have no harness state: there each hook is a silent no-op, and its
+// time is the start of its executable. The larger part of that start, past
+// the Go runtime's, is the initialisation of the packages the hook links
+// (unicode's tables, encoding/json, the shell parser's expressions: about
+// a fifth of a do-nothing Go process, docs/perf.md). Go initialises the
+// packages of a program in the order of their import paths, each once the
+// packages it imports are done (the language specification's rule since
+// Go 1.21), and this package imports nothing that links more than the
+// runtime and the syscall package: its subpackages (switched, rooted,
+// known), which a hook's main imports for their effect, run before the rest
+// and end the process when the hook would have found no state root.
+//
+// Every answer is certain: the process ends only where every place the hook
+// would look (root.Find's, integrity.Root's) was looked at by one system
+// call that said "not there". Anything else (a path given relative, an
+// unreadable directory, a payload this reader cannot follow, no /proc)
+// leaves the decision to the hook, which then reads the payload Off has
+// already read (Stdin).
+package quiet
+
+import (
+	"syscall"
+	"time"
+)
+
+// maxPayload bounds what is read from stdin (tool inputs carry whole files).
+const maxPayload = 64 << 20
+
+// stdinWait bounds how long a hook waits for stdin to close, so a hook run by
+// hand or by a misbehaving parent cannot hang. What arrived by then is the
+// payload (readStdin, per platform).
+const stdinWait = 10 * time.Second
+
+var (
+	stdin     []byte
+	stdinRead bool
+)
+
+// Stdin is the hook's payload: stdin read to its end, to maxPayload bytes,
+// or for stdinWait, once per process.
+func Stdin() []byte {
+	if !stdinRead {
+		stdin, stdinRead = readStdin(), true
+	}
+	return stdin
+}
+
+// Rule is what a hook does where the harness is not on: the places it looks
+// for a state root, and what it needs to find there to do anything.
+type Rule int
+
+const (
+	// Switched: the hook does nothing unless the state root it finds is
+	// switched on (.harness-active beside harness-tasks.json): PreToolUse
+	// and the hooks of sessionhook.active.
+	Switched Rule = iota
+	// Rooted: the hook does nothing unless it finds a state root, on or
+	// off (Stop, SessionStart, SessionEnd, UserPromptSubmit: a root whose
+	// hooks are off still has its record settled).
+	Rooted
+	// Known: Rooted, or the record knows a project whose tasks file is gone
+	// in a directory the hook looks at (integrity.Root: PostToolUse puts
+	// back a tasks file `git clean` removed).
+	Known
+)
+
+// Names the probes look for, as internal/root and internal/record name them
+// (a test holds them equal: this package imports neither).
+const (
+	tasksFile    = "harness-tasks.json"
+	activeMarker = ".harness-active"
+	markFile     = "mark.json"
+)
+
+// Off reads the payload (Stdin) and reports whether a hook following rule
+// is certain to do nothing for it: no state root, or none switched on, in
+// any place it would look.
+func Off(rule Rule) bool {
+	doc := Stdin()
+	env := func(key string) string {
+		v, _ := syscall.Getenv(key)
+		return v
+	}
+	if env("HARNESS_HOOK_LOG") != "" {
+		return false // the hook logs every call it gets
+	}
+	return off(rule, doc, env)
+}
+
+// places are the directories a hook looks in for a state root, as given:
+// $HARNESS_STATE_ROOT (that directory alone), $CLAUDE_PROJECT_DIR and the
+// payload's cwd (each with its parents; a cwd that is not an absolute path
+// is one the hook does not take), and the process's directory (the hook's
+// last resort, taken here always). ok is false when the payload cannot be
+// followed or a place is given by a relative path, which the hook would
+// resolve against its working directory's name, not what the kernel knows
+// of it.
+type places struct {
+	stateRoot string
+	chains    []string
+}
+
+func placesOf(doc []byte, env func(string) string) (pl places, ok bool) {
+	cwd, certain := member(doc, "cwd")
+	if !certain {
+		return places{}, false
+	}
+	pl.stateRoot = env("HARNESS_STATE_ROOT")
+	if pl.stateRoot != "" && pl.stateRoot[0] != '/' {
+		return places{}, false
+	}
+	if dir := env("CLAUDE_PROJECT_DIR"); dir != "" {
+		if dir[0] != '/' {
+			return places{}, false
+		}
+		pl.chains = append(pl.chains, dir)
+	}
+	if cwd != "" && cwd[0] == '/' {
+		pl.chains = append(pl.chains, cwd)
+	}
+	return pl, true
+}
+
+// member returns the value of the top-level member name of the JSON object
+// doc, "" when it has none or its value is not a string, and whether that
+// answer is certain. It is not when doc does not begin as an object, when
+// it cannot be followed to the member's end, when a key or the value holds
+// an escape, or when name appears twice: the hook's own reader might then
+// see another value. A document the hook finds malformed has no member for
+// it at all, so this reader need not judge validity past the member.
+func member(doc []byte, name string) (value string, certain bool) {
+	i := skipSpace(doc, 0)
+	if i >= len(doc) || doc[i] != '{' {
+		return "", false
+	}
+	i++
+	found := false
+	for {
+		i = skipSpace(doc, i)
+		if i >= len(doc) {
+			return "", false
+		}
+		if doc[i] == '}' {
+			return value, true
+		}
+		if doc[i] == ',' {
+			i = skipSpace(doc, i+1)
+		}
+		key, end, plain := str(doc, i)
+		if end < 0 || !plain {
+			return "", false
+		}
+		i = skipSpace(doc, end)
+		if i >= len(doc) || doc[i] != ':' {
+			return "", false
+		}
+		i = skipSpace(doc, i+1)
+		if key == name {
+			if found {
+				return "", false
+			}
+			found = true
+			if i < len(doc) && doc[i] == '"' {
+				v, vend, plain := str(doc, i)
+				if vend < 0 || !plain {
+					return "", false
+				}
+				value = v
+			}
+		}
+		if i = skipValue(doc, i); i < 0 {
+			return "", false
+		}
+	}
+}
+
+func skipSpace(doc []byte, i int) int {
+	for i < len(doc) && (doc[i] == ' ' || doc[i] == '\t' || doc[i] == '\n' || doc[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// str reads the string at doc[i] (a quote), returning its text, the index
+// past its closing quote (-1 when it has none) and whether it holds no
+// escape (its text is then the string's value).
+func str(doc []byte, i int) (s string, end int, plain bool) {
+	if i >= len(doc) || doc[i] != '"' {
+		return "", -1, false
+	}
+	plain = true
+	for j := i + 1; j < len(doc); j++ {
+		switch doc[j] {
+		case '\\':
+			plain = false
+			j++
+		case '"':
+			return string(doc[i+1 : j]), j + 1, plain
+		}
+	}
+	return "", -1, false
+}
+
+// skipValue returns the index past the JSON value at doc[i], -1 when it
+// does not end: a string, an object or array (strings in them skipped
+// whole), or a scalar up to the next delimiter.
+func skipValue(doc []byte, i int) int {
+	if i >= len(doc) {
+		return -1
+	}
+	switch doc[i] {
+	case '"':
+		_, end, _ := str(doc, i)
+		return end
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(doc); j++ {
+			switch doc[j] {
+			case '"':
+				_, end, _ := str(doc, j)
+				if end < 0 {
+					return -1
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(doc) && doc[j] != ',' && doc[j] != '}' && doc[j] != ']' && doc[j] != ' ' && doc[j] != '\t' && doc[j] != '\n' && doc[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
