@@ -62,7 +62,7 @@ mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
 sleep 100000 >/dev/null 2>&1 &
 claude=$! # stands in for Claude Code: alive, it holds the session lock
 
-# project DIR N MB ACTIVE
+# project DIR N MB ACTIVE (N 0: a repository without harness state)
 project() {
 	local dir=$1 n=$2 mb=$3 active=$4
 	mkdir -p "$dir/src"
@@ -72,6 +72,7 @@ project() {
 		for i in $(seq 25); do echo "package src // file $i" >"src/f$i.go"; done
 		echo project >README
 		git add -A && git commit -q -m baseline
+		[ "$n" -gt 0 ] || exit 0 # no harness state at all
 		awk -v n="$n" 'BEGIN {
 			printf "{\n  \"version\": 2,\n  \"session_config\": {\"max_sessions\": 1000000},\n  \"tasks\": [\n"
 			for (i = 1; i <= n; i++) {
@@ -179,6 +180,17 @@ for n in $SIZES; do
 	changed "pre-tool-use, Bash go test after a change: checkpoint ($n tasks)" "$d" harness-pre-tool-use "$d.test.*.json"
 	changed "session-start after a change, git included ($n tasks)" "$d" harness-session-start "$d.start.json"
 done
+# A project the harness was never set up in: where a user who installed
+# it works on anything else, and every hook ends before its packages are
+# initialised (internal/quiet).
+d=$work/elsewhere
+project "$d" 0 0 0
+row "stop, no project" "$d" harness-stop "$d.stop.json"
+row "pre-tool-use, no project" "$d" harness-pre-tool-use "$d.grep.*.json"
+row "post-tool-use, no project" "$d" harness-post-tool-use "$d.post.*.json"
+row "session-start, no project" "$d" harness-session-start "$d.start.json"
+# A project whose harness is switched off (no .harness-active): the hooks
+# that settle its record still run whole.
 d=$work/inactive
 project "$d" "${SIZES##* }" 0 0
 row "stop, inactive" "$d" harness-stop "$d.stop.json"

@@ -31,13 +31,7 @@ func TestHooksEndEarlyWhereTheHarnessIsOff(t *testing.T) {
 	project := func(active bool) string {
 		dir, err := filepath.EvalSymlinks(t.TempDir())
 		require.NoError(t, err)
-		for _, args := range [][]string{{"git", "init", "-q"}, {"git", "commit", "-q", "--allow-empty", "-m", "base"},
-			{filepath.Join(bin, "harness"), "init"}, {filepath.Join(bin, "harness"), "add", "A task", "--validate", "true"}} {
-			cmd := exec.Command(args[0], args[1:]...)
-			cmd.Dir, cmd.Env = dir, env
-			out, err := cmd.CombinedOutput()
-			require.NoError(t, err, "%s", out)
-		}
+		initProject(t, bin, dir, env)
 		if !active {
 			require.NoError(t, os.Remove(filepath.Join(dir, ".harness-active")))
 		}

@@ -14,6 +14,19 @@ import (
 	"github.com/harness-agent/harness/internal/testbin"
 )
 
+// initProject makes dir a git repository with a harness switched on and one
+// task, through the built harness command bin/harness.
+func initProject(t *testing.T, bin, dir string, env []string) {
+	t.Helper()
+	for _, args := range [][]string{{"git", "init", "-q"}, {"git", "commit", "-q", "--allow-empty", "-m", "base"},
+		{filepath.Join(bin, "harness"), "init"}, {filepath.Join(bin, "harness"), "add", "A task", "--validate", "true"}} {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+}
+
 // A hook whose stdin is never closed (a parent that wrote the payload and
 // kept the pipe open, or a person running it by hand) waits 10 s for the
 // end of it, then decides on what arrived: it never hangs, and a whole
@@ -27,13 +40,7 @@ func TestHookStdinLeftOpen(t *testing.T) {
 	dir, locks, records := t.TempDir(), t.TempDir(), t.TempDir()
 	env := append(os.Environ(), "CLAUDE_PROJECT_DIR="+dir, "HARNESS_LOCK_DIR="+locks, "HARNESS_RECORD_DIR="+records,
 		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@example.com")
-	for _, args := range [][]string{{"git", "init", "-q"}, {"git", "commit", "-q", "--allow-empty", "-m", "base"},
-		{filepath.Join(bin, "harness"), "init"}, {filepath.Join(bin, "harness"), "add", "A task", "--validate", "true"}} {
-		cmd := exec.Command(args[0], args[1:]...)
-		cmd.Dir, cmd.Env = dir, env
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-	}
+	initProject(t, bin, dir, env)
 
 	tasks := filepath.Join(dir, "harness-tasks.json")
 	tests := []struct {
