@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -104,6 +105,74 @@ func TestScenarioInactive(t *testing.T) {
 	}
 	if after := harnessFiles(t, p.Dir); !slices.Equal(after, filesBefore) {
 		t.Errorf("harness files in the project changed in an inactive session: %v -> %v", filesBefore, after)
+	}
+}
+
+// TestScenarioNoProject: in a repository the harness was never set up in,
+// where a user who installed it works on anything else, every hook Claude
+// Code runs ends before its packages are initialised (internal/quiet): the
+// debug log has each one's line marked so, the session goes as it would
+// without hooks, and nothing of the harness is written anywhere.
+func TestScenarioNoProject(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	locksBefore := listDir(t, p.LockDir)
+	api := fakeapi.New(t,
+		fakeapi.Bash("echo plain-bash-ok && git status --porcelain"),
+		fakeapi.Write(p.path("notes.txt"), "notes\n"),
+		fakeapi.Read(p.path("README.md")),
+		fakeapi.Text("All done."),
+	)
+	res := p.run(api, "Note something down.")
+
+	if res.ExitCode != 0 || res.Result != "All done." {
+		t.Fatalf("want the session to end normally with the model's text, got %v", res)
+	}
+	for _, want := range []string{sessionStartText, stopFeedback, "hook error", "HARNESS"} {
+		if r := api.Find(want); r != nil {
+			t.Errorf("request #%d carries %q, hooks without a project must stay silent:\n%s", r.Index, want, r.NewText())
+		}
+	}
+	if got := api.Last().ToolResults(); len(got) != 3 || got[0].Text != "plain-bash-ok" || !strings.Contains(got[2].Text, "e2e project") {
+		t.Errorf("the tool results: %+v", got)
+	}
+	if got := p.readFile("notes.txt"); got != "notes\n" {
+		t.Errorf("notes.txt holds %q", got)
+	}
+
+	seen := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(readOr(p.HookLog, "")), "\n") {
+		var e struct {
+			Event    string `json:"event"`
+			Decision string `json:"decision"`
+			Quiet    bool   `json:"quiet"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Errorf("a debug log line that does not read: %q: %v", line, err)
+			continue
+		}
+		if !e.Quiet || e.Decision != "silent" {
+			t.Errorf("a hook ran whole, or said something, without a project: %s", line)
+		}
+		seen[e.Event]++
+	}
+	for _, event := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"} {
+		if seen[event] == 0 {
+			t.Errorf("no %s hook in the debug log (%v): the hooks did not run", event, seen)
+		}
+	}
+	if seen["PreToolUse"] != 3 || seen["PostToolUse"] != 3 {
+		t.Errorf("%d PreToolUse and %d PostToolUse lines for 3 tool calls", seen["PreToolUse"], seen["PostToolUse"])
+	}
+
+	if files := harnessFiles(t, p.Dir); len(files) != 0 {
+		t.Errorf("harness files appeared in the project: %v", files)
+	}
+	if after := listDir(t, p.LockDir); !slices.Equal(after, locksBefore) {
+		t.Errorf("lock directory changed: %v -> %v", locksBefore, after)
+	}
+	if records := listDir(t, filepath.Join(p.Home, ".local", "state", "harness")); len(records) != 0 {
+		t.Errorf("the harness wrote under the home's state directory: %v", records)
 	}
 }
 

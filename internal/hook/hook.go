@@ -8,7 +8,6 @@ package hook
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -240,24 +239,7 @@ func decide(fn func(Payload) Decision, p Payload) (d Decision) {
 
 // debugLog appends one JSON line per invocation to $HARNESS_HOOK_LOG.
 func debugLog(event string, p Payload, d Decision, code int, took time.Duration) {
-	path := os.Getenv("HARNESS_HOOK_LOG")
-	if path == "" {
-		return
-	}
 	kinds := [...]string{"silent", "allow", "deny", "block", "refuse"}
-	line, err := json.Marshal(map[string]any{
-		"time": time.Now().UTC().Format(time.RFC3339Nano), "event": event, "pid": os.Getpid(),
-		"session_id": p.SessionID(), "tool": p.ToolName(), "malformed": p.Malformed,
-		"decision": kinds[d.Kind], "reason": d.Reason, "context": d.Context, "warning": d.Warning,
-		"exit": code, "micros": took.Microseconds(),
-	})
-	if err != nil {
-		return
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return
-	}
-	f.Write(append(line, '\n'))
-	f.Close()
+	quiet.Log(quiet.Entry{Event: event, SessionID: p.SessionID(), Tool: p.ToolName(), Malformed: p.Malformed,
+		Decision: kinds[d.Kind], Reason: d.Reason, Context: d.Context, Warning: d.Warning, Exit: code, Took: took})
 }

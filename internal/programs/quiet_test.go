@@ -25,8 +25,7 @@ func TestHooksEndEarlyWhereTheHarnessIsOff(t *testing.T) {
 	}
 	bin := testbin.Build(t)
 	records := t.TempDir()
-	env := append(os.Environ(), "HARNESS_RECORD_DIR="+records, "HARNESS_LOCK_DIR="+t.TempDir(), "HARNESS_HOOK_LOG=",
-		"CLAUDE_PROJECT_DIR=", "HARNESS_STATE_ROOT=", "GODEBUG=inittrace=1",
+	env := append(os.Environ(), "HARNESS_RECORD_DIR="+records, "HARNESS_LOCK_DIR="+t.TempDir(), "CLAUDE_PROJECT_DIR=", "HARNESS_STATE_ROOT=", "GODEBUG=inittrace=1",
 		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@example.com")
 	project := func(active bool) string {
 		dir, err := filepath.EvalSymlinks(t.TempDir())
@@ -41,10 +40,12 @@ func TestHooksEndEarlyWhereTheHarnessIsOff(t *testing.T) {
 	require.NoError(t, err)
 	on, off := project(true), project(false)
 
-	// run runs the hook in dir and reports whether it ran whole.
-	run := func(t *testing.T, hook, dir, payload string) (whole bool, stdout string) {
+	// run runs the hook in dir and reports whether it ran whole. Its line
+	// in the debug log says the same.
+	run := func(t *testing.T, hook, event, dir, payload string) (whole bool, stdout string) {
+		hookLog := filepath.Join(t.TempDir(), "hooks.jsonl")
 		cmd := exec.Command(filepath.Join(bin, "harness-"+hook))
-		cmd.Dir, cmd.Env = dir, env
+		cmd.Dir, cmd.Env = dir, append(env, "HARNESS_HOOK_LOG="+hookLog)
 		cmd.Stdin = strings.NewReader(payload)
 		var out, errs strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &errs
@@ -53,7 +54,14 @@ func TestHooksEndEarlyWhereTheHarnessIsOff(t *testing.T) {
 			require.NoError(t, err, "stderr: %s", errs.String())
 		}
 		require.Contains(t, errs.String(), "init runtime @", "no init trace")
-		return strings.Contains(errs.String(), "init unicode @"), out.String()
+		whole = strings.Contains(errs.String(), "init unicode @")
+		logged, err := os.ReadFile(hookLog)
+		require.NoError(t, err, "no line in the debug log")
+		assert.Equal(t, 1, strings.Count(string(logged), "\n"), "%s", logged)
+		assert.Equal(t, !whole, strings.Contains(string(logged), `"quiet":true`), "%s", logged)
+		assert.Contains(t, string(logged), `"session_id":"s1"`)
+		assert.Contains(t, string(logged), `"event":"`+event+`"`)
+		return whole, out.String()
 	}
 	payload := func(event, dir string) string {
 		return `{"session_id":"s1","hook_event_name":"` + event + `","cwd":"` + dir + `","tool_name":"Write","tool_input":{"file_path":"` +
@@ -71,14 +79,14 @@ func TestHooksEndEarlyWhereTheHarnessIsOff(t *testing.T) {
 		"teammate-idle": true, "config-change": true}
 	for hook, event := range events {
 		t.Run(hook, func(t *testing.T) {
-			whole, out := run(t, hook, none, payload(event, none))
+			whole, out := run(t, hook, event, none, payload(event, none))
 			assert.False(t, whole, "ran whole where there is no project")
 			assert.Empty(t, out)
 
-			whole, _ = run(t, hook, off, payload(event, off))
+			whole, _ = run(t, hook, event, off, payload(event, off))
 			assert.Equal(t, !whollyOff[hook], whole, "in a project switched off")
 
-			whole, _ = run(t, hook, on, payload(event, on))
+			whole, _ = run(t, hook, event, on, payload(event, on))
 			assert.True(t, whole, "ended early in a project switched on")
 		})
 	}
@@ -87,7 +95,7 @@ func TestHooksEndEarlyWhereTheHarnessIsOff(t *testing.T) {
 	// below it, and its answer is unchanged.
 	sub := filepath.Join(on, "sub")
 	require.NoError(t, os.Mkdir(sub, 0o755))
-	whole, out := run(t, "pre-tool-use", sub,
+	whole, out := run(t, "pre-tool-use", "PreToolUse", sub,
 		`{"session_id":"s1","hook_event_name":"PreToolUse","cwd":"`+sub+`","tool_name":"Write","tool_input":{"file_path":"`+filepath.Join(on, "harness-tasks.json")+`","content":"{}"}}`)
 	assert.True(t, whole)
 	assert.Contains(t, out, `"permissionDecision":"deny"`)

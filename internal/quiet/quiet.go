@@ -20,7 +20,8 @@
 // call that said "not there". Anything else (a path given relative, an
 // unreadable directory, a payload this reader cannot follow, no /proc)
 // leaves the decision to the hook, which then reads the payload Off has
-// already read (Stdin).
+// already read (Stdin). An early end writes its line in the hooks' debug
+// log (Log, marked "quiet") as the hook would have.
 package quiet
 
 import (
@@ -81,15 +82,24 @@ const (
 // is certain to do nothing for it: no state root, or none switched on, in
 // any place it would look.
 func Off(rule Rule) bool {
+	start := time.Now()
 	doc := Stdin()
 	env := func(key string) string {
 		v, _ := syscall.Getenv(key)
 		return v
 	}
-	if env("HARNESS_HOOK_LOG") != "" {
-		return false // the hook logs every call it gets
+	if !off(rule, doc, env) {
+		return false
 	}
-	return off(rule, doc, env)
+	if env("HARNESS_HOOK_LOG") != "" {
+		field := func(name string) string {
+			v, _ := member(doc, name)
+			return v
+		}
+		Log(Entry{Event: field("hook_event_name"), SessionID: field("session_id"), Tool: field("tool_name"),
+			Decision: "silent", Took: time.Since(start), Quiet: true})
+	}
+	return true
 }
 
 // places are the directories a hook looks in for a state root, as given:
