@@ -55,3 +55,21 @@ func TestMember(t *testing.T) {
 func TestNames(t *testing.T) {
 	assert.Equal(t, [...]string{root.TasksFile, root.ActiveMarker}, quiet.Names)
 }
+
+// Wherever member is certain and the hook reads the payload at all, the
+// two read the same cwd.
+func FuzzMember(f *testing.F) {
+	for _, seed := range []string{
+		`{"session_id":"s","cwd":"/p/q"}`, `{"tool_input":{"cwd":"/x"},"cwd":"/p"}`, `{"cwd":42}`,
+		`{"a":"}\"{[","cwd":"/p"}`, `{"cwd":"/p","cwd":"/q"}`, ` {"a":[1,{"b":null}],"cwd":"/é"} `,
+		`{"a":1 "cwd":"/p"}`, `{,"cwd":"/p"}`, `{"cwd":"/p"}}`, `{"c":tru,"cwd":"/p"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		got, certain := quiet.Member(doc, "cwd")
+		if p := hook.Parse(doc); certain && !p.Malformed {
+			assert.Equal(t, p.Str("cwd"), got, "payload %q", doc)
+		}
+	})
+}
