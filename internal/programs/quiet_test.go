@@ -91,11 +91,19 @@ func TestHooksEndEarlyWhereTheHarnessIsOff(t *testing.T) {
 		})
 	}
 
+	// A payload past the first part Off reads (a Write of a large file)
+	// is left to the hook, silent all the same.
+	big := `{"session_id":"s1","hook_event_name":"PreToolUse","cwd":"` + none + `","tool_name":"Write","tool_input":{"file_path":"` +
+		filepath.Join(none, "big.txt") + `","content":"` + strings.Repeat("x", 300<<10) + `"}}`
+	whole, out := run(t, "pre-tool-use", "PreToolUse", none, big)
+	assert.True(t, whole)
+	assert.Empty(t, out)
+
 	// The hook still judges a call in a project switched on, from anywhere
 	// below it, and its answer is unchanged.
 	sub := filepath.Join(on, "sub")
 	require.NoError(t, os.Mkdir(sub, 0o755))
-	whole, out := run(t, "pre-tool-use", "PreToolUse", sub,
+	whole, out = run(t, "pre-tool-use", "PreToolUse", sub,
 		`{"session_id":"s1","hook_event_name":"PreToolUse","cwd":"`+sub+`","tool_name":"Write","tool_input":{"file_path":"`+filepath.Join(on, "harness-tasks.json")+`","content":"{}"}}`)
 	assert.True(t, whole)
 	assert.Contains(t, out, `"permissionDecision":"deny"`)

@@ -73,3 +73,15 @@ func FuzzMember(f *testing.F) {
 		}
 	})
 }
+
+// A Write of a 200 kB source file: the payload Off reads whole before it
+// decides (peekLimit is 256 kB).
+func BenchmarkMember(b *testing.B) {
+	line := `\tif err := run(\"go\", \"test\", \"./...\"); err != nil {\n\t\treturn fmt.Errorf(\"test: %w\", err) // \\\\ a comment\n\t}\n`
+	doc := []byte(`{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Write",` +
+		`"tool_input":{"file_path":"/p/main.go","content":"` + strings.Repeat(line, 200<<10/len(line)) + `"}}`)
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		quiet.Member(doc, "cwd")
+	}
+}

@@ -7,23 +7,45 @@ import (
 	"time"
 )
 
-// readStdin reads the payload on the calling thread, each wait bounded by
-// poll(2): no goroutine, no timer and no poller are started for it, which a
-// hook's every run would pay for (5–7 % of a do-nothing process's start,
-// docs/perf.md).
-func readStdin() []byte { return readFD(0, maxPayload, stdinWait) }
+// stdin is the hook's standard input, read on the calling thread, each
+// wait bounded by poll(2): no goroutine, no timer and no poller are started
+// for it, which a hook's every run would pay for (5–7 % of a do-nothing
+// process's start, docs/perf.md).
+var stdin = reader{fd: 0, wait: stdinWait}
 
-// readFD reads fd until end of file, an error, limit bytes, or wait has
-// passed, and returns what it read by then.
-func readFD(fd, limit int, wait time.Duration) []byte {
-	deadline := time.Now().Add(wait)
-	buf := make([]byte, 0, min(16<<10, limit))
-	for len(buf) < limit {
-		left := time.Until(deadline)
+func readStdin() []byte {
+	stdin.upTo(maxPayload)
+	return stdin.buf
+}
+
+func peekStdin(n int) (doc []byte, whole bool) {
+	stdin.upTo(n)
+	return stdin.buf, stdin.ended
+}
+
+// reader reads a descriptor in steps: up to a first bound, then on.
+type reader struct {
+	fd       int
+	wait     time.Duration // from the first read, for the whole
+	buf      []byte
+	deadline time.Time
+	ended    bool // at its end, an error, maxPayload bytes, or the wait's end
+}
+
+// upTo reads until the end (ended) or until n bytes are in buf in all.
+func (r *reader) upTo(n int) {
+	if r.deadline.IsZero() {
+		r.deadline = time.Now().Add(r.wait)
+		r.buf = make([]byte, 0, min(16<<10, n))
+	}
+	n = min(n, maxPayload)
+	for !r.ended && len(r.buf) < n {
+		left := time.Until(r.deadline)
 		if left <= 0 {
+			r.ended = true
 			break
 		}
-		ready, invalid, err := pollIn(fd, left)
+		ready, invalid, err := pollIn(r.fd, left)
 		if err == syscall.EINTR {
 			continue
 		}
@@ -31,21 +53,25 @@ func readFD(fd, limit int, wait time.Duration) []byte {
 			// poll failed, the wait is over, or fd is not one poll can
 			// watch (closed; on macOS a terminal, whose read would then
 			// wait unbounded)
+			r.ended = true
 			break
 		}
-		if len(buf) == cap(buf) {
-			grown := make([]byte, len(buf), len(buf)+min(cap(buf), limit-len(buf)))
-			copy(grown, buf)
-			buf = grown
+		if len(r.buf) == cap(r.buf) {
+			grown := make([]byte, len(r.buf), len(r.buf)+min(cap(r.buf), maxPayload-len(r.buf)))
+			copy(grown, r.buf)
+			r.buf = grown
 		}
-		got, err := syscall.Read(fd, buf[len(buf):min(cap(buf), limit)])
+		got, err := syscall.Read(r.fd, r.buf[len(r.buf):min(cap(r.buf), n)])
 		if err == syscall.EINTR || err == syscall.EAGAIN {
 			continue // a signal, or a non-blocking stdin read too early
 		}
 		if err != nil || got <= 0 {
-			break // end of file, or fd cannot be read (closed, a directory)
+			r.ended = true // end of file, or fd cannot be read (closed, a directory)
+			break
 		}
-		buf = buf[:len(buf)+got]
+		r.buf = r.buf[:len(r.buf)+got]
 	}
-	return buf
+	if len(r.buf) >= maxPayload {
+		r.ended = true // what is past it is never read
+	}
 }

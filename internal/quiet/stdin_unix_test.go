@@ -12,6 +12,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// readFD reads fd as stdin is read: up to limit bytes, for wait at most.
+func readFD(fd, limit int, wait time.Duration) []byte {
+	r := reader{fd: fd, wait: wait}
+	r.upTo(limit)
+	return r.buf
+}
+
 func TestReadFD(t *testing.T) {
 	testBoundedRead(t, func(r *os.File, limit int, wait time.Duration) []byte { return readFD(int(r.Fd()), limit, wait) })
 }
@@ -41,4 +48,47 @@ func TestReadFDNonBlocking(t *testing.T) {
 		w.Close()
 	}()
 	assert.Equal(t, []byte(`{"late":true}`), readFD(int(r.Fd()), maxPayload, 5*time.Second))
+}
+
+// Off reads a first part of the payload, the hook the rest: one read, one
+// wait for the whole.
+func TestReaderInSteps(t *testing.T) {
+	big := make([]byte, peekLimit+50<<10)
+	for i := range big {
+		big[i] = byte('a' + i%26)
+	}
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer r.Close()
+	go func() {
+		w.Write(big)
+		w.Close()
+	}()
+	rd := reader{fd: int(r.Fd()), wait: 5 * time.Second}
+	rd.upTo(peekLimit)
+	assert.Equal(t, peekLimit, len(rd.buf))
+	assert.False(t, rd.ended, "ended before its end")
+	rd.upTo(maxPayload)
+	assert.True(t, rd.ended)
+	assert.Equal(t, big, rd.buf)
+
+	// The wait is the whole read's, from its first step.
+	r2, w2, err := os.Pipe()
+	require.NoError(t, err)
+	defer r2.Close()
+	defer w2.Close()
+	w2.Write([]byte(`{"a":1`))
+	const wait = 300 * time.Millisecond
+	start := time.Now()
+	rd = reader{fd: int(r2.Fd()), wait: wait}
+	rd.upTo(3)
+	assert.Equal(t, `{"a`, string(rd.buf))
+	assert.False(t, rd.ended)
+	time.Sleep(wait / 2)
+	rd.upTo(maxPayload)
+	assert.True(t, rd.ended)
+	assert.Equal(t, `{"a":1`, string(rd.buf))
+	took := time.Since(start)
+	assert.GreaterOrEqual(t, took, wait)
+	assert.Less(t, took, wait*3/2+100*time.Millisecond, "waited anew for the second step")
 }
