@@ -17,7 +17,7 @@ import (
 // (/proc/self/fd), the same directory by the same rules, and a parent of a
 // path free of links is the physical parent either way.
 func off(rule Rule, doc []byte, env func(string) string) bool {
-	pl, ok := placesOf(doc, env)
+	stateRoot, projectDir, ok := envPlaces(env)
 	if !ok {
 		return false
 	}
@@ -25,14 +25,14 @@ func off(rule Rule, doc []byte, env func(string) string) bool {
 	if rule == Switched {
 		name = activeMarker
 	}
-	if pl.stateRoot != "" {
-		real, found, ok := realPath(path.Clean(pl.stateRoot))
+	if stateRoot != "" {
+		real, found, ok := realPath(path.Clean(stateRoot))
 		if !ok || found && present(path.Join(real, name)) != absent {
 			return false
 		}
 	}
-	// Each place is looked at as soon as it is resolved, the process's
-	// directory last: in a project, the first look finds it.
+	// Each place is looked at as soon as it is resolved (quiet.go says in
+	// which order): in a project, the first look finds it.
 	var starts, dirs []string // resolved: every place, and every directory looked in
 	look := func(start string) bool {
 		// root.Find cleans a path before it resolves its links (a link's
@@ -63,10 +63,12 @@ func off(rule Rule, doc []byte, env func(string) string) bool {
 		}
 		return true
 	}
-	for _, start := range pl.chains {
-		if !look(start) {
-			return false
-		}
+	if projectDir != "" && !look(projectDir) {
+		return false
+	}
+	cwd, certain := member(doc, "cwd")
+	if !certain || cwd != "" && cwd[0] == '/' && !look(cwd) {
+		return false
 	}
 	wd, err := syscall.Getwd()
 	if err != nil || !look(wd) {

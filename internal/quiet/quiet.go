@@ -103,38 +103,25 @@ func Off(rule Rule) bool {
 	return true
 }
 
-// places are the directories a hook looks in for a state root, as given:
-// $HARNESS_STATE_ROOT (that directory alone), $CLAUDE_PROJECT_DIR and the
-// payload's cwd (each with its parents; a cwd that is not an absolute path
-// is one the hook does not take), and the process's directory (the hook's
-// last resort, taken here always). ok is false when the payload cannot be
-// followed or a place is given by a relative path, which the hook would
-// resolve against its working directory's name, not what the kernel knows
-// of it.
-type places struct {
-	stateRoot string
-	chains    []string
-}
+// The places a hook looks in for a state root, as given: $HARNESS_STATE_ROOT
+// (that directory alone), $CLAUDE_PROJECT_DIR and the payload's cwd (each
+// with its parents; a cwd that is not an absolute path is one the hook does
+// not take), and the process's directory (the hook's last resort, taken
+// here always). Off looks at them in that order, so that in a session,
+// where $CLAUDE_PROJECT_DIR is the project, a project is found before the
+// payload is read through for its cwd.
 
-func placesOf(doc []byte, env func(string) string) (pl places, ok bool) {
-	cwd, certain := member(doc, "cwd")
-	if !certain {
-		return places{}, false
-	}
-	pl.stateRoot = env("HARNESS_STATE_ROOT")
-	if pl.stateRoot != "" && pl.stateRoot[0] != '/' {
-		return places{}, false
-	}
-	if dir := env("CLAUDE_PROJECT_DIR"); dir != "" {
-		if dir[0] != '/' {
-			return places{}, false
+// envPlaces are the places the environment gives; ok is false when one is
+// a relative path, which the hook would resolve against its working
+// directory's name, not against what the kernel knows of it.
+func envPlaces(env func(string) string) (stateRoot, projectDir string, ok bool) {
+	stateRoot, projectDir = env("HARNESS_STATE_ROOT"), env("CLAUDE_PROJECT_DIR")
+	for _, p := range []string{stateRoot, projectDir} {
+		if p != "" && p[0] != '/' {
+			return "", "", false
 		}
-		pl.chains = append(pl.chains, dir)
 	}
-	if cwd != "" && cwd[0] == '/' {
-		pl.chains = append(pl.chains, cwd)
-	}
-	return pl, true
+	return stateRoot, projectDir, true
 }
 
 // member returns the value of the top-level member name of the JSON object
