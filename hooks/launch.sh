@@ -14,9 +14,15 @@ prog=${1:?usage: launch.sh PROGRAM}
 root=${CLAUDE_PLUGIN_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 bin=$root/bin
 exe=$bin/$prog
-case $(uname -s 2>/dev/null) in
-MINGW* | MSYS* | CYGWIN* | Windows_NT) exe=$exe.exe ;;
-esac
+
+# resolve: PROGRAM.exe where only that is there (a Windows build), told
+# from the files rather than by uname, whose process cost every hook call
+# about a millisecond. (Where Git Bash finds PROGRAM.exe by the name
+# PROGRAM already, exec finds it the same way.)
+resolve() {
+	[ -e "$exe" ] || [ ! -e "$exe.exe" ] || exe=$exe.exe
+}
+resolve
 
 # build: every executable into bin/, once, whoever asks first. Others wait
 # for that build (a hook timeout is 30 s or more; the build takes seconds
@@ -41,6 +47,7 @@ build() {
 			i=$((i + 1))
 		done
 	fi
+	resolve
 	[ -x "$exe" ]
 }
 

@@ -152,7 +152,7 @@ func TestPluginLauncher(t *testing.T) {
 	}
 	// A PATH with the basic tools but no go.
 	noGo := t.TempDir()
-	for _, tool := range []string{"sh", "cat", "uname", "sed", "printf", "dirname", "mkdir", "sleep", "rmdir", "mv", "rm"} {
+	for _, tool := range []string{"sh", "cat", "sed", "printf", "dirname", "mkdir", "sleep", "rmdir", "mv", "rm"} {
 		if p, err := exec.LookPath(tool); err == nil {
 			os.Symlink(p, filepath.Join(noGo, tool))
 		}
@@ -164,6 +164,27 @@ func TestPluginLauncher(t *testing.T) {
 		out, code := run(t, root, "harness-stop", noGo)
 		assert.Equal(t, "ran with {\"hook_event_name\":\"Stop\"}\n", out)
 		assert.Equal(t, 3, code, "its exit code passes through")
+	})
+	t.Run("runs a Windows build's executable", func(t *testing.T) {
+		root := t.TempDir()
+		write(t, filepath.Join(root, "bin", "harness-stop.exe"), "#!/bin/sh\necho \"exe ran with $(cat)\"\n", 0o755)
+		out, code := run(t, root, "harness-stop", noGo)
+		assert.Equal(t, "exe ran with {\"hook_event_name\":\"Stop\"}\n", out)
+		assert.Equal(t, 0, code)
+	})
+	t.Run("starts no other process on the way", func(t *testing.T) {
+		// Every process a hook call starts costs about a millisecond:
+		// with the executable in place, the launcher needs no tool at all.
+		root, stubs := t.TempDir(), t.TempDir()
+		write(t, filepath.Join(root, "bin", "harness-stop"), "#!/bin/sh\nread -r line; echo \"ran with $line\"\n", 0o755)
+		started := filepath.Join(t.TempDir(), "started")
+		for _, tool := range []string{"uname", "cat", "sed", "dirname", "pwd", "printf", "test", "[", "mkdir", "ls", "expr", "basename", "env"} {
+			write(t, filepath.Join(stubs, tool), "#!/bin/sh\necho "+tool+" >>"+started+"\n", 0o755)
+		}
+		out, code := run(t, root, "harness-stop", stubs)
+		assert.Equal(t, "ran with {\"hook_event_name\":\"Stop\"}\n", out)
+		assert.Equal(t, 0, code)
+		assert.NoFileExists(t, started, "the launcher ran a tool")
 	})
 	t.Run("no executables, no go", func(t *testing.T) {
 		root := t.TempDir()
