@@ -117,6 +117,32 @@ func TestScenarioNoProject(t *testing.T) {
 	t.Parallel()
 	p := newProject(t)
 	locksBefore := listDir(t, p.LockDir)
+	// The install registers each hook in the exec form, which Claude Code
+	// starts without a shell: a hook of the same form beside ours records
+	// the process that started it.
+	settingsPath := filepath.Join(p.Home, ".claude", "settings.json")
+	var settings map[string]any
+	if err := json.Unmarshal([]byte(readOr(settingsPath, "")), &settings); err != nil {
+		t.Fatal(err)
+	}
+	hooks := settings["hooks"].(map[string]any)
+	for event, groups := range hooks {
+		for _, g := range groups.([]any) {
+			for _, h := range g.(map[string]any)["hooks"].([]any) {
+				if args, ok := h.(map[string]any)["args"].([]any); !ok || len(args) != 0 {
+					t.Errorf("%s: the install wrote %v, want the exec form (an empty args)", event, h)
+				}
+			}
+		}
+	}
+	parentFile := filepath.Join(t.TempDir(), "parent")
+	probe := filepath.Join(t.TempDir(), "parent.sh")
+	if err := os.WriteFile(probe, []byte("#!/bin/sh\ncat /proc/$PPID/comm >"+parentFile+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hooks["UserPromptSubmit"] = append(hooks["UserPromptSubmit"].([]any),
+		map[string]any{"hooks": []any{map[string]any{"type": "command", "command": probe, "args": []any{}}}})
+	WriteSettings(t, p.Home, settings)
 	api := fakeapi.New(t,
 		fakeapi.Bash("echo plain-bash-ok && git status --porcelain"),
 		fakeapi.Write(p.path("notes.txt"), "notes\n"),
@@ -163,6 +189,10 @@ func TestScenarioNoProject(t *testing.T) {
 	}
 	if seen["PreToolUse"] != 3 || seen["PostToolUse"] != 3 {
 		t.Errorf("%d PreToolUse and %d PostToolUse lines for 3 tool calls", seen["PreToolUse"], seen["PostToolUse"])
+	}
+
+	if parent := strings.TrimSpace(readOr(parentFile, "(the probe did not run)")); parent == "sh" || parent == "dash" || parent == "bash" || strings.HasPrefix(parent, "(") {
+		t.Errorf("a hook in the exec form was started by %q, want Claude Code itself", parent)
 	}
 
 	if files := harnessFiles(t, p.Dir); len(files) != 0 {

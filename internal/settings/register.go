@@ -63,9 +63,11 @@ type Entry struct {
 
 	hasMatcher bool
 	hasTimeout bool
-	group      int // index of the matcher group in hooks.<Event>
-	index      int // index of the entry in the group's hooks
-	groupSize  int // entries in the group, ours or not
+	hasArgs    bool // "args" is there: Claude Code runs the command without a shell
+	argsEmpty  bool // and it is an empty list
+	group      int  // index of the matcher group in hooks.<Event>
+	index      int  // index of the entry in the group's hooks
+	groupSize  int  // entries in the group, ours or not
 }
 
 func (e Entry) groupPath() string {
@@ -81,9 +83,10 @@ type matcherGroup struct {
 }
 
 type hookEntry struct {
-	Type    string `json:"type"`
-	Command string `json:"command"`
-	Timeout int    `json:"timeout,omitempty"`
+	Type    string    `json:"type"`
+	Command string    `json:"command"`
+	Args    *[]string `json:"args,omitempty"` // [] for the exec form (ExecForm)
+	Timeout int       `json:"timeout,omitempty"`
 }
 
 // Parse checks that doc is a settings document the harness may edit and
@@ -246,10 +249,12 @@ func scan(doc []byte, path string) ([]Entry, error) {
 					if t.Type == gjson.Number {
 						timeout = int(t.Int())
 					}
+					args := h.Get("args")
 					found = append(found, Entry{
 						Event: event.Str, Matcher: m.String(), Command: cmd.Str, Program: Program(cmd.Str),
 						Type: h.Get("type").String(), Timeout: timeout,
 						hasMatcher: m.Exists(), hasTimeout: t.Exists(),
+						hasArgs: args.Exists(), argsEmpty: args.IsArray() && len(args.Array()) == 0,
 						group: gi, index: hi, groupSize: size,
 					})
 				}
@@ -378,6 +383,9 @@ func registerStep(doc []byte, found []Entry, binDir string) ([]byte, Change, err
 			}
 		case e.Command != want:
 			next, err := jsonedit.Replace(doc, e.path()+".command", want)
+			if err == nil {
+				next, err = setForm(next, *e, want)
+			}
 			return up(next, err, "was "+e.Command)
 		case e.Type != "command":
 			next, err := setMember(doc, e.path(), "type", gjson.GetBytes(doc, e.path()+".type").Exists(), "command")
@@ -385,9 +393,35 @@ func registerStep(doc []byte, found []Entry, binDir string) ([]byte, Change, err
 		case e.Timeout != h.Timeout || !e.hasTimeout:
 			next, err := setMember(doc, e.path(), "timeout", e.hasTimeout, h.Timeout)
 			return up(next, err, fmt.Sprintf("timeout %s → %ds", timeoutText(*e), h.Timeout))
+		case !inForm(*e, want):
+			next, err := setForm(doc, *e, want)
+			if ExecForm(want) {
+				return up(next, err, "run without a shell")
+			}
+			return up(next, err, "run through the shell (its path needs quoting)")
 		}
 	}
 	return nil, Change{}, nil
+}
+
+// inForm reports whether entry e has the form command wants: an empty
+// "args" list for the exec form (ExecForm), none for the shell's.
+func inForm(e Entry, command string) bool {
+	if ExecForm(command) {
+		return e.argsEmpty
+	}
+	return !e.hasArgs
+}
+
+// setForm gives entry e the form command wants.
+func setForm(doc []byte, e Entry, command string) ([]byte, error) {
+	switch {
+	case inForm(e, command):
+		return doc, nil
+	case ExecForm(command):
+		return setMember(doc, e.path(), "args", e.hasArgs, []string{})
+	}
+	return jsonedit.Remove(doc, e.path()+".args")
 }
 
 func setMember(doc []byte, obj, key string, exists bool, v any) ([]byte, error) {
@@ -432,7 +466,11 @@ func sameMatcher(want, got string, has bool) bool {
 // addEntry appends a matcher group holding only our entry to the event's
 // list, creating the list and the "hooks" object as needed.
 func addEntry(doc []byte, h Hook, command string) ([]byte, error) {
-	group := matcherGroup{Matcher: h.Matcher, Hooks: []hookEntry{{Type: "command", Command: command, Timeout: h.Timeout}}}
+	entry := hookEntry{Type: "command", Command: command, Timeout: h.Timeout}
+	if ExecForm(command) {
+		entry.Args = &[]string{}
+	}
+	group := matcherGroup{Matcher: h.Matcher, Hooks: []hookEntry{entry}}
 	if !gjson.GetBytes(doc, "hooks").Exists() {
 		return jsonedit.Append(doc, "", "hooks", map[string][]matcherGroup{h.Event: {group}})
 	}
@@ -532,6 +570,9 @@ func Check(doc []byte, binDir, path string) ([]Finding, error) {
 			}
 			if e.Type != "command" {
 				f.Problems = append(f.Problems, fmt.Sprintf("type %q, want \"command\"", e.Type))
+			}
+			if e.hasArgs && !ExecForm(e.Command) {
+				f.Problems = append(f.Problems, "\"args\" has Claude Code run it without a shell, but its command is quoted for one")
 			}
 			if binDir != "" && e.Command != Command(binDir, h.Program) {
 				f.Problems = append(f.Problems, "want "+Command(binDir, h.Program))

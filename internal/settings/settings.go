@@ -79,6 +79,15 @@ func Command(binDir, program string) string {
 	return Quote(path)
 }
 
+// ExecForm reports whether an entry of ours with command is registered in
+// Claude Code's exec form (an empty "args" list beside it): run as it is,
+// without a shell, whose start cost every hook call about a millisecond.
+// A command quoted for the shell stays in the shell form, as do the
+// commands of Windows, where Claude Code runs them with Git Bash.
+func ExecForm(command string) bool {
+	return runtime.GOOS != "windows" && command != "" && Quote(command) == command
+}
+
 // Program returns the name of the executable a hook command runs: the base
 // name of its first shell word, without a Windows .exe.
 func Program(command string) string {

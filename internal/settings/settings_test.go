@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -177,6 +178,7 @@ func TestRegisterNewFileLayout(t *testing.T) {
           {
             "type": "command",
             "command": "/opt/harness/bin/harness-session-start",
+            "args": [],
             "timeout": 120
           }
         ]
@@ -189,6 +191,7 @@ func TestRegisterNewFileLayout(t *testing.T) {
           {
             "type": "command",
             "command": "/opt/harness/bin/harness-pre-tool-use",
+            "args": [],
             "timeout": 30
           }
         ]
@@ -200,6 +203,7 @@ func TestRegisterNewFileLayout(t *testing.T) {
           {
             "type": "command",
             "command": "/opt/harness/bin/harness-stop",
+            "args": [],
             "timeout": 300
           }
         ]
@@ -211,6 +215,7 @@ func TestRegisterNewFileLayout(t *testing.T) {
           {
             "type": "command",
             "command": "/opt/harness/bin/harness-subagent-stop",
+            "args": [],
             "timeout": 60
           }
         ]
@@ -222,6 +227,7 @@ func TestRegisterNewFileLayout(t *testing.T) {
           {
             "type": "command",
             "command": "/opt/harness/bin/harness-teammate-idle",
+            "args": [],
             "timeout": 60
           }
         ]
@@ -233,6 +239,7 @@ func TestRegisterNewFileLayout(t *testing.T) {
           {
             "type": "command",
             "command": "/opt/harness/bin/harness-session-end",
+            "args": [],
             "timeout": 5
           }
         ]
@@ -244,6 +251,7 @@ func TestRegisterNewFileLayout(t *testing.T) {
           {
             "type": "command",
             "command": "/opt/harness/bin/harness-user-prompt-submit",
+            "args": [],
             "timeout": 10
           }
         ]
@@ -256,6 +264,7 @@ func TestRegisterNewFileLayout(t *testing.T) {
           {
             "type": "command",
             "command": "/opt/harness/bin/harness-post-tool-use",
+            "args": [],
             "timeout": 30
           }
         ]
@@ -268,6 +277,7 @@ func TestRegisterNewFileLayout(t *testing.T) {
           {
             "type": "command",
             "command": "/opt/harness/bin/harness-post-tool-use-failure",
+            "args": [],
             "timeout": 30
           }
         ]
@@ -279,6 +289,7 @@ func TestRegisterNewFileLayout(t *testing.T) {
           {
             "type": "command",
             "command": "/opt/harness/bin/harness-pre-compact",
+            "args": [],
             "timeout": 30
           }
         ]
@@ -290,6 +301,7 @@ func TestRegisterNewFileLayout(t *testing.T) {
           {
             "type": "command",
             "command": "/opt/harness/bin/harness-stop-failure",
+            "args": [],
             "timeout": 30
           }
         ]
@@ -302,6 +314,7 @@ func TestRegisterNewFileLayout(t *testing.T) {
           {
             "type": "command",
             "command": "/opt/harness/bin/harness-config-change",
+            "args": [],
             "timeout": 10
           }
         ]
@@ -760,4 +773,67 @@ func fileMode(path string) os.FileMode {
 		return 0
 	}
 	return fi.Mode().Perm()
+}
+
+// Our entries run without a shell (Claude Code's exec form: an empty
+// "args" beside the command), whose start cost every hook call about a
+// millisecond; a command that needs the shell's quotes keeps the shell.
+// Entries an older install wrote are moved to the form they want.
+func TestRegisterExecForm(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows keeps the shell form (Git Bash)")
+	}
+	argsOf := func(t *testing.T, doc []byte, event string) gjson.Result {
+		t.Helper()
+		entries := gjson.GetBytes(doc, "hooks."+event+".0.hooks")
+		require.Len(t, entries.Array(), 1, "%s", doc)
+		return entries.Array()[0].Get("args")
+	}
+	plainShell := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/opt/bin/harness-stop","timeout":300}]}]}}`
+	quotedExec := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"'/my bin/harness-stop'","args":[],"timeout":300}]}]}}`
+	withArgs := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/opt/bin/harness-stop","args":["-x"],"timeout":300}]}]}}`
+	tests := []struct {
+		name, doc, binDir string
+		wantArgs          bool   // an empty args list after the install
+		change            string // the Stop entry's change, "" for none
+	}{
+		{"a new entry, plain path", `{}`, "/opt/bin", true, "+ Stop"},
+		{"a new entry, a path with a space", `{}`, "/my bin", false, "+ Stop"},
+		{"an older install's entry", plainShell, "/opt/bin", true, "(run without a shell)"},
+		{"exec form with a quoted command", quotedExec, "/my bin", false, "(run through the shell (its path needs quoting))"},
+		{"arguments given", withArgs, "/opt/bin", true, "(run without a shell)"},
+		{"moved to a path that needs quotes", plainShell, "/my bin", false, "(was /opt/bin/harness-stop)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, changes, err := Register([]byte(tt.doc), tt.binDir, "settings.json")
+			require.NoError(t, err)
+			args := argsOf(t, out, "Stop")
+			if tt.wantArgs {
+				assert.True(t, args.IsArray() && len(args.Array()) == 0, "args: %s", args.Raw)
+			} else {
+				assert.False(t, args.Exists(), "args: %s", args.Raw)
+			}
+			var stop []string
+			for _, c := range changes {
+				if c.Event == "Stop" {
+					stop = append(stop, c.String())
+				}
+			}
+			require.Len(t, stop, 1, "%v", stop)
+			assert.Contains(t, stop[0], tt.change)
+			again, changes, err := Register(out, tt.binDir, "settings.json")
+			require.NoError(t, err)
+			assert.Empty(t, changes, "a second install changes nothing")
+			assert.Equal(t, string(out), string(again))
+		})
+	}
+
+	findings, err := Check([]byte(quotedExec), "", "settings.json")
+	require.NoError(t, err)
+	for _, f := range findings {
+		if f.Hook.Event == "Stop" {
+			assert.Contains(t, strings.Join(f.Problems, "; "), `"args" has Claude Code run it without a shell, but its command is quoted for one`)
+		}
+	}
 }
