@@ -1,7 +1,9 @@
 #!/bin/sh
-# launch.sh PROGRAM: how the Claude Code plugin runs a harness hook. It execs
-# PROGRAM from the plugin's bin/ (PROGRAM.exe on Windows, where Claude Code
-# runs hook commands with Git Bash). When bin/ lacks it and Go is on PATH, it
+# launch.sh PROGRAM: how the Claude Code plugin runs a harness hook whose
+# executable is not in bin/ yet (hooks/hooks.json execs one that is, with no
+# process started before it). It execs PROGRAM from the plugin's bin/
+# (PROGRAM.exe on Windows, where Claude Code runs hook commands with Git
+# Bash). When bin/ lacks it and Go is on PATH, it
 # builds every executable once (scripts/build.sh, under a lock, into a
 # temporary directory moved into place), then execs. Without the executables
 # and without Go it answers the event with nothing but, at SessionStart, one

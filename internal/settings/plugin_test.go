@@ -110,10 +110,10 @@ func TestPluginHooks(t *testing.T) {
 		for _, g := range groups {
 			for _, h := range g.Hooks {
 				assert.Equal(t, "command", h.Type)
-				// Every hook goes through the launcher, which runs (or
-				// first builds) the executable in the plugin's bin/.
-				assert.Regexp(t, `^sh "\$\{CLAUDE_PLUGIN_ROOT\}/hooks/launch\.sh" harness-[a-z-]+$`, h.Command, "through hooks/launch.sh")
+				// Every hook runs the executable in the plugin's bin/,
+				// else the launcher, which first builds it.
 				program := h.Command[strings.LastIndexByte(h.Command, ' ')+1:]
+				assert.Equal(t, pluginCommand(program), h.Command)
 				assert.Contains(t, built, program, "scripts/build.sh does not build %s", program)
 				matcher := ""
 				if g.Matcher != nil {
@@ -131,6 +131,56 @@ func TestPluginHooks(t *testing.T) {
 		want[h.Program] = h
 	}
 	assert.Equal(t, want, got)
+}
+
+// pluginCommand is the plugin's command for a hook: the executable in bin/
+// when it is there, with no process started before it (the shell's exec),
+// else the launcher.
+func pluginCommand(program string) string {
+	exe := `"${CLAUDE_PLUGIN_ROOT}/bin/` + program + `"`
+	return "test -x " + exe + " && exec " + exe + `; exec sh "${CLAUDE_PLUGIN_ROOT}/hooks/launch.sh" ` + program
+}
+
+// The command as Claude Code runs it (sh -c, the plugin's root in the
+// environment): the executable where it is built, without a tool started
+// on the way; the launcher's answer where it is not.
+func TestPluginHookCommand(t *testing.T) {
+	launcher := filepath.Join(repoRoot(t), "hooks", "launch.sh")
+	run := func(t *testing.T, root, program, path string) (string, int) {
+		cmd := exec.Command("sh", "-c", pluginCommand(program))
+		cmd.Env = []string{"PATH=" + path, "CLAUDE_PLUGIN_ROOT=" + root}
+		cmd.Stdin = strings.NewReader(`{"hook_event_name":"SessionStart"}`)
+		out, err := cmd.Output()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return string(out), exit.ExitCode()
+		}
+		require.NoError(t, err)
+		return string(out), 0
+	}
+	root, stubs := t.TempDir(), t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "hooks"), 0o755))
+	write(t, filepath.Join(root, "hooks", "launch.sh"), read(t, launcher), 0o755)
+	started := filepath.Join(t.TempDir(), "started")
+	for _, tool := range []string{"uname", "cat", "sed", "dirname", "pwd", "printf", "mkdir", "ls", "env"} {
+		write(t, filepath.Join(stubs, tool), "#!/bin/sh\necho "+tool+" >>"+started+"\n", 0o755)
+	}
+	write(t, filepath.Join(root, "bin", "harness-stop"), "#!/bin/sh\nread -r line; echo \"ran with $line\"; exit 2\n", 0o755)
+	out, code := run(t, root, "harness-stop", stubs)
+	assert.Equal(t, "ran with {\"hook_event_name\":\"SessionStart\"}\n", out)
+	assert.Equal(t, 2, code, "its exit code passes through")
+	assert.NoFileExists(t, started, "a tool ran before the executable")
+
+	// Not built, and no Go: the launcher answers.
+	noGo := t.TempDir()
+	for _, tool := range []string{"sh", "cat", "sed", "printf", "dirname"} {
+		if p, err := exec.LookPath(tool); err == nil {
+			os.Symlink(p, filepath.Join(noGo, tool))
+		}
+	}
+	out, code = run(t, root, "harness-session-start", noGo)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "harness plugin: its executables are missing from "+root+"/bin")
 }
 
 // TestPluginLauncher: hooks/launch.sh execs the plugin's executable, and
