@@ -18,8 +18,8 @@
 // Every answer is certain: the process ends only where every place the hook
 // would look (root.Find's, integrity.Root's) was looked at by one system
 // call that said "not there". Anything else (a path given relative, an
-// unreadable directory, a payload this reader cannot follow, no /proc)
-// leaves the decision to the hook, which then reads the payload Off has
+// unreadable directory, a payload this reader cannot follow or one over
+// peekLimit, no /proc, any system but Linux) leaves the decision to the hook, which then reads the payload Off has
 // already read (Stdin). An early end writes its line in the hooks' debug
 // log (Log, marked "quiet") as the hook would have.
 package quiet
