@@ -22,6 +22,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/harness-agent/harness/internal/git"
 )
 
 // Policy is where a confined command may write and what it may reach.
@@ -50,28 +52,16 @@ var Protected = []string{".claude", ".mcp.json", ".git/hooks", ".git/config"}
 // Claude Code protects inside it to p's writable paths and denials. The
 // tree is the git work tree holding dir when there is one, else dir.
 func (p Policy) ForTree(dir string) Policy {
-	top := treeTop(dir)
+	top := git.NearestTop(dir)
+	if top == "" {
+		top = dir
+	}
 	q := Policy{Write: slices.Clone(p.Write), Deny: slices.Clone(p.Deny), Network: p.Network}
 	q.Write = append(q.Write, top)
 	for _, rel := range Protected {
 		q.Deny = append(q.Deny, filepath.Join(top, rel))
 	}
 	return q
-}
-
-// treeTop is the directory of the git work tree that holds dir (the
-// nearest one with a .git entry), dir itself when none does.
-func treeTop(dir string) string {
-	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return dir
-		}
-		d = up
-	}
 }
 
 // TempDirs are the temporary directories a confined command may write: the

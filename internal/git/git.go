@@ -153,6 +153,24 @@ func Top(dir string) (string, error) {
 	return Run(dir, "rev-parse", "--show-toplevel")
 }
 
+// NearestTop returns the nearest of dir and its parents (64 at most) that
+// holds a .git entry, "" when none does: Top's answer for a path already
+// resolved, without resolving it again and without git's environment, for
+// the hooks that ask it of several paths on every call.
+func NearestTop(dir string) string {
+	for i := 0; i < 64 && dir != ""; i++ {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return ""
+}
+
 // gitEntry returns the .git entry git would stop at for dir (an absolute
 // path): dir's or its nearest parent's, "" when there is none. file tells
 // a "gitdir: …" file from a directory.

@@ -52,3 +52,29 @@ func TestTopAgreesWithGit(t *testing.T) {
 		assert.Equal(t, dir, got)
 	})
 }
+
+// NearestTop finds the nearest .git entry by stat alone: a repository's
+// directory or a worktree's file, from dir or any parent, "" without one.
+func TestNearestTop(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	repo, linked := filepath.Join(base, "repo"), filepath.Join(base, "linked")
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, "a", "b"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(linked, "src"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(linked, ".git"), []byte("gitdir: "+repo+"/.git/worktrees/l\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(base, "plain"), 0o755))
+	tests := []struct{ dir, want string }{
+		{repo, repo},
+		{filepath.Join(repo, "a", "b"), repo},
+		{filepath.Join(repo, "a", "missing"), repo},
+		{filepath.Join(linked, "src"), linked},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, NearestTop(tt.dir), tt.dir)
+	}
+	if NearestTop("/") == "" { // a machine whose root is no repository
+		assert.Empty(t, NearestTop(filepath.Join(base, "plain")))
+	}
+}

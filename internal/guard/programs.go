@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/settings"
 )
@@ -25,7 +26,7 @@ const ruleSandboxPaths = "sandbox-paths"
 // the standard level the agent's commands reach them anyway, and nothing
 // is refused.
 func (c *call) programWrite(path, target string) (hook.Decision, bool) {
-	what := programPath(target, c.Root, worktreeTop(c.cwd), os.Getenv("CLAUDE_PROJECT_DIR"))
+	what := programPath(target, c.Root, git.NearestTop(c.cwd), os.Getenv("CLAUDE_PROJECT_DIR"))
 	if what == "" || !c.sandboxed() {
 		return hook.Decision{}, false
 	}

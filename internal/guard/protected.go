@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/shellscan"
@@ -48,7 +49,7 @@ func (c *call) wiredPaths() *wired {
 	if c.wiring != nil {
 		return c.wiring
 	}
-	projects := []string{c.Root, c.cwd, worktreeTop(c.cwd)}
+	projects := []string{c.Root, c.cwd, git.NearestTop(c.cwd)}
 	if d := os.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
 		projects = append(projects, filepath.Clean(d))
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/scope"
 	"github.com/harness-agent/harness/internal/shellscan"
@@ -93,7 +94,7 @@ func (c *call) scopeCheckWrites(writes []scoped) hook.Decision {
 	if len(globs) == 0 {
 		return hook.Decision{}
 	}
-	base := worktreeTop(c.cwd)
+	base := git.NearestTop(c.cwd)
 	if base == "" {
 		base = c.Root
 	}
@@ -226,20 +227,4 @@ func globReachesBelow(glob string, dir []string) bool {
 		}
 	}
 	return true
-}
-
-// worktreeTop returns the top of the git work tree holding dir (a .git
-// directory or file), found by stat alone, or "".
-func worktreeTop(dir string) string {
-	for i := 0; i < 64 && dir != ""; i++ {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/lock"
 	"github.com/harness-agent/harness/internal/safefile"
@@ -114,14 +115,14 @@ func (c *call) sharedGit(rep shellscan.Report) (hook.Decision, bool) {
 	if err != nil || !sum.Concurrent {
 		return hook.Decision{}, false
 	}
-	stateTree := worktreeTop(c.Root)
+	stateTree := git.NearestTop(c.Root)
 	me := taskcycle.WorkerID()
 	now := time.Now()
 	for _, r := range runs {
 		for _, dir := range r.dirs {
 			here := ""
 			if dir != "" {
-				here = worktreeTop(resolve(dir))
+				here = git.NearestTop(resolve(dir))
 			}
 			for _, cl := range sum.InProgress {
 				if cl.ClaimedBy == me {

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+
+	"github.com/harness-agent/harness/internal/git"
 )
 
 // Names of the settings files Claude Code reads in a project's .claude
@@ -151,25 +153,9 @@ func Projects(resolved string, dirs ...string) []string {
 		}
 		d = filepath.Clean(d)
 		out = appendNew(out, d)
-		if top := workTreeTop(d); top != "" {
+		if top := git.NearestTop(d); top != "" {
 			out = appendNew(out, top)
 		}
 	}
 	return out
-}
-
-// workTreeTop returns the top of the git work tree holding dir (a .git
-// directory or file), found by stat alone, or "".
-func workTreeTop(dir string) string {
-	for i := 0; i < 64; i++ {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	return ""
 }
