@@ -141,22 +141,30 @@ func pluginCommand(program string) string {
 	return "test -x " + exe + " && exec " + exe + `; exec sh "${CLAUDE_PLUGIN_ROOT}/hooks/launch.sh" ` + program
 }
 
+// runPlugin runs args as Claude Code runs a plugin's hook: the plugin's
+// root in the environment, with PATH path and the payload on stdin. It
+// returns the stdout and the exit code.
+func runPlugin(t *testing.T, root, path, payload string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = []string{"PATH=" + path, "CLAUDE_PLUGIN_ROOT=" + root}
+	cmd.Stdin = strings.NewReader(payload)
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return string(out), exit.ExitCode()
+	}
+	require.NoError(t, err)
+	return string(out), 0
+}
+
 // The command as Claude Code runs it (sh -c, the plugin's root in the
 // environment): the executable where it is built, without a tool started
 // on the way; the launcher's answer where it is not.
 func TestPluginHookCommand(t *testing.T) {
 	launcher := filepath.Join(repoRoot(t), "hooks", "launch.sh")
 	run := func(t *testing.T, root, program, path string) (string, int) {
-		cmd := exec.Command("sh", "-c", pluginCommand(program))
-		cmd.Env = []string{"PATH=" + path, "CLAUDE_PLUGIN_ROOT=" + root}
-		cmd.Stdin = strings.NewReader(`{"hook_event_name":"SessionStart"}`)
-		out, err := cmd.Output()
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return string(out), exit.ExitCode()
-		}
-		require.NoError(t, err)
-		return string(out), 0
+		return runPlugin(t, root, path, `{"hook_event_name":"SessionStart"}`, "sh", "-c", pluginCommand(program))
 	}
 	root, stubs := t.TempDir(), t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "hooks"), 0o755))
@@ -189,16 +197,7 @@ func TestPluginHookCommand(t *testing.T) {
 func TestPluginLauncher(t *testing.T) {
 	launcher := filepath.Join(repoRoot(t), "hooks", "launch.sh")
 	run := func(t *testing.T, root, prog, path string) (string, int) {
-		cmd := exec.Command("sh", launcher, prog)
-		cmd.Env = []string{"PATH=" + path, "CLAUDE_PLUGIN_ROOT=" + root}
-		cmd.Stdin = strings.NewReader(`{"hook_event_name":"Stop"}`)
-		out, err := cmd.Output()
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return string(out), exit.ExitCode()
-		}
-		require.NoError(t, err)
-		return string(out), 0
+		return runPlugin(t, root, path, `{"hook_event_name":"Stop"}`, "sh", launcher, prog)
 	}
 	// A PATH with the basic tools but no go.
 	noGo := t.TempDir()
