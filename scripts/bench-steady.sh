@@ -189,6 +189,10 @@ row "stop, no project" "$d" harness-stop "$d.stop.json"
 row "pre-tool-use, no project" "$d" harness-pre-tool-use "$d.grep.*.json"
 row "post-tool-use, no project" "$d" harness-post-tool-use "$d.post.*.json"
 row "session-start, no project" "$d" harness-session-start "$d.start.json"
+# As Claude Code starts a hook: an entry in the shell form runs under
+# /bin/sh -c, which `harness hooks install` no longer writes (the exec
+# form starts the executable alone, as the rows above time it).
+pair "$d" -label "pre-tool-use, no project, under /bin/sh -c (the shell form)" -a "/bin/sh -c $bin/harness-pre-tool-use" -ain "$d.grep.01.json" -b "$bin/floor"
 # A project whose harness is switched off (no .harness-active): the hooks
 # that settle its record still run whole.
 d=$work/inactive
