@@ -572,7 +572,7 @@ func Check(doc []byte, binDir, path string) ([]Finding, error) {
 				f.Problems = append(f.Problems, fmt.Sprintf("type %q, want \"command\"", e.Type))
 			}
 			if e.hasArgs && !ExecForm(e.Command) {
-				f.Problems = append(f.Problems, "\"args\" has Claude Code run it without a shell, but its command is quoted for one")
+				f.Problems = append(f.Problems, "\"args\" has Claude Code run it without the shell its command needs")
 			}
 			if binDir != "" && e.Command != Command(binDir, h.Program) {
 				f.Problems = append(f.Problems, "want "+Command(binDir, h.Program))

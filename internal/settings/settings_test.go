@@ -833,7 +833,7 @@ func TestRegisterExecForm(t *testing.T) {
 	require.NoError(t, err)
 	for _, f := range findings {
 		if f.Hook.Event == "Stop" {
-			assert.Contains(t, strings.Join(f.Problems, "; "), `"args" has Claude Code run it without a shell, but its command is quoted for one`)
+			assert.Contains(t, strings.Join(f.Problems, "; "), `"args" has Claude Code run it without the shell its command needs`)
 		}
 	}
 }
