@@ -200,10 +200,11 @@ func Render(event string, d Decision, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// Main runs a hook: reads the payload from stdin (quiet.Stdin: read
-// already where the hook's main imports a rule of internal/quiet), decides with fn, renders the
-// decision. A panic inside fn becomes a Silent decision plus one stderr line,
-// so a harness bug can never print garbage into Claude Code.
+// Main runs a hook: reads the payload from stdin (quiet.Stdin, read in part
+// already where the hook's main imports a rule of internal/quiet), decides
+// with fn, renders the decision. A panic inside fn becomes a Silent decision
+// plus one stderr line, so a harness bug can never print garbage into
+// Claude Code.
 func Main(event string, fn func(Payload) Decision) int {
 	start := time.Now()
 	shortlived.Tune()
