@@ -5,7 +5,11 @@
 // that way, whatever Claude Code or a hand edit hands it.
 package jsondepth
 
-import "github.com/tidwall/gjson"
+import (
+	"bytes"
+
+	"github.com/tidwall/gjson"
+)
 
 // Max is the deepest nesting the harness reads. Its own files nest five
 // levels; Claude Code's payloads a handful more. A thousand leaves room for
@@ -18,21 +22,14 @@ const Max = 1000
 // not JSON at all is left to the parser.
 func Exceeds(data []byte, max int) bool {
 	depth := 0
-	inString := false
 	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++ // the escaped character cannot end the string
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
+		switch data[i] {
 		case '"':
-			inString = true
+			end := stringEnd(data, i+1)
+			if end < 0 {
+				return false // the text ends inside a string
+			}
+			i = end
 		case '[', '{':
 			if depth++; depth > max {
 				return true
@@ -42,6 +39,29 @@ func Exceeds(data []byte, max int) bool {
 		}
 	}
 	return false
+}
+
+// stringEnd returns the index of the quote that ends the string whose text
+// begins at data[from], -1 when none does: the next quote not escaped, one
+// preceded by an even number of backslashes. A payload's strings are long
+// (a whole file in a Write), and bytes.IndexByte finds each quote many
+// bytes at a time where a loop would look at every byte.
+func stringEnd(data []byte, from int) int {
+	for i := from; i < len(data); i++ {
+		j := bytes.IndexByte(data[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		backslashes := 0
+		for k := i - 1; k >= from && data[k] == '\\'; k-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // Valid reports whether data is valid JSON nested no deeper than Max: the
