@@ -131,8 +131,9 @@ func runImport(e *Env, c *command, args []string) int {
 			p.Session = s.SessionCount
 			entries = append(entries, p)
 		}
+		key := planKey(e.path(file), dir) // a path walk and git.Top: once, not per step
 		for _, st := range steps {
-			if msg := st.logLine(planKey(e.path(file), dir)); msg != "" {
+			if msg := st.logLine(key); msg != "" {
 				entries = append(entries, progress.Entry{Time: e.Now(), Session: s.SessionCount, Type: progress.Init, Message: msg})
 			}
 		}
