@@ -2,6 +2,7 @@ package quiet
 
 import (
 	"path"
+	"slices"
 	"strconv"
 	"syscall"
 
@@ -40,7 +41,7 @@ func off(rule Rule, doc []byte, env func(string) string) bool {
 		// at the record resolves the path as given (its ".." is the
 		// target's parent). Both are looked at.
 		for _, s := range []string{path.Clean(start), start} {
-			if contains(starts, s) {
+			if slices.Contains(starts, s) {
 				continue
 			}
 			starts = append(starts, s)
@@ -51,7 +52,7 @@ func off(rule Rule, doc []byte, env func(string) string) bool {
 			if !found {
 				continue // the hook cannot resolve it either, and skips it
 			}
-			for d := real; !contains(dirs, d); d = path.Dir(d) {
+			for d := real; !slices.Contains(dirs, d); d = path.Dir(d) {
 				dirs = append(dirs, d)
 				if present(path.Join(d, name)) != absent {
 					return false
@@ -157,15 +158,6 @@ func realPath(name string) (real string, found, ok bool) {
 		return "", false, false
 	}
 	return real, true, true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func hasSuffix(s, suffix string) bool {
