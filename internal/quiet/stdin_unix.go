@@ -3,6 +3,7 @@
 package quiet
 
 import (
+	"slices"
 	"syscall"
 	"time"
 )
@@ -57,9 +58,7 @@ func (r *reader) upTo(n int) {
 			break
 		}
 		if len(r.buf) == cap(r.buf) {
-			grown := make([]byte, len(r.buf), len(r.buf)+min(cap(r.buf), maxPayload-len(r.buf)))
-			copy(grown, r.buf)
-			r.buf = grown
+			r.buf = slices.Grow(r.buf, min(cap(r.buf), maxPayload-len(r.buf)))
 		}
 		got, err := syscall.Read(r.fd, r.buf[len(r.buf):min(cap(r.buf), n)])
 		if err == syscall.EINTR || err == syscall.EAGAIN {
