@@ -15,6 +15,7 @@ out="${1:-bin}"
 mkdir -p "$out"
 version="$(git describe --always --dirty 2>/dev/null || echo dev)"
 export CGO_ENABLED=0
+use_go_collector
 stage=$(mktemp -d "$out/.build.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 pkgs=()

@@ -18,3 +18,20 @@ for _main in "$_scripts"/../hooks/*/main.go; do
 	programs="$programs${programs:+ }$_name"
 done
 unset _scripts _main _name
+
+# use_go_collector exports the GOEXPERIMENT the harness's executables are
+# built with: Go 1.26's older garbage collector (nogreenteagc). A harness
+# process lives milliseconds with the collector switched off
+# (internal/shortlived), and the new collector keeps each span's mark bits
+# in the span's last page: a page touched for every span a hook allocates
+# from, 8 % of a hook's page faults and 2 to 3 % of its time for nothing
+# (docs/perf.md, "The collector the hooks are built with"). A GOEXPERIMENT
+# set by the person building is theirs and kept; a toolchain that no longer
+# knows the setting (Go means to drop it) builds with its own collector.
+# internal/testbin builds the tests' executables the same way.
+use_go_collector() {
+	[ -z "${GOEXPERIMENT:-}" ] || return 0
+	if GOEXPERIMENT=nogreenteagc go env GOEXPERIMENT >/dev/null 2>&1; then
+		export GOEXPERIMENT=nogreenteagc
+	fi
+}

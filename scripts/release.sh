@@ -23,6 +23,7 @@ platforms="${HARNESS_RELEASE_PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 dar
 stage=$(mktemp -d "${TMPDIR:-/tmp}/harness-release.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 export CGO_ENABLED=0 SOURCE_DATE_EPOCH=0
+use_go_collector
 
 # The npm packages' version: VERSION when it is semver (a leading v
 # dropped), else 0.0.0-VERSION.

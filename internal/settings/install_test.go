@@ -153,6 +153,10 @@ func TestInstallScript(t *testing.T) {
 		assert.Empty(t, r.stderr)
 		for _, p := range Executables(t) {
 			assert.True(t, executable(filepath.Join(bin, p)), p)
+			// Built with the collector scripts/programs.sh chooses.
+			x, err := testbin.Experiment(filepath.Join(bin, p))
+			assert.NoError(t, err, p)
+			assert.Equal(t, testbin.ShippedExperiment(), x, p)
 		}
 		for _, f := range tree(t, filepath.Join(repo, "skill", "harness")) {
 			if !strings.HasSuffix(f, "/") {

@@ -12,6 +12,7 @@
 package testbin
 
 import (
+	"debug/buildinfo"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -61,6 +62,9 @@ func BuildInto(dir string) error {
 	cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(cache, "bin")+string(os.PathSeparator), "./hooks/...")
 	cmd.Dir = root
 	cmd.Env = append(startEnv, "CGO_ENABLED=0")
+	if x := goExperiment(root); x != "" {
+		cmd.Env = append(cmd.Env, "GOEXPERIMENT="+x)
+	}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building the harness executables: %v\n%s", err, out)
 	}
@@ -85,6 +89,21 @@ func BuildInto(dir string) error {
 		}
 	}
 	return nil
+}
+
+// goExperiment is the GOEXPERIMENT scripts/build.sh builds with, as
+// scripts/programs.sh's use_go_collector sets it ("" where it sets none,
+// or where bash cannot be run), so the tests run the collector the
+// executables ship with.
+func goExperiment(root string) string {
+	cmd := exec.Command("bash", "-c", `. scripts/programs.sh && use_go_collector && printf %s "${GOEXPERIMENT:-}"`)
+	cmd.Dir = root
+	cmd.Env = startEnv
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return string(out)
 }
 
 // cacheDir is the build cache of the checkout at root, in the temporary
@@ -136,4 +155,35 @@ func RepoRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// Experiment is the GOEXPERIMENT the executable at path was built with
+// (its build information), "" for the toolchain's defaults.
+func Experiment(path string) (string, error) {
+	info, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	for _, s := range info.Settings {
+		if s.Key == "GOEXPERIMENT" {
+			return s.Value, nil
+		}
+	}
+	return "", nil
+}
+
+// ShippedExperiment is what scripts/programs.sh means the executables to be
+// built with, stated apart from it for the tests that check a build: the
+// older collector where the toolchain has it, unless the person building
+// set a GOEXPERIMENT of their own.
+func ShippedExperiment() string {
+	if x := os.Getenv("GOEXPERIMENT"); x != "" {
+		return x
+	}
+	cmd := exec.Command("go", "env", "GOEXPERIMENT")
+	cmd.Env = append(os.Environ(), "GOEXPERIMENT=nogreenteagc")
+	if cmd.Run() != nil {
+		return ""
+	}
+	return "nogreenteagc"
 }

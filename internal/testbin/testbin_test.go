@@ -55,3 +55,17 @@ func TestBuildKeepsTheGoCaches(t *testing.T) {
 	assert.NoDirExists(t, filepath.Join(home, ".cache"), "go build used a build cache in the scratch HOME")
 	assert.NoDirExists(t, filepath.Join(home, "go"), "go build used a module cache in the scratch HOME")
 }
+
+// The tests run the executables with the collector scripts/build.sh
+// builds them with (scripts/programs.sh).
+func TestBuildUsesTheShippedCollector(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the executables")
+	}
+	dir := Build(t)
+	for _, name := range []string{"harness", "harness-stop", "harness-pre-tool-use"} {
+		got, err := Experiment(filepath.Join(dir, name))
+		require.NoError(t, err)
+		assert.Equal(t, ShippedExperiment(), got, name)
+	}
+}
