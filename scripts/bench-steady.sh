@@ -138,12 +138,20 @@ started() {
 		b="${PYTHON:-python3} $REF/$4" label="$1, vs reference"
 	fi
 	pair "$2" -label "$label" -prep "$work/ended.sh" -session bench -a "$bin/harness-session-start" -ain "$3" -b "$b"
+	if [ -n "${4:-}" ]; then
+		pair "$2" -label "$1, the floor vs reference (the bound)" -prep "$work/ended.sh" -session bench -a "$bin/floor" -ain "$3" -b "$b"
+	fi
 }
 
-# refrow NAME DIR HOOK INPUT REFHOOK: our hook (A) against the reference's (B)
+# refrow NAME DIR HOOK INPUT REFHOOK: our hook (A) against the reference's
+# (B), then the floor against it: no hook can be faster than the floor, so
+# that row is the most this machine lets any hook's row reach (on one where
+# a page fault is dear, a Go process's start weighs more against Python's
+# and the bound falls: docs/perf.md).
 refrow() {
 	[ -n "${REF:-}" ] || return 0
 	pair "$2" -label "$1, vs reference" -a "$bin/$3" -ain "$4" -b "${PYTHON:-python3} $REF/$5"
+	pair "$2" -label "$1, the floor vs reference (the bound)" -a "$bin/floor" -ain "$4" -b "${PYTHON:-python3} $REF/$5"
 }
 
 echo "bench-steady: $RUNS pairs a row; log ${LOG_MB} MB; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -15,6 +15,11 @@
 // Code session is: the input's "session_id":"ID" and the environment's
 // CLAUDE_CODE_SESSION_ID name a new id each run (a session start that
 // always sees the same id times a resume, not a new session).
+//
+// Each row also gives the median count of page faults of A's and B's
+// processes (where the system reports them): on a machine where a fault
+// is dear (docs/perf.md measured one at 12 to 17 µs), they are most of
+// what a hook costs past the floor, and they drift far less than times.
 package main
 
 import (
@@ -49,7 +54,7 @@ func main() {
 		*bin = *ain
 	}
 	ains, bins := inputs(*ain), inputs(*bin)
-	var ta, tb, ratios []float64
+	var ta, tb, ratios, fa, fb []float64
 	for i := 0; i < *warm+*n; i++ {
 		if *prep != "" {
 			if _, err := run(*prep, "", *dir, nil); err != nil {
@@ -62,12 +67,12 @@ func main() {
 			fmt.Fprintln(os.Stderr, "pairtime: -session:", err)
 			os.Exit(1)
 		}
-		da, err := run(*a, ain, *dir, env)
+		ra, err := run(*a, ain, *dir, env)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "pairtime: A:", err)
 			os.Exit(1)
 		}
-		db, err := run(*b, bin, *dir, env)
+		rb, err := run(*b, bin, *dir, env)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "pairtime: B:", err)
 			os.Exit(1)
@@ -75,11 +80,23 @@ func main() {
 		if i < *warm {
 			continue
 		}
-		ta, tb = append(ta, ms(da)), append(tb, ms(db))
-		ratios = append(ratios, float64(da)/float64(db))
+		ta, tb = append(ta, ms(ra.took)), append(tb, ms(rb.took))
+		ratios = append(ratios, float64(ra.took)/float64(rb.took))
+		fa, fb = append(fa, float64(ra.faults)), append(fb, float64(rb.faults))
 	}
-	fmt.Printf("%-52s A %6.2f ms  B %6.2f ms  A/B %5.2f× (p25 %4.2f, p75 %4.2f)\n",
-		*label, median(ta), median(tb), median(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75))
+	faults := ""
+	if median(fa) > 0 {
+		faults = fmt.Sprintf("  faults A %.0f B %.0f", median(fa), median(fb))
+	}
+	fmt.Printf("%-52s A %6.2f ms  B %6.2f ms  A/B %5.2f× (p25 %4.2f, p75 %4.2f)%s\n",
+		*label, median(ta), median(tb), median(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75), faults)
+}
+
+// result is one run: its wall time and its process's page faults (0 where
+// the system does not report them).
+type result struct {
+	took   time.Duration
+	faults int64
 }
 
 // inputs lists the files pattern names, in order; a pattern that names
@@ -122,14 +139,14 @@ func fresh(session, ain, bin string, run int) (string, string, []string, error) 
 // run starts cmd in dir with the file in on its standard input (and env
 // as its environment, nil: this process's) and waits for it; its exit
 // status is not judged (a hook that blocks exits 0 or 2).
-func run(cmd, in, dir string, env []string) (time.Duration, error) {
+func run(cmd, in, dir string, env []string) (result, error) {
 	f := strings.Fields(cmd)
 	c := exec.Command(f[0], f[1:]...)
 	c.Dir, c.Env = dir, env
 	if in != "" {
 		r, err := os.Open(in)
 		if err != nil {
-			return 0, err
+			return result{}, err
 		}
 		defer r.Close()
 		c.Stdin = r
@@ -140,7 +157,10 @@ func run(cmd, in, dir string, env []string) (time.Duration, error) {
 	if _, exit := err.(*exec.ExitError); exit {
 		err = nil
 	}
-	return d, err
+	if err != nil {
+		return result{}, err
+	}
+	return result{took: d, faults: faults(c.ProcessState)}, nil
 }
 
 func median(v []float64) float64 { return quantile(v, 0.5) }

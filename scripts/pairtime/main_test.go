@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -44,4 +45,16 @@ func TestFreshSession(t *testing.T) {
 	assert.NotEqual(t, ids[0], ids[1], "a new session each run")
 	kept, _ := os.ReadFile(in)
 	assert.Equal(t, payload, string(kept))
+}
+
+// A run is timed and, on Linux, its page faults counted: every process
+// touches some memory for the first time.
+func TestRunCountsFaults(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("page faults are read from Linux's rusage here")
+	}
+	r, err := run("true", "", "", nil)
+	require.NoError(t, err)
+	assert.Positive(t, r.took)
+	assert.Positive(t, r.faults)
 }
