@@ -158,17 +158,10 @@ func Top(dir string) (string, error) {
 // resolved, without resolving it again and without git's environment, for
 // the hooks that ask it of several paths on every call.
 func NearestTop(dir string) string {
-	for i := 0; i < 64 && dir != ""; i++ {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	return ""
+	return root.Nearest(dir, func(d string) bool {
+		_, err := os.Lstat(filepath.Join(d, ".git"))
+		return err == nil
+	})
 }
 
 // gitEntry returns the .git entry git would stop at for dir (an absolute

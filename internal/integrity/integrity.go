@@ -703,15 +703,12 @@ func Root(cwd string) string {
 		if err != nil {
 			continue
 		}
-		for i := 0; i < 64; i++ {
-			if m, ok := record.Of(dir).Mark(); ok && m.Root == dir && m.Active {
-				return dir
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
+		known := root.Nearest(dir, func(d string) bool {
+			m, ok := record.Of(d).Mark()
+			return ok && m.Root == d && m.Active
+		})
+		if known != "" {
+			return known
 		}
 	}
 	return ""

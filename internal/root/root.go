@@ -84,10 +84,14 @@ func Enclosing(dir string) string {
 	return search(parent)
 }
 
-func search(start string) string {
-	dir := resolve(start)
+func search(start string) string { return Nearest(resolve(start), hasTasks) }
+
+// Nearest returns the nearest of dir and its parents (maxParents at most)
+// for which has is true, "" when none is or dir is "". dir is taken as
+// given: the caller resolves it first where links matter.
+func Nearest(dir string, has func(dir string) bool) string {
 	for i := 0; dir != "" && i < maxParents; i++ {
-		if hasTasks(dir) {
+		if has(dir) {
 			return dir
 		}
 		parent := filepath.Dir(dir)

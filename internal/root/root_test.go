@@ -1,6 +1,7 @@
 package root
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -92,4 +93,30 @@ func TestOwnRuntimeDir(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, RuntimeDir, "summary.json"), []byte("{}"), 0o644))
 	OwnRuntimeDir(dir)
 	assert.FileExists(t, filepath.Join(dir, RuntimeDir, "summary.json"))
+}
+
+// Nearest climbs from dir to its parents, maxParents of them at most, and
+// takes the first one has accepts.
+func TestNearest(t *testing.T) {
+	deep := "/"
+	for i := range maxParents + 5 {
+		deep = filepath.Join(deep, fmt.Sprintf("d%d", i))
+	}
+	at := func(want string) func(string) bool { return func(d string) bool { return d == want } }
+	tests := []struct {
+		name, dir string
+		has       func(string) bool
+		want      string
+	}{
+		{"itself", "/a/b", at("/a/b"), "/a/b"},
+		{"a parent", "/a/b/c", at("/a"), "/a"},
+		{"the root", "/a/b", at("/"), "/"},
+		{"none", "/a/b", at("/x"), ""},
+		{"no dir", "", at(""), ""},
+		{"past the bound", deep, at("/"), ""},
+		{"within the bound", deep, at(filepath.Dir(deep)), filepath.Dir(deep)},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, Nearest(tt.dir, tt.has), tt.name)
+	}
 }
