@@ -38,9 +38,11 @@ const InstallDir = ".ci/claude-code"
 // InstallHint tells a developer how to get the CLI the tests want.
 const InstallHint = "install with: bash .ci/install-claude.sh (or set HARNESS_CLAUDE_BIN to a claude executable)"
 
-// DefaultTimeout bounds one CLI run. A scripted session takes about a second;
-// the margin covers a slow CI machine, and a hang still fails fast.
-const DefaultTimeout = 60 * time.Second
+// DefaultTimeout bounds one CLI run. A scripted session takes a second to
+// ten (a sandboxed one runs its checks under bubblewrap); on a slow 2-core
+// machine under load one took over 60 s, so the margin is wide, and a hang
+// still fails within minutes.
+const DefaultTimeout = 150 * time.Second
 
 // FindClaude locates the Claude Code CLI: $HARNESS_CLAUDE_BIN if set (an
 // error if it is not executable), else `claude` on PATH, else the copy
