@@ -1,7 +1,7 @@
 # Sourced by scripts/build.sh and install.sh: the one list of harness
 # executables. Every directory hooks/NAME holding a main.go is one:
 # hooks/harness builds `harness`, every other `harness-NAME`. Adding an
-# executable is adding its directory (and its entry in internal/programs.Mains
+# executable is adding its directory (and its entry in internal/programs
 # and, for a hook, in settings.Hooks and hooks/hooks.json; the drift tests in
 # internal/programs and internal/settings say which is missing).
 # Sets $programs to the names, space-separated, in directory order.

@@ -35,7 +35,7 @@ func TestMainsMatchHooksDirs(t *testing.T) {
 }
 
 // TestMainsImportTheirRule: each hook's main imports the rule of
-// internal/quiet that Rules gives it, the one the scenarios run, and
+// internal/quiet that Hooks gives it, the one the scenarios run, and
 // exactly one; the harness command imports none.
 func TestMainsImportTheirRule(t *testing.T) {
 	byName := map[string]quiet.Rule{"switched": quiet.Switched, "rooted": quiet.Rooted, "known": quiet.Known}
@@ -54,9 +54,9 @@ func TestMainsImportTheirRule(t *testing.T) {
 		require.Len(t, found, 1, "%s imports one rule of internal/quiet", m)
 		rule, known := byName[found[0][1]]
 		require.True(t, known, "%s: internal/quiet/%s", m, found[0][1])
-		want, listed := Rules[name]
-		require.True(t, listed, "Rules has no rule for %s", name)
-		assert.Equal(t, want, rule, "%s imports internal/quiet/%s", m, found[0][1])
+		h, listed := Hooks[name]
+		require.True(t, listed, "Hooks has no %s", name)
+		assert.Equal(t, h.Rule, rule, "%s imports internal/quiet/%s", m, found[0][1])
 	}
-	assert.Len(t, Rules, len(mains)-1)
+	assert.Len(t, Hooks, len(mains)-1)
 }
