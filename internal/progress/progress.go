@@ -254,6 +254,58 @@ func TailReader(r io.ReadSeeker, n int) ([]string, error) {
 	return lines, nil
 }
 
+// TailStart returns the offset in the log in dir at which its last n lines
+// begin, looking back no further than Tail does (maxTail): 0 when the log
+// has fewer, or none; where that bound cuts a line, the offset past the
+// cut line. Reading on from it gives the lines Tail gives (a last line
+// without its newline counting as one).
+func TailStart(dir string, n int) (int64, error) {
+	f, err := safefile.Open(Path(dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return tailStart(f, n)
+}
+
+func tailStart(r io.ReadSeeker, n int) (int64, error) {
+	end, err := r.Seek(0, io.SeekEnd)
+	if err != nil || n <= 0 {
+		return end, err
+	}
+	buf := make([]byte, min(int64(tailChunk), end))
+	pos, seen, earliest := end, 0, int64(-1) // seen: newlines but the log's last byte
+	for pos > 0 && end-pos < maxTail {
+		step := min(int64(tailChunk), pos, maxTail-(end-pos))
+		pos -= step
+		if _, err := r.Seek(pos, io.SeekStart); err != nil {
+			return 0, err
+		}
+		if _, err := io.ReadFull(r, buf[:step]); err != nil {
+			return 0, err
+		}
+		for i := step - 1; i >= 0; i-- {
+			if buf[i] != '\n' || pos+i == end-1 {
+				continue
+			}
+			earliest = pos + i
+			if seen++; seen == n {
+				return earliest + 1, nil
+			}
+		}
+	}
+	switch {
+	case pos == 0:
+		return 0, nil
+	case earliest >= 0:
+		return earliest + 1, nil // past the line the bound cut
+	}
+	return end, nil // one line longer than the bound: none of it
+}
+
 // LastSession returns the session number on the log's last line in dir, 0
 // when there is none: the session to log under when the state, which holds
 // session_count, cannot be read.

@@ -65,6 +65,49 @@ func TestTail(t *testing.T) {
 	assert.Equal(t, "", LastMatching(dir, Rollback, 10))
 }
 
+// TestTailStart: reading on from TailStart gives the lines Tail gives,
+// for logs short and long, with and without a last newline, and where the
+// bound cuts a line.
+func TestTailStart(t *testing.T) {
+	var long strings.Builder
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&long, "line %d %s\n", i, strings.Repeat("x", i%50))
+	}
+	huge := "first\n" + strings.Repeat("y", maxTail+10) + "\nlast\n"
+	logs := map[string]string{
+		"empty":           "",
+		"one line":        "a\n",
+		"no last newline": "a\nb\nc",
+		"long":            long.String(),
+		"a cut line":      huge,
+		"one huge line":   strings.Repeat("z", maxTail+10),
+	}
+	for name, text := range logs {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(Path(dir), []byte(text), 0o644))
+			for _, n := range []int{1, 2, 5, 200, 3000, 5000} {
+				start, err := TailStart(dir, n)
+				require.NoError(t, err)
+				want, err := Tail(dir, n)
+				require.NoError(t, err)
+				var got []string
+				if rest := strings.TrimSuffix(text[start:], "\n"); rest != "" {
+					got = strings.Split(rest, "\n")
+				}
+				if len(want) == 0 {
+					assert.Empty(t, got, "n=%d", n)
+					continue
+				}
+				assert.Equal(t, want, got, "n=%d", n)
+			}
+		})
+	}
+	start, err := TailStart(t.TempDir(), 5)
+	require.NoError(t, err)
+	assert.Equal(t, int64(0), start, "a missing log")
+}
+
 func TestTailWithoutFinalNewline(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(Path(dir), []byte("a\nb\nc"), 0o644))

@@ -186,9 +186,13 @@ func TestReadSessionLog(t *testing.T) {
 	assert.Equal(t, []string{"task-002", "task-005"}, got.completed)
 	assert.Equal(t, 4, got.outcomes) // 3 Completed lines + 1 task ERROR
 
-	// Without a runtime the recent lines are read.
-	got = readSessionLog(dir, nil, owner{n: 2})
+	// Without an offset (no runtime from the session's start) the recent
+	// lines are read, and the runtime then says where they begin.
+	mid := &Runtime{Session: 2, LogOffset: -1}
+	got = readSessionLog(dir, mid, owner{n: 2})
 	assert.Equal(t, []string{"task-001"}, got.completed)
+	assert.Equal(t, int64(0), mid.LogOffset, "the whole log is recent")
+	assert.Equal(t, logSize(dir), mid.Story.Read)
 
 	// An offset past the end (the log was replaced) reads the last part.
 	got = readSessionLog(dir, &Runtime{Session: 3, LogOffset: 1 << 40}, owner{n: 3})
@@ -358,4 +362,41 @@ func TestReadSessionLogIncremental(t *testing.T) {
 			assert.Equal(t, want, readSessionLog(dir, rt, who))
 		})
 	}
+}
+
+// TestReadSessionLogWithoutOffset: a session whose start found no harness
+// state (initialised while it ran) takes the last tailWithoutRuntime lines
+// as its own at its first turn end, and from then on reads only what
+// follows: a completion early in the session stays in its sum however many
+// lines come after it, where reading the recent lines at every turn end
+// lost it.
+func TestReadSessionLogWithoutOffset(t *testing.T) {
+	dir := t.TempDir()
+	var before []string
+	for i := 0; i < tailWithoutRuntime+10; i++ {
+		before = append(before, fmt.Sprintf("[2025-07-01T09:00:00Z] [SESSION-0] CHECKPOINT [task-009] step=1/2 \"old %d\"", i))
+	}
+	before = append(before, "[2025-07-01T09:30:00Z] [SESSION-0] Completed [task-009] (commit z)") // past the window
+	appendLog(t, dir, before...)
+	appendLog(t, dir, before[:tailWithoutRuntime-1]...)
+	appendLog(t, dir, "[2025-07-01T10:00:00Z] [SESSION-0] Completed [task-001] (commit a)")
+
+	rt := &Runtime{LogOffset: -1}
+	got := readSessionLog(dir, rt, owner{})
+	assert.Equal(t, []string{"task-001"}, got.completed, "the last lines alone")
+	require.GreaterOrEqual(t, rt.LogOffset, int64(0))
+	assert.Equal(t, logSize(dir), rt.Story.Read)
+
+	var after []string
+	for i := 0; i < 2*tailWithoutRuntime; i++ {
+		after = append(after, fmt.Sprintf("[2025-07-01T11:00:00Z] [SESSION-0] CHECKPOINT [task-002] step=1/2 \"new %d\"", i))
+	}
+	appendLog(t, dir, after...)
+	appendLog(t, dir, "[2025-07-01T12:00:00Z] [SESSION-0] Completed [task-002] (commit b)")
+	back, ok := decodeRuntime(rt.encode())
+	require.True(t, ok)
+	got = readSessionLog(dir, back, owner{})
+	assert.Equal(t, []string{"task-001", "task-002"}, got.completed, "task-001 is still the session's")
+	assert.Equal(t, 2, got.outcomes)
+	assert.Equal(t, logSize(dir), back.Story.Read)
 }

@@ -73,21 +73,25 @@ type owner struct {
 }
 
 // readSessionLog sums up the task outcomes of the session's lines of the
-// log that are its own: those after the runtime's log offset, or the recent
-// ones without a runtime.
+// log that are its own: those after the runtime's log offset.
 //
-// With a runtime the sum is kept in it (rt.Story) with how far it reaches,
-// and each call reads only the lines appended since: Stop runs at every
-// turn end, and reading the session's whole part again each time grew with
-// the session. The caller saves the runtime.
+// The sum is kept in the runtime (rt.Story) with how far it reaches, and
+// each call reads only the lines appended since: Stop runs at every turn
+// end, and reading the session's whole part again each time grew with the
+// session. The caller saves the runtime.
+//
+// A session with no offset (its start found no harness state: the harness
+// was initialised, or its hooks installed, while it ran) takes the recent
+// lines, the last tailWithoutRuntime, as its own, and its runtime remembers
+// where they begin: each turn end after reads only what follows, and its
+// early lines stay in the sum however long the session runs.
 func readSessionLog(dir string, rt *Runtime, who owner) sessionLog {
-	if rt == nil || rt.LogOffset < 0 {
-		lines, _ := progress.Tail(dir, tailWithoutRuntime)
-		t := newTally(who, nil)
-		for _, l := range lines {
-			t.line(l)
+	if rt.LogOffset < 0 {
+		start, err := progress.TailStart(dir, tailWithoutRuntime)
+		if err != nil {
+			return sessionLog{} // no log to read: nothing done
 		}
-		return t.out
+		rt.LogOffset, rt.Story = start, nil
 	}
 	st := rt.Story
 	if st == nil || st.Read < rt.LogOffset {

@@ -97,11 +97,11 @@ func stopActive(c *call, rt *Runtime, sum *statecache.Summary) hook.Decision {
 	if rt != nil {
 		n = rt.Session
 	}
-	story := readSessionLog(c.Root, rt, c.owner(sum, rt, n))
-	story.addUnverified(c.Project)
 	if rt == nil {
 		rt = &Runtime{SessionID: c.session, Session: n, Worker: c.workerID, LogOffset: -1}
 	}
+	story := readSessionLog(c.Root, rt, c.owner(sum, rt, n))
+	story.addUnverified(c.Project)
 	over, near := c.spend(n, sum)
 	d := stopDecide(c, rt, n, sum, story, over)
 	if near != "" {
