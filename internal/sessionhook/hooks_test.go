@@ -46,7 +46,12 @@ func TestSessionStartSources(t *testing.T) {
 			rt := ReadRuntime(record.Of(dir), sessionID)
 			require.NotNil(t, rt)
 			assert.Equal(t, tt.count, rt.Session)
-			assert.Equal(t, logSize(dir), rt.LogOffset)
+			if tt.source == "compact" {
+				// No runtime before it: no known beginning (TestCompactWithoutRuntime).
+				assert.Equal(t, int64(-1), rt.LogOffset)
+			} else {
+				assert.Equal(t, logSize(dir), rt.LogOffset)
+			}
 		})
 	}
 }
@@ -205,6 +210,22 @@ func TestSessionEndInactiveStillReleasesItsLock(t *testing.T) {
 	_, _, held := lock.Owner(dir)
 	assert.False(t, held)
 	assert.Equal(t, before, logLines(t, dir), "an inactive harness's log is left alone")
+}
+
+// TestCompactWithoutRuntime: a session whose start found no harness (set up
+// while it ran) and that is compacted before its first turn end has no
+// known beginning: what it did before the compaction is still its own at
+// the next turn end (the compaction's start took the log's end as its
+// beginning, and lost it).
+func TestCompactWithoutRuntime(t *testing.T) {
+	dir := testProject(t, tasksJSON(0, "", task("task-001", "completed"), task("task-002", "pending")))
+	appendLog(t, dir, "[2025-07-01T11:00:01Z] [SESSION-0] Completed [task-001] (commit a)")
+	require.Nil(t, ReadRuntime(record.Of(dir), sessionID))
+	SessionStart(payload(t, hook.SessionStart, "source", "compact"))
+	rt := ReadRuntime(record.Of(dir), sessionID)
+	require.NotNil(t, rt)
+	assert.Equal(t, int64(-1), rt.LogOffset, "no known beginning")
+	assert.Equal(t, []string{"task-001"}, readSessionLog(dir, rt, owner{n: rt.Session}).completed)
 }
 
 func TestCompactKeepsTheSessionsStory(t *testing.T) {

@@ -362,12 +362,18 @@ func (st *start) refuse(d hook.Decision, why string) *hook.Decision {
 }
 
 // saveRuntime writes the session's runtime file; a new session's story in
-// the log begins here.
+// the log begins here. A session that goes on without one (its start found
+// no harness: compacted before its first turn end) has no known beginning:
+// its next turn end takes the recent lines as its own (readSessionLog).
 func (st *start) saveRuntime() {
 	c := st.c
 	if !st.continued || st.rt == nil {
+		offset := int64(-1)
+		if !st.continued {
+			offset = logSize(c.Root)
+		}
 		st.rt = &Runtime{SessionID: c.session, Session: st.o.n, Source: st.source, Worker: c.workerID,
-			StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: logSize(c.Root)}
+			StartedAt: c.now.UTC().Format(time.RFC3339), LogOffset: offset}
 		if st.concurrent {
 			st.rt.Held = heldBy(st.v.sum, taskcycle.WorkerID())
 		}
