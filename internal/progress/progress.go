@@ -206,32 +206,50 @@ const tailChunk = 8 << 10
 // whole. Lines beyond it are not returned.
 const maxTail = 4 << 20
 
+// readBack reads r backwards from its end, tailChunk bytes a step (each a
+// fresh slice) and no further back than maxTail, handing fn each step's
+// bytes, its offset and the end, until fn returns false or the bound or
+// the start is reached. It returns the end and the offset of the last step
+// read: Tail and TailStart look back through the same window.
+func readBack(r io.ReadSeeker, fn func(chunk []byte, pos, end int64) bool) (end, pos int64, err error) {
+	end, err = r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return 0, 0, err
+	}
+	for pos = end; pos > 0 && end-pos < maxTail; {
+		step := min(int64(tailChunk), pos, maxTail-(end-pos))
+		pos -= step
+		chunk := make([]byte, step)
+		if _, err := r.Seek(pos, io.SeekStart); err != nil {
+			return 0, 0, err
+		}
+		if _, err := io.ReadFull(r, chunk); err != nil {
+			return 0, 0, err
+		}
+		if !fn(chunk, pos, end) {
+			break
+		}
+	}
+	return end, pos, nil
+}
+
 // TailReader returns up to n last lines of r, oldest first, from at most its
 // last maxTail bytes.
 func TailReader(r io.ReadSeeker, n int) ([]string, error) {
 	if n <= 0 {
 		return nil, nil
 	}
-	end, err := r.Seek(0, io.SeekEnd)
-	if err != nil {
-		return nil, err
-	}
 	// Chunks are read backwards and joined once: prepending each to all
 	// read so far would copy the tail again at every step.
 	var chunks [][]byte
-	pos, newlines := end, 0
-	for pos > 0 && newlines <= n && end-pos < maxTail {
-		step := min(int64(tailChunk), pos, maxTail-(end-pos))
-		pos -= step
-		chunk := make([]byte, step)
-		if _, err := r.Seek(pos, io.SeekStart); err != nil {
-			return nil, err
-		}
-		if _, err := io.ReadFull(r, chunk); err != nil {
-			return nil, err
-		}
+	newlines := 0
+	end, pos, err := readBack(r, func(chunk []byte, _, _ int64) bool {
 		newlines += bytes.Count(chunk, []byte{'\n'})
 		chunks = append(chunks, chunk)
+		return newlines <= n
+	})
+	if err != nil {
+		return nil, err
 	}
 	// Joined into the one string the lines are cut from: a []byte joined
 	// first would be copied twice, each copy fresh pages to fault in.
@@ -272,32 +290,28 @@ func TailStart(dir string, n int) (int64, error) {
 }
 
 func tailStart(r io.ReadSeeker, n int) (int64, error) {
-	end, err := r.Seek(0, io.SeekEnd)
-	if err != nil || n <= 0 {
-		return end, err
+	if n <= 0 {
+		return r.Seek(0, io.SeekEnd)
 	}
-	buf := make([]byte, min(int64(tailChunk), end))
-	pos, seen, earliest := end, 0, int64(-1) // seen: newlines but the log's last byte
-	for pos > 0 && end-pos < maxTail {
-		step := min(int64(tailChunk), pos, maxTail-(end-pos))
-		pos -= step
-		if _, err := r.Seek(pos, io.SeekStart); err != nil {
-			return 0, err
-		}
-		if _, err := io.ReadFull(r, buf[:step]); err != nil {
-			return 0, err
-		}
-		for i := step - 1; i >= 0; i-- {
-			if buf[i] != '\n' || pos+i == end-1 {
+	seen, earliest, start := 0, int64(-1), int64(-1) // seen: newlines but the log's last byte
+	end, pos, err := readBack(r, func(chunk []byte, at, end int64) bool {
+		for i := int64(len(chunk)) - 1; i >= 0; i-- {
+			if chunk[i] != '\n' || at+i == end-1 {
 				continue
 			}
-			earliest = pos + i
+			earliest = at + i
 			if seen++; seen == n {
-				return earliest + 1, nil
+				start = earliest + 1
+				return false
 			}
 		}
-	}
+		return true
+	})
 	switch {
+	case err != nil:
+		return 0, err
+	case start >= 0:
+		return start, nil
 	case pos == 0:
 		return 0, nil
 	case earliest >= 0:

@@ -96,8 +96,7 @@ func stopActive(c *call, rt *Runtime, sum *statecache.Summary) hook.Decision {
 	n := sum.SessionCount
 	if rt != nil {
 		n = rt.Session
-	}
-	if rt == nil {
+	} else {
 		rt = &Runtime{SessionID: c.session, Session: n, Worker: c.workerID, LogOffset: -1}
 	}
 	story := readSessionLog(c.Root, rt, c.owner(sum, rt, n))
