@@ -295,8 +295,7 @@ func (r Result) logRepairs(dir, by string) {
 	var entries []progress.Entry
 	n := progress.LastSession(dir)
 	if r.SwitchedOff {
-		entries = append(entries, progress.Entry{Session: n, Type: progress.Init,
-			Message: "Harness switched off: .harness-active was removed outside a running session"})
+		entries = append(entries, switchedOff(n))
 	}
 	if r.Unlocked != "" {
 		entries = append(entries, progress.Entry{Session: n, Type: progress.Warn,
@@ -310,6 +309,26 @@ func (r Result) logRepairs(dir, by string) {
 		entries = append(entries, progress.Entry{Session: n, Type: progress.Tamper, Message: msg})
 	}
 	progress.Append(dir, entries...)
+}
+
+// switchedOff is the log line of a harness switched off by a person: the
+// marker removed outside a running session.
+func switchedOff(session int) progress.Entry {
+	return progress.Entry{Session: session, Type: progress.Init,
+		Message: "Harness switched off: .harness-active was removed outside a running session"}
+}
+
+// SettleOff records that the hooks of p are off, for a session or a turn
+// that begins without .harness-active: whoever removed it did so before
+// the turn's first tool call (a person, `harness cancel`), so the check
+// after each tool call must not put it back. The first to find the record
+// still on logs the switching off, as the check does when it comes first.
+func SettleOff(p *project.Project) {
+	m, ok := p.Mark()
+	p.Record().SetActive(false)
+	if ok && m.Root == p.Root && m.Active {
+		progress.Append(p.Root, switchedOff(progress.LastSession(p.Root)))
+	}
 }
 
 // logTail is how much of the harness's own lines logWhole compares: the

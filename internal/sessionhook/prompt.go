@@ -5,6 +5,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/atomicfile"
 	"github.com/harness-agent/harness/internal/hook"
+	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/jsonobj"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/safefile"
@@ -89,8 +90,6 @@ func askOnlyCommand(text string) string {
 }
 
 // settleOff records that the hooks are off when a session or a turn begins
-// without .harness-active: whoever removed it did so before this turn's
-// first tool call (a person, `harness cancel`), so the check after each tool
-// call must not put it back. A marker removed by a tool call of the turn
-// is still put back.
-func (c *call) settleOff() { c.Record().SetActive(false) }
+// without .harness-active (integrity.SettleOff). A marker removed by a tool
+// call of the turn is still put back.
+func (c *call) settleOff() { integrity.SettleOff(c.Project) }
