@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/root"
-	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
 	"github.com/harness-agent/harness/internal/taskcycle"
@@ -38,17 +36,7 @@ func runNext(e *Env, c *command, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	choice := schedule.Choose(s.Tasks)
-	why := choice.Why(s.Tasks)
-	// What claim would take: nothing while a task is in progress.
-	if busy := e.worker(dir).Busy(s); busy != nil {
-		choice.Next = nil
-		holder := busy.ClaimedBy
-		if holder == "" {
-			holder = "nobody"
-		}
-		why = schedule.Why(fmt.Sprintf("%s is in progress (claimed by %s): one task at a time; finish it with `harness validate %s` first", busy.ID, holder, failure.ShellArg(busy.ID)))
-	}
+	choice, why := e.worker(dir).Next(s)
 	if *asJSON {
 		out := map[string]any{"next": nil}
 		if t := choice.Next; t != nil {

@@ -267,7 +267,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		}
 		return false
 	}
-	choice := schedule.Choose(s.Tasks)
+	choice, why := e.worker(dir).Next(s)
 	next := choice.Next
 	cycles := schedule.Cycles(s.Tasks)
 	taskJSON := func(t *state.Task) statusTask {
@@ -315,7 +315,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			nt := taskJSON(next)
 			out.Next = &nt
 		} else {
-			out.Why = string(choice.Why(s.Tasks))
+			out.Why = string(why)
 		}
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")
@@ -345,7 +345,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 			fmt.Fprintf(w, "       accept: %s\n", a)
 		}
 	} else {
-		fmt.Fprintf(w, "next:  none (%s)\n", choice.Why(s.Tasks))
+		fmt.Fprintf(w, "next:  none (%s)\n", why)
 	}
 	printSkipped(w, choice.Skipped, s.Tasks)
 	for _, c := range cycles {

@@ -177,6 +177,19 @@ func (w *Worker) claim(id string) (*Claim, error) {
 	return c, nil
 }
 
+// Next is the task Claim without an id would take from s now, and why
+// none when it would take none: a task of this worker's in progress first
+// (one task at a time), then the choice Claim makes. `harness next` and
+// `harness status` show it, so that neither names a task a claim refuses.
+func (w *Worker) Next(s *state.State) (schedule.Choice, schedule.Why) {
+	if busy := w.Busy(s); busy != nil {
+		return schedule.Choice{}, schedule.Why(fmt.Sprintf("%s is in progress (claimed by %s): one task at a time; finish it with `harness validate %s` first",
+			busy.ID, orNone(busy.ClaimedBy), failure.ShellArg(busy.ID)))
+	}
+	ch := choose(s, w.ID)
+	return ch, ch.Why(s.Tasks)
+}
+
 // choose picks the next task: in concurrent mode, apart from the other
 // workers' scopes.
 func choose(s *state.State, worker string) schedule.Choice {
