@@ -243,6 +243,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		machines = trail.Machines(dir, s)
 	}
 	st := schedule.Count(s.Tasks)
+	shownPending, shownFailed, shownBlocked := st.Shown()
 	// With workers, the board looks further back for each worker's last
 	// line; the recent lines are the end of the same read.
 	lines := 5
@@ -284,8 +285,8 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	if asJSON {
 		out := statusJSON{Root: dir, Active: isActive(dir), SessionCount: s.SessionCount, LastSession: s.LastSession,
 			Recent: orEmpty(recent), FromBackup: s.FromBackup, Broken: s.Broken, Tasks: []statusTask{},
-			Counts: map[string]int{"total": st.Total, "pending": st.Pending, "in_progress": st.InProgress,
-				"completed": st.Completed, "failed": st.Failed, "blocked": st.Blocked},
+			Counts: map[string]int{"total": st.Total, "pending": shownPending, "in_progress": st.InProgress,
+				"completed": st.Completed, "failed": shownFailed, "blocked": shownBlocked},
 			Trust: orEmpty(trustNotes(dir)), Unattended: suspectPerson(dir), Wiring: e.wiringProblems(dir),
 			Workers: board, Machines: machines}
 		if rc, ok := remote.Load(dir); ok && e.fromRemote {

@@ -454,6 +454,9 @@ func Explain(tasks []state.Task) Why {
 // Stats are the counts of the protocol's STATS line, plus in_progress.
 type Stats struct {
 	Total, Completed, Failed, Pending, Blocked, InProgress, Attempts, Checkpoints int
+	// FailedByDependency are the failed tasks whose last error is
+	// [DEPENDENCY]: among Failed, as the protocol counts them.
+	FailedByDependency int
 }
 
 // Count computes the stats of tasks. blocked counts pending tasks that depend
@@ -471,6 +474,9 @@ func Count(tasks []state.Task) Stats {
 			st.Completed++
 		case state.Failed:
 			st.Failed++
+			if t.HasDependencyError() {
+				st.FailedByDependency++
+			}
 		case state.InProgress:
 			st.InProgress++
 		case state.Pending:
@@ -492,8 +498,20 @@ func (s Stats) Line() string {
 		s.Total, s.Completed, s.Failed, s.Pending, s.Blocked, s.Attempts, s.Checkpoints)
 }
 
-// Counts renders the status counts for humans and the model.
+// Counts renders the status counts for humans and the model (Shown).
 func (s Stats) Counts() string {
+	pending, failed, blocked := s.Shown()
 	return fmt.Sprintf("pending=%d in_progress=%d completed=%d failed=%d blocked=%d total=%d",
-		s.Pending, s.InProgress, s.Completed, s.Failed, s.Blocked, s.Total)
+		pending, s.InProgress, s.Completed, failed, blocked, s.Total)
+}
+
+// Shown are the pending, failed and blocked counts as the status views
+// word them, each task in one of them: a task held up by one that failed
+// for good is blocked, whether it is still pending (the protocol's
+// computed count, which its STATS line, Line, also counts as pending) or
+// dependency validation has failed it with [DEPENDENCY] (failed, to Line).
+// So the counts do not change when a verb runs that validation, they add
+// up to the total, and they match the tasks' [blocked] labels.
+func (s Stats) Shown() (pending, failed, blocked int) {
+	return s.Pending - s.Blocked, s.Failed - s.FailedByDependency, s.Blocked + s.FailedByDependency
 }

@@ -131,7 +131,16 @@ func TestCount(t *testing.T) {
 	tasks := []state.Task{done, exhausted, tk("b", state.Pending, "P0", "x"), tk("c", state.Pending, "P0"), tk("i", state.InProgress, "P0")}
 	st := Count(tasks)
 	assert.Equal(t, "tasks_total=5 completed=1 failed=1 pending=2 blocked=1 attempts_total=4 checkpoints=1", st.Line())
-	assert.Equal(t, "pending=2 in_progress=1 completed=1 failed=1 blocked=1 total=5", st.Counts())
+	// The status counts count each task once: b, blocked, is not pending.
+	assert.Equal(t, "pending=1 in_progress=1 completed=1 failed=1 blocked=1 total=5", st.Counts())
+
+	// Dependency validation fails b with [DEPENDENCY]: the protocol's line
+	// counts it failed, the status counts still blocked.
+	tasks[2].Status = state.Failed
+	tasks[2].ErrorLog = []string{"[DEPENDENCY] Blocked by failed task x"}
+	st = Count(tasks)
+	assert.Equal(t, "tasks_total=5 completed=1 failed=2 pending=1 blocked=0 attempts_total=4 checkpoints=1", st.Line())
+	assert.Equal(t, "pending=1 in_progress=1 completed=1 failed=1 blocked=1 total=5", st.Counts())
 }
 
 func TestIDLess(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 
 // format is the layout of summary.json; a file of another layout (one an
 // earlier harness wrote) is stale, so the summary is made again.
-const format = 4
+const format = 5
 
 // encode is the summary's file text.
 func (s *Summary) encode() []byte {
@@ -168,6 +168,7 @@ func writeStats(w *jsonobj.Writer, st *schedule.Stats) {
 	w.Int("failed", int64(st.Failed))
 	w.Int("pending", int64(st.Pending))
 	w.Int("blocked", int64(st.Blocked))
+	w.Int("failed_by_dependency", int64(st.FailedByDependency))
 	w.Int("in_progress", int64(st.InProgress))
 	w.Int("attempts", int64(st.Attempts))
 	w.Int("checkpoints", int64(st.Checkpoints))
@@ -176,7 +177,8 @@ func writeStats(w *jsonobj.Writer, st *schedule.Stats) {
 func readStats(v gjson.Result) schedule.Stats {
 	n := func(k string) int { return int(v.Get(k).Int()) }
 	return schedule.Stats{Total: n("total"), Completed: n("completed"), Failed: n("failed"), Pending: n("pending"),
-		Blocked: n("blocked"), InProgress: n("in_progress"), Attempts: n("attempts"), Checkpoints: n("checkpoints")}
+		Blocked: n("blocked"), InProgress: n("in_progress"), Attempts: n("attempts"), Checkpoints: n("checkpoints"),
+		FailedByDependency: n("failed_by_dependency")}
 }
 
 func writeBrief(w *jsonobj.Writer, b Brief) {
