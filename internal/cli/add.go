@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
@@ -195,10 +196,13 @@ func loggedIDs(dir string) int {
 	}
 }
 
+// splitList reads a comma-separated flag value (ids, globs): each item
+// once, in the order given (`--depends-on task-001,task-001` is one
+// dependency, not an edge drawn twice).
 func splitList(s string) []string {
 	out := []string{}
 	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
+		if p = strings.TrimSpace(p); p != "" && !slices.Contains(out, p) {
 			out = append(out, p)
 		}
 	}

@@ -69,6 +69,14 @@ func runAdopt(e *Env, c *command, args []string) int {
 		return e.fail(failure.Wrap(failure.Config, err, "%s cannot be adopted: %s", state.FileName, why).
 			WithHint("fix the file until `harness status` reads it, then adopt it"))
 	}
+	for _, t := range s.Tasks {
+		// What add and edit refuse, adopt refuses too: a task no attempt
+		// may run can never be completed.
+		if t.MaxAttempts < 1 {
+			return e.fail(failure.New(failure.Config, "%s cannot be adopted: %s has max_attempts %d, and a task needs at least one attempt", state.FileName, t.ID, t.MaxAttempts).
+				WithHint("give it 1 or more (the default is %d), then adopt the file", state.DefaultMaxAttempts))
+		}
+	}
 	if err := state.Restore(dir, raw); err != nil { // the backup and the record follow the file
 		return e.fail(err)
 	}
