@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 
+	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
 )
 
@@ -32,6 +33,11 @@ func runSnapshots(e *Env, c *command, args []string) int {
 		return e.fail(err)
 	}
 	if len(snaps) == 0 {
+		if id != "" && s.Task(id) == nil {
+			// A removed task's snapshots are still listed; an id that
+			// names neither is a typo, as every other verb says.
+			return e.fail(failure.New(failure.Config, "no task %q", id).WithHint("`harness status` lists the task ids"))
+		}
 		fmt.Fprintln(e.Stdout, "no snapshots")
 		return ExitOK
 	}
