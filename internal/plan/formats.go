@@ -26,6 +26,8 @@ var (
 	issueRef  = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(https://github\.com/[\w.-]+/[\w.-]+/issues/)?#?(\d+)\b`)
 	})
+	// ownerRepo is a repository's name with its owner's ("cli/cli").
+	ownerRepo   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\w.-]+/[\w.-]+$`) })
 	priorityTag = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^(?:priority\s*[:/=_ -]?\s*)?(p[0-4]|critical|urgent|high|medium|normal|low)(?:\s*[:/=_ -]?\s*priority)?$`)
 	})

@@ -21,6 +21,55 @@ func parseGitHub(name string, data []byte) (*Plan, error) {
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' && !gjson.ValidBytes(t) {
 		return parseGitHubLines(name, data)
 	}
+	issues, err := readIssues(name, data)
+	if err != nil {
+		return nil, err
+	}
+	return githubPlan(issues), nil
+}
+
+// parseGitHubLines reads one issue a line, as `gh issue list --json …
+// --jq '.[]'` writes them.
+func parseGitHubLines(name string, data []byte) (*Plan, error) {
+	var issues []ghIssue
+	for n, line := range lines(data) {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if !gjson.Valid(line) {
+			return nil, bad(name, fmt.Sprintf("line %d", n+1), "not valid JSON (each line is one issue)")
+		}
+		one, err := readIssues(name, []byte(line))
+		if err != nil {
+			var fe *failure.Error
+			if errors.As(err, &fe) {
+				fe.Message = strings.Replace(fe.Message, name+": issue", fmt.Sprintf("%s: line %d", name, n+1), 1)
+			}
+			return nil, err
+		}
+		for i := range one {
+			one[i].it.line, one[i].it.inLine, one[i].where = n, true, fmt.Sprintf("line %d", n+1)
+		}
+		issues = append(issues, one...)
+	}
+	return githubPlan(issues), nil
+}
+
+// ghIssue is an issue as read, before its source is known: that depends
+// on the repositories of the whole file.
+type ghIssue struct {
+	it     Item
+	number string
+	repo   string      // "OWNER/REPO" as the file gives it, "" when it does not say
+	refs   []issueLink // the issues its body says it waits on
+	said   []string    // its priority labels, when they disagree
+	pull   bool        // a pull request, which is skipped
+	where  string      // where it is in the file, for a note
+}
+
+// readIssues reads data, a list of issues or one issue (`gh issue view N
+// --json …`).
+func readIssues(name string, data []byte) ([]ghIssue, error) {
 	doc, err := jsonDoc(name, data)
 	if err != nil {
 		return nil, err
@@ -32,7 +81,7 @@ func parseGitHub(name string, data []byte) (*Plan, error) {
 		return nil, bad(name, "", "`gh issue list --json …` writes a JSON list of issues, got %s", kindOf(doc))
 	}
 	r := &reader{name: name}
-	p := &Plan{}
+	var out []ghIssue
 	for i, v := range issues {
 		where, at := fmt.Sprintf("[%d]", i), fmt.Sprint(i)
 		if whole {
@@ -54,11 +103,14 @@ func parseGitHub(name string, data []byte) (*Plan, error) {
 		if title == "" {
 			return nil, bad(name, where+".title", "is missing or empty")
 		}
-		it := Item{Source: fmt.Sprintf("%s:#%d", GitHub, int64(num.Num)), Title: oneLine(title),
-			Description: strings.TrimSpace(body), Priority: "P1", Done: strings.EqualFold(state, "closed"),
-			DependsOn: []string{}, at: at}
+		is := ghIssue{number: fmt.Sprint(int64(num.Num)), repo: issueRepo(v), refs: bodyDeps(body), where: where,
+			// GitHub's REST API (`gh api repos/O/R/issues`) lists pull
+			// requests among the issues.
+			pull: v.Get("pull_request").IsObject() || v.Get("isPullRequest").Bool(),
+			it: Item{Title: oneLine(title), Description: strings.TrimSpace(body), Priority: "P1",
+				Done: strings.EqualFold(state, "closed"), DependsOn: []string{}, at: at}}
 		if state == "open" || state == "closed" {
-			it.mark = "lower" // GitHub's REST API writes the state in lower case
+			is.it.mark = "lower" // GitHub's REST API writes the state in lower case
 		}
 		labels := v.Get("labels")
 		if labels.Exists() && labels.Type != gjson.Null && !labels.IsArray() {
@@ -73,70 +125,102 @@ func parseGitHub(name string, data []byte) (*Plan, error) {
 			}
 			if m := priorityTag().FindStringSubmatch(strings.TrimSpace(label)); m != nil {
 				pr := labelPriority(strings.ToLower(m[1]))
-				if len(said) == 0 || pr < it.Priority {
-					it.Priority = pr // the most urgent label wins
+				if len(said) == 0 || pr < is.it.Priority {
+					is.it.Priority = pr // the most urgent label wins
 				}
 				said = append(said, label)
 				differ[pr] = true
 			}
 		}
 		if len(differ) > 1 {
-			p.Notes = append(p.Notes, fmt.Sprintf("%s: its labels give more than one priority (%s): it takes the most urgent, %s", it.Source, strings.Join(said, ", "), it.Priority))
-		}
-		repo := repoOf(v.Get("url").Str)
-		for _, ref := range bodyDeps(body) {
-			n, other := ref.number, repoOf(ref.url)
-			if ref.url != "" && repo != "" && other != repo {
-				p.Notes = append(p.Notes, fmt.Sprintf("%s depends on %s, an issue of another repository: that dependency is left out", it.Source, ref.url))
-				continue
-			}
-			if dep := GitHub + ":#" + n; !slices.Contains(it.DependsOn, dep) {
-				it.DependsOn = append(it.DependsOn, dep)
-			}
+			is.said = said
 		}
 		for _, l := range lines([]byte(body)) {
 			if c := checkbox(l); c != nil {
-				it.Acceptance = append(it.Acceptance, c.text)
+				is.it.Acceptance = append(is.it.Acceptance, c.text)
 			}
 		}
-		// GitHub's REST API (`gh api repos/O/R/issues`) lists pull
-		// requests among the issues.
-		if v.Get("pull_request").IsObject() || v.Get("isPullRequest").Bool() {
-			p.Skipped = append(p.Skipped, Skipped{Source: it.Source, Title: it.Title, Why: "a pull request, not an issue"})
-			continue
-		}
-		p.Items = append(p.Items, it)
+		out = append(out, is)
 	}
-	return p, nil
+	return out, nil
 }
 
-// parseGitHubLines reads one issue a line, as `gh issue list --json …
-// --jq '.[]'` writes them.
-func parseGitHubLines(name string, data []byte) (*Plan, error) {
+// githubPlan gives the issues their sources and dependencies. An issue is
+// github:#N, as it always was, so the tasks of earlier imports are found;
+// in a file of several repositories' issues (gathered by a script, `gh
+// search issues`), where one number is several issues, an issue whose
+// repository the file says is github:OWNER/REPO#N. A number still written
+// twice is told apart as other formats' ids are ("#N~2"), unless it is the
+// same issue twice (a file appended to), read from its later entry.
+func githubPlan(issues []ghIssue) *Plan {
+	spelt := map[string]string{} // each repository as first written, by its lower case
+	for _, is := range issues {
+		if k := strings.ToLower(is.repo); is.repo != "" && spelt[k] == "" {
+			spelt[k] = is.repo
+		}
+	}
+	source := func(repo, number string) string {
+		if len(spelt) > 1 && repo != "" {
+			return fmt.Sprintf("%s:%s#%s", GitHub, spelt[strings.ToLower(repo)], number)
+		}
+		return GitHub + ":#" + number
+	}
 	p := &Plan{}
-	for n, line := range lines(data) {
-		if strings.TrimSpace(line) == "" {
+	for i := range issues {
+		is := &issues[i]
+		is.it.Source = source(is.repo, is.number)
+	}
+	// An issue is read from its last entry, and numbered ("~2") by its
+	// first, so appending an issue again renames none.
+	last := map[string]int{}
+	nth := map[string]int{}
+	count := map[string]int{}
+	for i, is := range issues {
+		same := is.it.Source + "\x00" + is.it.Title + "\x00" + is.it.Description
+		last[same] = i
+		if nth[same] == 0 {
+			count[is.it.Source]++
+			nth[same] = count[is.it.Source]
+		}
+	}
+	for i := range issues {
+		is := &issues[i]
+		same := is.it.Source + "\x00" + is.it.Title + "\x00" + is.it.Description
+		first := is.it.Source
+		if n := nth[same]; n > 1 {
+			is.it.Source = fmt.Sprintf("%s~%d", first, n)
+		}
+		if later := last[same]; later != i {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s is written twice, at %s and %s: the later is read", is.it.Source, is.where, issues[later].where))
 			continue
 		}
-		if !gjson.Valid(line) {
-			return nil, bad(name, fmt.Sprintf("line %d", n+1), "not valid JSON (each line is one issue)")
+		if is.it.Source != first {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s: the number is written more than once (issues of several repositories, without their `url`?): the issue at %s, %q, is %s",
+				first, is.where, is.it.Title, is.it.Source))
 		}
-		one, err := parseGitHub(name, []byte(line))
-		if err != nil {
-			var fe *failure.Error
-			if errors.As(err, &fe) {
-				fe.Message = strings.Replace(fe.Message, name+": issue", fmt.Sprintf("%s: line %d", name, n+1), 1)
+		if is.said != nil {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s: its labels give more than one priority (%s): it takes the most urgent, %s", is.it.Source, strings.Join(is.said, ", "), is.it.Priority))
+		}
+		for _, ref := range is.refs {
+			repo := is.repo
+			if other := repoOf(ref.url); ref.url != "" && is.repo != "" && !strings.EqualFold(other, is.repo) {
+				if len(spelt) < 2 || spelt[strings.ToLower(other)] == "" {
+					p.Notes = append(p.Notes, fmt.Sprintf("%s depends on %s, an issue of another repository: that dependency is left out", is.it.Source, ref.url))
+					continue
+				}
+				repo = other // an issue of another repository of the file
 			}
-			return nil, err
+			if dep := source(repo, ref.number); !slices.Contains(is.it.DependsOn, dep) {
+				is.it.DependsOn = append(is.it.DependsOn, dep)
+			}
 		}
-		for i := range one.Items {
-			one.Items[i].line, one.Items[i].inLine = n, true
+		if is.pull {
+			p.Skipped = append(p.Skipped, Skipped{Source: is.it.Source, Title: is.it.Title, Why: "a pull request, not an issue"})
+			continue
 		}
-		p.Items = append(p.Items, one.Items...)
-		p.Skipped = append(p.Skipped, one.Skipped...)
-		p.Notes = append(p.Notes, one.Notes...)
+		p.Items = append(p.Items, is.it)
 	}
-	return p, nil
+	return p
 }
 
 // issueLink is an issue a body names: its number, and the URL it was
@@ -184,17 +268,45 @@ func bodyDeps(body string) []issueLink {
 	return out
 }
 
-// repoOf is "OWNER/REPO" of a GitHub issue's URL, "" for anything else.
+// issueRepo is the repository an issue is of, "OWNER/REPO", as the file
+// says it: gh's `url`, the REST API's `html_url` and `repository_url`,
+// `gh search issues`' `repository.nameWithOwner`, a repository object's
+// `full_name`, or a `repo` (`repository`) member holding its name or URL;
+// "" when none does.
+func issueRepo(v gjson.Result) string {
+	for _, k := range []string{"url", "html_url", "repository_url"} {
+		if r := repoOf(v.Get(k).Str); r != "" {
+			return r
+		}
+	}
+	for _, k := range []string{"repository.nameWithOwner", "repository.full_name", "repository", "repo"} {
+		if s := v.Get(k); s.Type == gjson.String {
+			if r := repoOf(s.Str); r != "" {
+				return r
+			}
+			if ownerRepo().MatchString(strings.TrimSpace(s.Str)) {
+				return strings.TrimSpace(s.Str)
+			}
+		}
+	}
+	return ""
+}
+
+// repoOf is "OWNER/REPO" of a URL of GitHub's, an issue's, a repository's
+// or the REST API's (https://api.github.com/repos/OWNER/REPO/…), as
+// written; "" for anything else.
 func repoOf(url string) string {
-	rest, ok := strings.CutPrefix(url, "https://github.com/")
+	rest, ok := strings.CutPrefix(strings.TrimSpace(url), "https://github.com/")
 	if !ok {
-		return ""
+		if rest, ok = strings.CutPrefix(strings.TrimSpace(url), "https://api.github.com/repos/"); !ok {
+			return ""
+		}
 	}
 	parts := strings.SplitN(rest, "/", 3)
-	if len(parts) < 3 {
+	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
 		return ""
 	}
-	return strings.ToLower(parts[0] + "/" + parts[1])
+	return parts[0] + "/" + parts[1]
 }
 
 func labelPriority(l string) string {
