@@ -25,8 +25,9 @@ type beadsRecord struct {
 // links that are not order ("related", "discovered-from", …) are not
 // read. Priority 0–1 is P0, 2 (Beads' default) P1, 3–4 P2; closed is
 // done. What is not work is skipped, with why: a tombstone (deleted), an
-// ephemeral wisp, a pinned or hooked bead, an agent's, a convoy's or a
-// message's.
+// ephemeral wisp, a pinned or hooked bead, an agent's, a convoy's, a
+// message's, a merge request, a gate, a molecule's root; and a line that
+// is no issue at all (a memory bd export writes beside the issues).
 func parseBeads(name string, data []byte, beside Beside) (*Plan, error) {
 	var records []beadsRecord
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
@@ -61,7 +62,9 @@ func parseBeads(name string, data []byte, beside Beside) (*Plan, error) {
 	index := map[string]int{}
 	last := map[string]int{} // the record each id is read from: its last
 	for n, rec := range records {
-		last[strings.TrimSpace(rec.v.Get("id").Str)] = n
+		if beadsOther(rec.v) == "" {
+			last[strings.TrimSpace(rec.v.Get("id").Str)] = n
+		}
 	}
 	type link struct{ child, parent string }
 	var parents []link
@@ -69,6 +72,19 @@ func parseBeads(name string, data []byte, beside Beside) (*Plan, error) {
 		v, where := rec.v, rec.where
 		if !v.IsObject() {
 			return nil, bad(name, where, "an issue must be a JSON object, got %s", kindOf(v))
+		}
+		if why := beadsOther(v); why != "" {
+			source, title := where, ""
+			if id := v.Get("id"); id.Type == gjson.String && strings.TrimSpace(id.Str) != "" {
+				source = Beads + ":" + strings.TrimSpace(id.Str)
+			}
+			for _, k := range []string{"title", "key", "_schema"} {
+				if s := v.Get(k); title == "" && s.Type == gjson.String {
+					title = oneLine(s.Str)
+				}
+			}
+			p.Skipped = append(p.Skipped, Skipped{Source: source, Title: title, Why: why})
+			continue
 		}
 		id := strings.TrimSpace(r.str(v.Get("id"), where+": id"))
 		title := strings.TrimSpace(r.str(v.Get("title"), where+": title"))
@@ -188,10 +204,35 @@ var (
 		"authored-by": true, "assigned-to": true, "approved-by": true, "delegated-from": true, "until": true}
 	// beadsNotTasks are the types of bead that are not work: an agent's
 	// own record, a role, a rig (Gas Town's), a convoy (a batch that
-	// tracks other beads), a message, an event.
+	// tracks other beads), a message, an event; and those bd ready never
+	// offers as work either (its readyWorkExcludeTypes): a merge request
+	// (Gas Town's merge queue entry for a branch whose work is another
+	// bead's), a gate (a wait on a timer, a CI run or a person), a
+	// molecule (a workflow's root, whose steps are the work).
 	beadsNotTasks = map[string]string{"agent": "an agent's record", "role": "a role's definition", "convoy": "a convoy (it tracks other beads)",
-		"message": "a message between agents", "event": "an event record", "rig": "a rig's record"}
+		"message": "a message between agents", "event": "an event record", "rig": "a rig's record",
+		"merge-request": "a merge request (a branch in the merge queue: the work is its source bead's)",
+		"gate":          "a gate (a wait on a timer, a CI run or a person)",
+		"molecule":      "a molecule (a workflow's root: its steps are the work)"}
 )
+
+// beadsOther says why a record of a Beads export is not an issue, "" when
+// it is one. bd export tags every line with "_type" since memories went
+// into it ("issue", or "memory": `bd remember`'s notes, a key and a
+// value), and bd import reads only the issues; exports kept in a stable
+// order may begin with a header ("_schema"), which bd import passes over
+// too.
+func beadsOther(v gjson.Result) string {
+	switch t := v.Get("_type"); {
+	case t.Type == gjson.String && t.Str == "memory":
+		return `a Beads memory ("_type": "memory", what bd remember keeps), not an issue`
+	case t.Type == gjson.String && t.Str != "" && t.Str != "issue":
+		return fmt.Sprintf(`a Beads record of type %q ("_type"), not an issue`, t.Str)
+	case v.Get("_schema").Exists() && !v.Get("id").Exists():
+		return `the export's header ("_schema"), not an issue`
+	}
+	return ""
+}
 
 // beadsNotWork says why an issue is not a task ("" when it is one).
 func beadsNotWork(v gjson.Result, status, kind string) string {

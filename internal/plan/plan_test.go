@@ -505,3 +505,33 @@ func TestBeadsBackup(t *testing.T) {
 	assert.Equal(t, "an ephemeral wisp, never part of the plan", p.Skipped[0].Why)
 	assert.Equal(t, []string{"issues.jsonl: the issues carry no dependencies (a Beads backup): read from dependencies.jsonl beside it"}, p.Notes)
 }
+
+// A Beads export holds records that are not issues (memories, a header):
+// each is a skipped line saying what it is, never an error, and the
+// issues around it are read as ever.
+func TestBeadsOtherRecords(t *testing.T) {
+	issue := `{"_type":"issue","id":"a","title":"A","status":"open"}` + "\n"
+	for _, tc := range []struct {
+		name, line string
+		want       Skipped
+	}{
+		{name: "memory", line: `{"_type":"memory","key":"m1","value":"one"}`,
+			want: Skipped{Source: "line 2", Title: "m1", Why: `a Beads memory ("_type": "memory", what bd remember keeps), not an issue`}},
+		{name: "a record of another type with an id", line: `{"_type":"comment","id":"c-1","text":"x"}`,
+			want: Skipped{Source: "beads:c-1", Why: `a Beads record of type "comment" ("_type"), not an issue`}},
+		{name: "a stable export's header", line: `{"_schema":"beads-jsonl/1","_dolt_branch":"main","_sort":"stable-v1"}`,
+			want: Skipped{Source: "line 2", Title: "beads-jsonl/1", Why: `the export's header ("_schema"), not an issue`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Parse(Beads, "issues.jsonl", []byte(issue+tc.line+"\n"))
+			require.NoError(t, err)
+			assert.Equal(t, []brief{{Source: "beads:a", Title: "A", Priority: "P1"}}, briefs(p))
+			assert.Equal(t, []Skipped{tc.want}, p.Skipped)
+			assert.Empty(t, p.Notes)
+		})
+	}
+	// A line tagged "_type": "issue" is an issue: it needs its id.
+	_, err := Parse(Beads, "f", []byte(`{"_type":"issue","title":"t"}`))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "f: line 1: id: is missing or empty")
+}
