@@ -101,7 +101,7 @@ func runInit(e *Env, c *command, args []string) int {
 			return e.fail(failure.Wrap(failure.EnvSetup, err, "git init in %s failed: %v", dir, err).
 				WithHint("fix the cause, or run `harness init --no-git` and set up git yourself"))
 		}
-		did = append(did, "ran git init (the harness keeps its checkpoints in git; commit a baseline next: git add -A && git commit -m baseline)")
+		did = append(did, "ran git init (the harness keeps its checkpoints in git; commit a baseline next: "+git.BaselineAdvice(dir)+")")
 	}
 	created := false
 	if err := state.Create(dir, now); err == nil {

@@ -194,13 +194,32 @@ func escapeGlob(s string) string {
 // none configured: the harness must be able to checkpoint in a fresh
 // container. A configured identity always wins.
 func identity(top string) []string {
-	if _, err := Run(top, "var", "GIT_COMMITTER_IDENT"); err == nil {
-		if _, err := Run(top, "var", "GIT_AUTHOR_IDENT"); err == nil {
-			return nil
-		}
+	if hasIdentity(top) {
+		return nil
 	}
 	return []string{"GIT_AUTHOR_NAME=harness", "GIT_AUTHOR_EMAIL=harness@localhost",
 		"GIT_COMMITTER_NAME=harness", "GIT_COMMITTER_EMAIL=harness@localhost"}
+}
+
+// hasIdentity reports whether git run in dir has an author and a committer
+// of its own (configured, or guessed from the system as git does).
+func hasIdentity(dir string) bool {
+	_, err := Run(dir, "var", "GIT_COMMITTER_IDENT")
+	if err == nil {
+		_, err = Run(dir, "var", "GIT_AUTHOR_IDENT")
+	}
+	return err == nil
+}
+
+// BaselineAdvice is the command a person runs to commit the first commit
+// of the repository holding dir, the baseline the harness starts from:
+// with git's identity set first where git has none (the harness's own
+// commits fall back on one of their own; a person's must not).
+func BaselineAdvice(dir string) string {
+	if hasIdentity(dir) {
+		return "git add -A && git commit -m baseline"
+	}
+	return `git config user.name "Your Name" && git config user.email you@example.com && git add -A && git commit -m baseline (git has no identity here)`
 }
 
 // Snapshot saves the work tree holding dir, tracked and untracked files alike

@@ -77,7 +77,7 @@ func (w *Worker) claim(id string) (*Claim, error) {
 	head := git.Head(tree.Top)
 	if head == "" {
 		return nil, failure.New(failure.EnvSetup, "%s has no commit to start from", tree.Top).
-			WithHint("commit a baseline first: git add -A && git commit -m baseline")
+			WithHint("commit a baseline first: %s", git.BaselineAdvice(tree.Top))
 	}
 	c := &Claim{Base: head}
 	c.Dirty, _ = git.Changes(tree.Top, w.Root)
