@@ -3,8 +3,8 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
