@@ -98,6 +98,11 @@ func flagErr(fs *flag.FlagSet, err error) error {
 		return failure.Wrap(failure.Usage, err, "%s", msg).WithHint("run `%s --help`", fs.Name())
 	}
 	name = strings.TrimLeft(name, "-")
+	if name != "" && (name[0] >= '0' && name[0] <= '9' || name[0] == '.') {
+		// A value, not a mistyped flag: "-1/2", "-3".
+		return failure.Wrap(failure.Usage, err, "-%s is not a flag of %s, and a value may not begin with \"-\"", name, fs.Name()).
+			WithHint("run `%s --help` for what it takes", fs.Name())
+	}
 	fe := failure.Wrap(failure.Usage, err, "unknown flag --%s for %s", name, fs.Name())
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
