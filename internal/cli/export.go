@@ -94,6 +94,12 @@ func runExport(e *Env, c *command, args []string) int {
 	path := e.path(*out)
 	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			// Written beside it and renamed over it, a directory would
+			// take the temporary file into its parent and then refuse it.
+			return e.fail(failure.New(failure.Usage, "cannot write %s: it is not a file (a directory?)", *out).
+				WithHint("name the file to write: --out %s", filepath.Join(*out, "plan."+exportExt(*format))))
+		}
 		mode = fi.Mode().Perm()
 	}
 	if err := atomicfile.WriteFile(path, text, mode); err != nil {
@@ -137,4 +143,15 @@ func (e *Env) path(p string) string {
 		return p
 	}
 	return filepath.Join(e.Cwd, p)
+}
+
+// exportExt is the usual file extension of format's files.
+func exportExt(format string) string {
+	switch format {
+	case plan.Markdown:
+		return "md"
+	case plan.Beads:
+		return "jsonl"
+	}
+	return "json"
 }
