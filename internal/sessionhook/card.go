@@ -38,7 +38,8 @@ const (
 // changes no task state: the claim and the harness stay as they are.
 func PreCompact(p hook.Payload) hook.Decision {
 	c, ok := active(p)
-	if !ok {
+	if !ok || p.Malformed {
+		// A payload that cannot be read tells of no compaction: nothing to record.
 		return hook.Decision{}
 	}
 	rt := ReadRuntime(c.Record(), c.session)

@@ -21,7 +21,8 @@ import (
 // Claude Code ignores its output; the person sees the systemMessage.
 func StopFailure(p hook.Payload) hook.Decision {
 	c, ok := active(p)
-	if !ok {
+	if !ok || p.Malformed {
+		// A payload that cannot be read tells of no failed turn: nothing to record.
 		return hook.Decision{}
 	}
 	rt := ReadRuntime(c.Record(), c.session)
