@@ -80,11 +80,14 @@ func runValidate(e *Env, c *command, args []string) int {
 	if v := o.Review; v != nil {
 		fmt.Fprintf(e.Stderr, "the validation passed (%s) but the reviewer failed the attempt (%s, %d tokens); its reasons are the next attempt's to address\n", t.Command, v.Took.Round(1e6), v.Tokens)
 	} else if r != nil {
+		line := fmt.Sprintf("%s %s after %s (exit %d)", r.Outcome, t.Command, r.Took.Round(1e6), r.ExitCode)
 		if r.Outcome == validation.Timeout {
-			fmt.Fprintf(e.Stderr, "TIMEOUT %s after %s (limit %s): %s\n", t.Command, r.Took.Round(1e6), t.Timeout(), r.FirstLine)
-		} else {
-			fmt.Fprintf(e.Stderr, "%s %s after %s (exit %d): %s\n", r.Outcome, t.Command, r.Took.Round(1e6), r.ExitCode, r.FirstLine)
+			line = fmt.Sprintf("TIMEOUT %s after %s (limit %s)", t.Command, r.Took.Round(1e6), t.Timeout())
 		}
+		if r.FirstLine != "" {
+			line += ": " + r.FirstLine // what the check said (a check that passed says nothing)
+		}
+		fmt.Fprintln(e.Stderr, line)
 		e.printTail(r)
 	}
 	e.printFailure(o)
