@@ -10,7 +10,9 @@ import (
 // parseFeatureList reads Anthropic's feature_list.json: a list of
 // {category, description, steps[], passes}, or the same list wrapped in an
 // object ({"features": [...]}, as most files of that name in the wild
-// are). A feature has no id, so its Source is the hash of its description
+// are); and the Ralph loop's prd.json, whose "userStories" are features
+// with an id, a title, acceptanceCriteria, a priority (1 first), passes
+// and notes. A feature has no id, so its Source is the hash of its description
 // (the pattern's rule is that features are never edited; an edited one is
 // a new feature); a feature with a name and no description is known by its
 // name. Its steps are its acceptance criteria; it has no priority (the
@@ -21,11 +23,14 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 		return nil, err
 	}
 	list, prefix := doc, ""
-	if doc.IsObject() && doc.Get("features").IsArray() {
-		list, prefix = doc.Get("features"), "features."
+	for _, k := range []string{"features", "userStories"} {
+		if doc.IsObject() && doc.Get(k).IsArray() {
+			list, prefix = doc.Get(k), k+"."
+			break
+		}
 	}
 	if !list.IsArray() {
-		return nil, bad(name, "", "a feature list is a JSON list of features (or an object with one as \"features\"), got %s", kindOf(doc))
+		return nil, bad(name, "", "a feature list is a JSON list of features (or an object with one as \"features\", or Ralph's prd.json with its \"userStories\"), got %s", kindOf(doc))
 	}
 	r := &reader{name: name}
 	p := &Plan{}
@@ -42,6 +47,7 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 			}
 		}
 		category := r.str(f.Get("category"), where+".category")
+		notes := strings.TrimSpace(r.str(f.Get("notes"), where+".notes"))
 		var steps []string
 		for _, k := range []string{"steps", "acceptance", "acceptance_criteria", "acceptanceCriteria"} {
 			steps = append(steps, textList(f.Get(k))...)
@@ -98,6 +104,9 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 		}
 		if category != "" {
 			parts = append(parts, "category: "+category)
+		}
+		if notes != "" {
+			parts = append(parts, "notes: "+notes)
 		}
 		it.Description = strings.Join(parts, "\n\n")
 		p.Items = append(p.Items, it)

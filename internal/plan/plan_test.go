@@ -178,7 +178,7 @@ func TestParseMalformed(t *testing.T) {
 		name, format, text, want string
 	}{
 		{"not JSON", FeatureList, "[\n{\"description\": \"a\",}\n]", "f: line 2: not valid JSON: invalid character '}'"},
-		{"feature list not a list", FeatureList, `{"description":"a"}`, "f: a feature list is a JSON list of features (or an object with one as \"features\"), got an object"},
+		{"feature list not a list", FeatureList, `{"description":"a"}`, "f: a feature list is a JSON list of features (or an object with one as \"features\", or Ralph's prd.json with its \"userStories\"), got an object"},
 		{"feature not an object", FeatureList, `["a"]`, "f: [0]: a feature must be an object, got a string"},
 		{"feature without description", FeatureList, `[{"steps":[]}]`, "f: [0].description: is missing or empty"},
 		{"passes not a boolean", FeatureList, `[{"description":"a","passes":"yes"}]`, `f: [0].passes: must be true or false, got "yes"`},
