@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -34,6 +35,8 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 	}
 	r := &reader{name: name}
 	p := &Plan{}
+	unknown := map[string][]string{} // the features of each status word not known
+	var words []string
 	for i, f := range list.Array() {
 		where := fmt.Sprintf("%s[%d]", strings.TrimSuffix(prefix, "."), i)
 		if !f.IsObject() {
@@ -76,6 +79,12 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 		}
 		if !passes.Exists() && status != "" {
 			it.mark = "status"
+			if w := strings.ToLower(strings.TrimSpace(status)); !featureDone[w] && !featureNotDone[w] {
+				if unknown[status] == nil {
+					words = append(words, status)
+				}
+				unknown[status] = append(unknown[status], it.Source)
+			}
 		}
 		// Features with ids of their own may name the ones they wait on.
 		for _, k := range []string{"dependencies", "depends_on", "dependsOn"} {
@@ -111,8 +120,19 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 		it.Description = strings.Join(parts, "\n\n")
 		p.Items = append(p.Items, it)
 	}
+	for _, w := range words {
+		p.Notes = append(p.Notes, fmt.Sprintf("the status %q is not one the harness knows (%s): those features come in not done", w, strings.Join(shorten(unknown[w], 5), ", ")))
+	}
 	uniqueSources(p.Items)
 	return p, nil
+}
+
+// shorten is ids, the first n of them and how many more.
+func shorten(ids []string, n int) []string {
+	if len(ids) <= n {
+		return ids
+	}
+	return append(slices.Clone(ids[:n]), fmt.Sprintf("and %d more", len(ids)-n))
 }
 
 // textList reads a list of criteria as people write them: strings, one
@@ -137,4 +157,9 @@ func textList(v gjson.Result) []string {
 
 // featureDone are the statuses of a feature list that has them (and no
 // passes) meaning done.
-var featureDone = map[string]bool{"done": true, "passing": true, "passed": true, "complete": true, "completed": true}
+var featureDone = map[string]bool{"done": true, "pass": true, "passing": true, "passed": true, "complete": true, "completed": true}
+
+// featureNotDone are the statuses known to mean not done yet; any other
+// word comes in not done, with a warning.
+var featureNotDone = map[string]bool{"": true, "pending": true, "todo": true, "to do": true, "open": true, "not_started": true, "not started": true,
+	"in_progress": true, "in-progress": true, "in progress": true, "wip": true, "blocked": true, "fail": true, "failing": true, "failed": true}
