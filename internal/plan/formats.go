@@ -42,6 +42,9 @@ var (
 	dependsDetail = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^[*_]*depends(?:\s+on)?[*_]*\s*:[*_]*\s*(.*?)\s*[*_]*$`)
 	})
+	// detailLine is a labelled detail under an item, its label emphasised
+	// as Kiro and cc-sdd write them: "_Requirements: 1.1_", "**Files**: …".
+	detailLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[*_]{1,2}\pL[\pL\s-]*[*_]{0,2}\s*:`) })
 	// dependsInline is the same said in an item's own text, as spec-kit
 	// writes it: "T014 Implement the service (depends on T012, T013)".
 	dependsInline = sync.OnceValue(func() *regexp.Regexp {

@@ -37,11 +37,13 @@ func checkbox(line string) *box {
 // "- [x]" a done one. An item nested under another is a task of its own,
 // and the item above it waits on it (the outer item is done when its
 // parts are); a plain list item nested under one is one of its acceptance
-// criteria, and indented text under it goes on with its description.
+// criteria, and indented text under it after a blank line goes on with its
+// description. An item's or a criterion's text goes on over the indented
+// lines right under it, as a Markdown paragraph does.
 // Kiro-style plans add two things: a detail line "_Depends: 1.1, 2.3_"
 // (spec-kit's "(depends on T012, T013)" in the item's text) makes the item
 // wait on the items numbered so, and "- [ ]*" marks an optional item,
-// imported at P2 (after the rest at P1). Other lines are ignored. A line
+// imported at P2 (after the rest at P1). Other lines are ignored. An item
 // has no id, so its Source is the hash of its text.
 func parseMarkdown(name string, data []byte) (*Plan, error) {
 	p := &Plan{}
@@ -53,27 +55,22 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 	listed := 0                 // list items without a box
 	fence := ""                 // the fence of the code block the line is in
 	comment := false
-	for n, line := range lines(data) {
-		// An HTML comment hides its lines (a template's example, an item
-		// put aside).
-		if t := strings.TrimSpace(line); fence == "" && (comment || strings.HasPrefix(t, "<!--")) {
-			comment = !strings.Contains(t, "-->")
-			continue
-		}
-		if f := fenceOf(line); fence == "" && f != "" {
-			fence = f
-			continue
-		} else if fence != "" {
-			if strings.HasPrefix(f, fence) && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), fence[:1])) == "" {
-				fence = "" // a closing fence: the same character, as long, nothing after it
-			}
-			continue
-		}
+	// take reads one line, and a list line's continuation lines (more)
+	// with it. The first line alone says whether it is an item: "* []"
+	// with text on the next line is not one, and the export ticks the
+	// box on the first line.
+	take := func(n int, line, more string) {
 		c := checkbox(line)
+		if c != nil && more != "" {
+			c.text += " " + more
+		}
 		if c == nil {
 			bullet := bulletLine().FindStringSubmatch(line)
 			if bullet != nil {
 				listed++
+				if more != "" {
+					bullet[1] += " " + more
+				}
 			}
 			t := strings.TrimSpace(line)
 			switch {
@@ -84,7 +81,7 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 				// Under an item, a plain list item is one of its criteria
 				// (as an export writes them), other text goes on with its
 				// description.
-				indent := len(strings.ReplaceAll(line, "\t", "    ")) - len(strings.TrimLeft(strings.ReplaceAll(line, "\t", "    "), " "))
+				indent := indentOf(line)
 				owner := -1
 				for k := len(stack) - 1; k >= 0 && owner < 0; k-- {
 					if stack[k].indent < indent {
@@ -94,17 +91,21 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 				if owner < 0 {
 					break
 				}
+				detail := t
 				if bullet != nil {
-					if refs := numberRefs(bullet[1]); refs != nil {
-						waits[owner] = append(waits[owner], refs...)
-						break
-					}
+					detail = bullet[1]
+				}
+				if refs := numberRefs(detail); refs != nil {
+					waits[owner] = append(waits[owner], refs...)
+					break
+				}
+				if bullet != nil {
 					p.Items[owner].Acceptance = append(p.Items[owner].Acceptance, plainText(bullet[1]))
 				} else {
 					p.Items[owner].Description = strings.TrimSpace(p.Items[owner].Description + "\n" + t)
 				}
 			}
-			continue
+			return
 		}
 		title := plainText(c.text)
 		if !c.done && c.mark != " " {
@@ -113,7 +114,7 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 		if placeholder(title) {
 			p.Skipped = append(p.Skipped, Skipped{Source: fmt.Sprintf("%s:line %d", Markdown, n+1), Title: title,
 				Why: "a placeholder, not a task"})
-			continue
+			return
 		}
 		it := Item{Source: Markdown + ":" + shortHash(c.text), Title: title, Priority: "P1", Done: c.done,
 			DependsOn: []string{}, line: n}
@@ -136,6 +137,45 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 		}
 		stack = append(stack, open{c.indent, len(p.Items) - 1})
 	}
+	// A list line's text may wrap onto the lines under it: they are held
+	// with it until its paragraph ends, as Markdown reads it, so that a
+	// "(depends on T007, T008)" on the second line is read and a wrapped
+	// criterion stays whole.
+	held, heldAt, more := "", 0, ""
+	flush := func() {
+		if held != "" {
+			take(heldAt, held, more)
+			held, more = "", ""
+		}
+	}
+	for n, line := range lines(data) {
+		if held != "" && fence == "" && !comment && continues(line) {
+			more = strings.TrimSpace(more + " " + strings.TrimSpace(line))
+			continue
+		}
+		flush()
+		// An HTML comment hides its lines (a template's example, an item
+		// put aside).
+		if t := strings.TrimSpace(line); fence == "" && (comment || strings.HasPrefix(t, "<!--")) {
+			comment = !strings.Contains(t, "-->")
+			continue
+		}
+		if f := fenceOf(line); fence == "" && f != "" {
+			fence = f
+			continue
+		} else if fence != "" {
+			if strings.HasPrefix(f, fence) && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), fence[:1])) == "" {
+				fence = "" // a closing fence: the same character, as long, nothing after it
+			}
+			continue
+		}
+		if checkbox(line) != nil || bulletLine().MatchString(line) {
+			held, heldAt = line, n
+			continue
+		}
+		take(n, line, "")
+	}
+	flush()
 	if len(marks) > 0 {
 		var said []string
 		for _, m := range slices.Sorted(maps.Keys(marks)) {
@@ -172,6 +212,35 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// continues reports whether a line goes on with the paragraph of the list
+// line above it: indented text that is not a list item of its own, nor a
+// detail line ("_Requirements: 1.1_", "**Depends on**: 2"), nor the start
+// of a code block, a comment or a heading, which Markdown reads as
+// breaking the paragraph.
+func continues(line string) bool {
+	t := strings.TrimSpace(line)
+	if t == "" || (!strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t")) {
+		return false
+	}
+	if bulletLine().MatchString(line) || fenceOf(line) != "" || strings.HasPrefix(t, "<!--") || heading(t) {
+		return false
+	}
+	return !detailLine().MatchString(t) && dependsDetail().FindStringSubmatch(t) == nil
+}
+
+// heading reports whether a line is an ATX heading ("## Phase 2"), not
+// text that begins with an issue's "#12".
+func heading(t string) bool {
+	h := len(t) - len(strings.TrimLeft(t, "#"))
+	return h >= 1 && h <= 6 && (len(t) == h || t[h] == ' ' || t[h] == '\t')
+}
+
+// indentOf is how far a line is indented, a tab as four spaces.
+func indentOf(line string) int {
+	l := strings.ReplaceAll(line, "\t", "    ")
+	return len(l) - len(strings.TrimLeft(l, " "))
 }
 
 // numberRefs reads a detail line "_Depends: 1.1, 2.3_" as the item

@@ -146,6 +146,13 @@ func TestParse(t *testing.T) {
 					Acceptance: []string{"Depends on: the API"}},
 				{Source: "markdown:" + shortHash("2.5 inch screen"), Title: "2.5 inch screen", Priority: "P1"},
 			}},
+		{name: "markdown, an item's text wrapped onto the lines under it", format: Markdown, file: "tasks.md",
+			text: "- [ ] T001 Base\n- [ ] T002 Build the\n      parser (depends on\n      T001)\n  - keeps a wrapped\n    criterion whole\n  _Depends: T001_\n\n  described, not the title\n- wrapped prose\n  not an item's\n* []\n  no item: its first line has no text\n",
+			want: []brief{
+				{Source: "markdown:" + shortHash("T001 Base"), Title: "T001 Base", Priority: "P1"},
+				{Source: "markdown:" + shortHash("T002 Build the parser (depends on T001)"), Title: "T002 Build the parser (depends on T001)", Priority: "P1",
+					DependsOn: []string{"markdown:" + shortHash("T001 Base")}, Acceptance: []string{"keeps a wrapped criterion whole"}},
+			}},
 		{name: "markdown, numbered again under each heading", format: Markdown, file: "ROADMAP.md",
 			text: "## Now\n- [ ] 1. Parser\n- [ ] 1.1 Lexer\n## Later\n- [ ] 1. Printer\n- [ ] 2. Docs\n  - _Depends: 1_\n",
 			want: []brief{
