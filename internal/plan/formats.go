@@ -33,9 +33,10 @@ var (
 	})
 	bulletLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(.*\S)\s*$`) })
 	// A "*" right after the box is Kiro's mark of an optional task
-	// ("- [ ]* 2.3 Write the unit tests").
+	// ("- [ ]* 2.3 Write the unit tests"). The box holds any few
+	// characters here; checkbox takes it when they are one mark or none.
 	boxLine = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(\s*)(?:[-*+]|\d+[.)])\s+\[([ xX/~!?>.-])\](\*?)\s+(.*\S)\s*$`)
+		return regexp.MustCompile(`^(\s*)(?:[-*+]|\d+[.)])\s+\[([^\[\]]{0,16})\](\*?)\s+(.*\S)\s*$`)
 	})
 	// dependsDetail is a detail line naming the items an item waits on by
 	// their numbers, as Kiro-style plans write it: "_Depends: 1.1, 2.3_".

@@ -6,16 +6,18 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/harness-agent/harness/internal/failure"
 )
 
 // box is one checklist line: "- [ ] text", "* [x] text", "1. [ ] text".
 // Besides "[ ]" and "[x]", people and task-list plugins write other marks
-// ("[/]", "[-]", "[~]", "[!]", "[>]", "[?]") that mean started, cancelled,
-// deferred, blocked, moved, in doubt, one thing in one file and another in
-// the next ("[-]" is cancelled in Obsidian's Tasks, started in many
-// roadmaps): every one of them is not done.
+// ("[/]", "[-]", "[~]", "[!]", "[>]", "[?]", "[🔄]") that mean started,
+// cancelled, deferred, blocked, moved, in doubt, one thing in one file and
+// another in the next ("[-]" is cancelled in Obsidian's Tasks, started in
+// many roadmaps): every one of them is not done. A check ("[✅]", "[✓]",
+// "[✔]") is done, and an empty box ("[]", "[  ]") is "[ ]".
 type box struct {
 	indent   int
 	done     bool
@@ -30,7 +32,53 @@ func checkbox(line string) *box {
 	if m == nil {
 		return nil
 	}
-	return &box{indent: len(strings.ReplaceAll(m[1], "\t", "    ")), done: m[2] == "x" || m[2] == "X", optional: m[3] == "*", mark: m[2], text: m[4]}
+	mark := m[2]
+	if strings.TrimFunc(mark, unicode.IsSpace) == "" {
+		mark = " "
+	} else if !oneMark(mark) || len(mark) == 1 && mark != "x" && mark != "X" && isAlnum(mark[0]) {
+		// "[link text]", "[WIP]", a reference's "[1]", spec-kit's legend
+		// "- [P] tasks = different files": a list item that begins with
+		// brackets.
+		return nil
+	}
+	// "✔️" and "✔︎" are "✔" drawn as an emoji or as text.
+	plain := strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Variation_Selector, r) {
+			return -1
+		}
+		return r
+	}, mark)
+	return &box{indent: len(strings.ReplaceAll(m[1], "\t", "    ")), done: doneMarks[plain], optional: m[3] == "*", mark: mark, text: m[4]}
+}
+
+// doneMarks are the marks of a done item: GitHub's "[x]", and the checks
+// people put in its place.
+var doneMarks = map[string]bool{"x": true, "X": true, "✅": true, "✓": true, "✔": true}
+
+// isAlnum reports whether c is an ASCII letter or digit.
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// oneMark reports whether a box holds one character as people see it: one
+// rune, or an emoji written as several (a variation selector, a skin tone,
+// a sequence joined by U+200D).
+func oneMark(s string) bool {
+	first := true
+	joined := false
+	for _, r := range s {
+		switch {
+		case first, joined:
+			first, joined = false, false
+		case r == '\u200d':
+			joined = true
+		case unicode.Is(unicode.Mn, r), unicode.Is(unicode.Me, r), unicode.Is(unicode.Variation_Selector, r),
+			r >= 0x1f3fb && r <= 0x1f3ff: // a skin tone
+		default:
+			return false
+		}
+	}
+	return !first && !joined
 }
 
 // parseMarkdown reads a checklist: every "- [ ] title" line is a task,
@@ -49,7 +97,7 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 	p := &Plan{}
 	type open struct{ indent, index int }
 	var stack []open
-	marks := map[string]int{}   // the other marks than [ ] and [x], and how many
+	marks := map[string]int{}   // the marks of neither done nor empty boxes, and how many
 	waits := map[int][]string{} // an item's "_Depends:" numbers, by its index
 	optional := map[int]bool{}  // the items marked "- [ ]*", by index
 	listed := 0                 // list items without a box

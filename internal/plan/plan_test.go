@@ -153,6 +153,20 @@ func TestParse(t *testing.T) {
 				{Source: "markdown:" + shortHash("T002 Build the parser (depends on T001)"), Title: "T002 Build the parser (depends on T001)", Priority: "P1",
 					DependsOn: []string{"markdown:" + shortHash("T001 Base")}, Acceptance: []string{"keeps a wrapped criterion whole"}},
 			}},
+		{name: "markdown, any one mark in the box", format: Markdown, file: "TODO.md",
+			text: "- [✅] a\n  - [🔄] b\n  - [] c\n- [✓] d\n- [✔️] e\n- [\u00a0] f\n- [  ] g\n- [?] h\n- [WIP] not a box\n- [link] nor this\n- [P] nor spec-kit's legend\n- [1] nor a reference\n",
+			want: []brief{
+				// Done in the file, but not its parts: it waits on them.
+				{Source: "markdown:" + shortHash("a"), Title: "a", Priority: "P1",
+					DependsOn: []string{"markdown:" + shortHash("b"), "markdown:" + shortHash("c")}},
+				{Source: "markdown:" + shortHash("b"), Title: "b", Priority: "P1"},
+				{Source: "markdown:" + shortHash("c"), Title: "c", Priority: "P1"},
+				{Source: "markdown:" + shortHash("d"), Title: "d", Priority: "P1", Done: true},
+				{Source: "markdown:" + shortHash("e"), Title: "e", Priority: "P1", Done: true},
+				{Source: "markdown:" + shortHash("f"), Title: "f", Priority: "P1"},
+				{Source: "markdown:" + shortHash("g"), Title: "g", Priority: "P1"},
+				{Source: "markdown:" + shortHash("h"), Title: "h", Priority: "P1"},
+			}},
 		{name: "markdown, numbered again under each heading", format: Markdown, file: "ROADMAP.md",
 			text: "## Now\n- [ ] 1. Parser\n- [ ] 1.1 Lexer\n## Later\n- [ ] 1. Printer\n- [ ] 2. Docs\n  - _Depends: 1_\n",
 			want: []brief{
@@ -269,6 +283,8 @@ func TestPatch(t *testing.T) {
 		{"github", GitHub, `[{"number":3,"title":"t","state":"OPEN"}]`, []string{"github:#3"}, `[{"number":3,"title":"t","state":"CLOSED"}]`},
 		{"markdown", Markdown, "- [ ] a\n  * [ ] b [ ] c\n", []string{"markdown:" + shortHash("b [ ] c")}, "- [ ] a\n  * [x] b [ ] c\n"},
 		{"already done", Markdown, "- [x] a\n", []string{"markdown:" + shortHash("a")}, "- [x] a\n"},
+		{"markdown, an empty box", Markdown, "- [] a\n- [\u00a0] b\n", []string{"markdown:" + shortHash("a"), "markdown:" + shortHash("b")}, "- [x] a\n- [x] b\n"},
+		{"markdown, a check is done", Markdown, "- [✔️] a\n", []string{"markdown:" + shortHash("a")}, "- [✔️] a\n"},
 		{"taskmaster subtask open under a done task", Taskmaster, `{"tasks":[{"id":1,"title":"a","status":"done","subtasks":[{"id":1,"title":"b","status":"pending"}]}]}`,
 			[]string{"taskmaster:master/1.1"}, `{"tasks":[{"id":1,"title":"a","status":"done","subtasks":[{"id":1,"title":"b","status":"done"}]}]}`},
 	} {
@@ -446,6 +462,7 @@ func TestPatchMovesBack(t *testing.T) {
 		{Beads, "{\n  \"id\": \"a\",\n  \"title\": \"t\",\n  \"status\": \"closed\"\n}\n", InProgress, "{\n  \"id\": \"a\",\n  \"title\": \"t\",\n  \"status\": \"in_progress\"\n}\n"},
 		{Markdown, "  * [X] a [x]\n", Pending, "  * [ ] a [x]\n"},
 		{Markdown, "- [x] a\n", Leave, "- [x] a\n"},
+		{Markdown, "- [✅] a\n", Pending, "- [ ] a\n"},
 		{Markdown, "- [x] a\n  - [ ] b\n", Pending, "- [ ] a\n  - [ ] b\n"},
 	} {
 		got, changes, err := Patch(tc.format, "f", []byte(tc.text), func(string) Verdict { return tc.verdict })
