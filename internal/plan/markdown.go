@@ -390,13 +390,22 @@ func fenceOf(line string) string {
 
 // plainText takes Markdown's emphasis off a title: "**Auth**: login" is
 // "Auth: login", and a text emphasised whole ("_Requirements: 2.1_", as
-// Kiro writes a task's detail) is the text. Code spans keep theirs.
+// Kiro writes a task's detail) is the text. Code spans keep theirs
+// ("`__init__`"), and the text around them loses its own.
 func plainText(s string) string {
+	spans := codeSpans(s)
 	for _, m := range []string{"**", "__"} {
-		if strings.Count(s, m) >= 2 && !strings.Contains(s, "`") {
-			s = strings.ReplaceAll(s, m, "")
+		n := 0
+		for i := 0; i < len(spans); i += 2 {
+			n += strings.Count(spans[i], m)
+		}
+		if n >= 2 {
+			for i := 0; i < len(spans); i += 2 {
+				spans[i] = strings.ReplaceAll(spans[i], m, "")
+			}
 		}
 	}
+	s = strings.Join(spans, "")
 	s = strings.TrimSpace(s)
 	for _, m := range []string{"_", "*"} {
 		if len(s) > 2 && strings.HasPrefix(s, m) && strings.HasSuffix(s, m) && strings.Count(s, m) == 2 {
@@ -404,6 +413,47 @@ func plainText(s string) string {
 		}
 	}
 	return s
+}
+
+// codeSpans cuts s into text and code spans, the code spans ("`a`", or a
+// span opened and closed by two backticks around text holding one) at the
+// odd indexes. A run of backticks no run as long closes is text, as
+// Markdown reads it.
+func codeSpans(s string) []string {
+	var out []string
+	text := 0 // where the text not yet cut starts
+	for i := 0; i < len(s); {
+		if s[i] != '`' {
+			i++
+			continue
+		}
+		run := len(s[i:]) - len(strings.TrimLeft(s[i:], "`"))
+		end := closingRun(s[i+run:], run)
+		if end < 0 {
+			i += run
+			continue
+		}
+		out = append(out, s[text:i], s[i:i+run+end+run])
+		i += run + end + run
+		text = i
+	}
+	return append(out, s[text:])
+}
+
+// closingRun is where in s a run of exactly n backticks starts, -1 if none.
+func closingRun(s string, n int) int {
+	for i := 0; i < len(s); {
+		if s[i] != '`' {
+			i++
+			continue
+		}
+		run := len(s[i:]) - len(strings.TrimLeft(s[i:], "`"))
+		if run == n {
+			return i
+		}
+		i += run
+	}
+	return -1
 }
 
 // placeholder reports whether a checklist item's text holds no work of

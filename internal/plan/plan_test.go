@@ -192,6 +192,24 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// A title loses Markdown's bold outside its code spans, and keeps what
+// is in them.
+func TestPlainText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"**Auth**: login", "Auth: login"},
+		{"**COMPLETED**: Fix `foo.ts` timeouts", "COMPLETED: Fix `foo.ts` timeouts"},
+		{"Fix `a` and **bold** here", "Fix `a` and bold here"},
+		{"__Docs__ for `__init__`", "Docs for `__init__`"},
+		{"Rename `__init__` to `__new__`", "Rename `__init__` to `__new__`"},
+		{"``a ` **b**`` and **c**", "``a ` **b**`` and c"},
+		{"an open ` then **bold**", "an open ` then bold"},
+		{"_Requirements: 2.1_", "Requirements: 2.1"},
+		{"2 ** 3 is eight", "2 ** 3 is eight"},
+	} {
+		assert.Equal(t, tc.want, plainText(tc.in), tc.in)
+	}
+}
+
 // A file that is not what its format says is refused with the file and
 // the place named, a CONFIG error wrapping ErrFormat.
 func TestParseMalformed(t *testing.T) {
