@@ -47,10 +47,14 @@ var (
 	// as Kiro and cc-sdd write them: "_Requirements: 1.1_", "**Files**: …".
 	detailLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[*_]{1,2}\pL[\pL\s-]*[*_]{0,2}\s*:`) })
 	// dependsInline is the same said in an item's own text, as spec-kit
-	// writes it: "T014 Implement the service (depends on T012, T013)".
+	// writes it: "T014 Implement the service (depends on T012, T013)", a
+	// note in parentheses in it too ("(depends on T003 (the template))").
 	dependsInline = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\(\s*depends\s+on\s*:?\s*([^()]*?)\s*\)`)
+		return regexp.MustCompile(`(?i)\(\s*depends\s+on\s*:?\s*((?:[^()]|\([^()]*\))*?)\s*\)`)
 	})
+	// listNumber is a word of a list of dependencies that is an item's
+	// number, "T042:" with the colon its note begins with.
+	listNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)*|T\d+)\.?(:?)$`) })
 	// itemNumber is the number an item's title begins with ("2.1 Create
 	// the models", "3. Wire it up", spec-kit's "T004 [P] Contract test").
 	itemNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)*|T\d+)\.?(?:\s|$)`) })

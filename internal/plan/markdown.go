@@ -101,6 +101,7 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 	waits := map[int][]string{} // an item's "_Depends:" numbers, by its index
 	optional := map[int]bool{}  // the items marked "- [ ]*", by index
 	listed := 0                 // list items without a box
+	var said []string           // the dependencies in words, not taken
 	fence := ""                 // the fence of the code block the line is in
 	comment := false
 	// take reads one line, and a list line's continuation lines (more)
@@ -143,9 +144,15 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 				if bullet != nil {
 					detail = bullet[1]
 				}
-				if refs := numberRefs(detail); refs != nil {
-					waits[owner] = append(waits[owner], refs...)
-					break
+				if m := dependsDetail().FindStringSubmatch(detail); m != nil {
+					refs, prose := itemNumbers(m[1])
+					if refs != nil {
+						waits[owner] = append(waits[owner], refs...)
+						break
+					}
+					if prose {
+						said = append(said, notNumbers(name, p.Items[owner].Title, m[1]))
+					}
 				}
 				if bullet != nil {
 					p.Items[owner].Acceptance = append(p.Items[owner].Acceptance, plainText(bullet[1]))
@@ -171,8 +178,10 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 			optional[len(p.Items)] = true
 		}
 		for _, m := range dependsInline().FindAllStringSubmatch(title, -1) {
-			if refs := itemNumbers(m[1]); refs != nil {
+			if refs, prose := itemNumbers(m[1]); refs != nil {
 				waits[len(p.Items)] = append(waits[len(p.Items)], refs...)
+			} else if prose {
+				said = append(said, notNumbers(name, title, m[1]))
 			}
 		}
 		for len(stack) > 0 && stack[len(stack)-1].indent >= c.indent {
@@ -244,6 +253,7 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 		}
 		return nil, err
 	}
+	p.Notes = append(p.Notes, said...)
 	p.Notes = append(p.Notes, numberedWaits(name, p.Items, waits, optional)...)
 	uniqueSources(p.Items)
 	// The parents' links were made by index: the Sources are final now.
@@ -291,31 +301,96 @@ func indentOf(line string) int {
 	return len(l) - len(strings.TrimLeft(l, " "))
 }
 
-// numberRefs reads a detail line "_Depends: 1.1, 2.3_" as the item
-// numbers it names; nil for any other line, and for one whose words are not
-// all item numbers (prose such as "Depends on: the API being stable" stays
-// a criterion).
-func numberRefs(detail string) []string {
-	if m := dependsDetail().FindStringSubmatch(detail); m != nil {
-		return itemNumbers(m[1])
+// itemNumbers reads the list of a "Depends:" line or a "(depends on …)"
+// as item numbers: the ids that lead each of its parts, split at commas,
+// semicolons and "and" outside parentheses, whatever note follows them
+// ("1.1 (file scaffold), 2.1", "T042: auth fix", "T007 models"); a part
+// after a semicolon with no id is a note on the list ("T003, T006;
+// contracts/api.md"). It is nil when a part leads with no id ("the API",
+// "T003, same file"), and prose says then whether the list said more than
+// that there is none: that it is not taken is worth a warning.
+func itemNumbers(s string) (refs []string, prose bool) {
+	parts, seps := listParts(s)
+	for i, part := range parts {
+		ids := leadingNumbers(part)
+		switch {
+		case ids != nil:
+			refs = append(refs, ids...)
+			continue
+		case strings.TrimSpace(part) == "":
+			continue
+		case seps[i] == ";" && refs != nil:
+			return refs, false
+		case i == 0 && noDependency(part):
+			return nil, false
+		}
+		return nil, true
 	}
-	return nil
+	return refs, false
 }
 
-// itemNumbers reads "1.1, 2.3" or "T012 and T013" as item numbers; nil
-// unless every word is one.
-func itemNumbers(s string) []string {
-	var refs []string
-	for _, r := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
-		if strings.EqualFold(r, "and") {
-			continue
-		}
-		if itemNumber().FindString(r+" ") == "" {
-			return nil
-		}
-		refs = append(refs, r)
+// listParts cuts a list at its commas, semicolons and "and"s, but not
+// those inside parentheses (a part's note); seps[i] is what came before
+// parts[i].
+func listParts(s string) (parts, seps []string) {
+	depth, start, sep := 0, 0, ""
+	cut := func(end int, next string, skip int) {
+		parts, seps = append(parts, s[start:end]), append(seps, sep)
+		sep, start = next, end+skip
 	}
-	return refs
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '(':
+			depth++
+		case c == ')' && depth > 0:
+			depth--
+		case depth > 0:
+		case c == ',' || c == ';':
+			cut(i, string(c), 1)
+		case c == ' ' && len(s) >= i+5 && strings.EqualFold(s[i:i+5], " and "):
+			cut(i, "and", 5)
+			i += 4
+		}
+	}
+	cut(len(s), "", 0)
+	return parts, seps
+}
+
+// leadingNumbers is the item numbers a part of a list begins with, up to
+// the first word that is none or a number followed by a colon ("T042:").
+func leadingNumbers(part string) []string {
+	var ids []string
+	for _, f := range strings.Fields(part) {
+		m := listNumber().FindStringSubmatch(f)
+		if m == nil {
+			break
+		}
+		ids = append(ids, m[1])
+		if m[2] != "" {
+			break
+		}
+	}
+	return ids
+}
+
+// noDependency reports whether a list says there is none ("none
+// (independent of 1.1)", "n/a").
+func noDependency(part string) bool {
+	f := strings.Fields(part)
+	if len(f) == 0 {
+		return true
+	}
+	switch strings.ToLower(strings.Trim(f[0], ".,:;()")) {
+	case "none", "nothing", "n/a", "na", "-", "—", "–":
+		return true
+	}
+	return false
+}
+
+// notNumbers is the warning for a list of dependencies in words, which
+// stays as it is written, in the title or a criterion.
+func notNumbers(name, title, list string) string {
+	return fmt.Sprintf("%s: %q depends on %q, whose parts do not each begin with an item number: kept as written, not taken as a dependency", name, title, list)
 }
 
 // numberedWaits adds to each item of waits the items its "_Depends:" line

@@ -167,6 +167,16 @@ func TestParse(t *testing.T) {
 				{Source: "markdown:" + shortHash("g"), Title: "g", Priority: "P1"},
 				{Source: "markdown:" + shortHash("h"), Title: "h", Priority: "P1"},
 			}},
+		{name: "markdown, dependencies with notes", format: Markdown, file: "tasks.md",
+			text: "- [ ] T001 Models\n- [ ] T002 Types (depends on T001: the base)\n- [ ] T003 API (depends on T001, same file)\n- [ ] 2.1 Pill\n  - _Depends: T002 (file already exists), T001 (scaffold)_\n",
+			want: []brief{
+				{Source: "markdown:" + shortHash("T001 Models"), Title: "T001 Models", Priority: "P1"},
+				{Source: "markdown:" + shortHash("T002 Types (depends on T001: the base)"), Title: "T002 Types (depends on T001: the base)", Priority: "P1",
+					DependsOn: []string{"markdown:" + shortHash("T001 Models")}},
+				{Source: "markdown:" + shortHash("T003 API (depends on T001, same file)"), Title: "T003 API (depends on T001, same file)", Priority: "P1"},
+				{Source: "markdown:" + shortHash("2.1 Pill"), Title: "2.1 Pill", Priority: "P1",
+					DependsOn: []string{"markdown:" + shortHash("T002 Types (depends on T001: the base)"), "markdown:" + shortHash("T001 Models")}},
+			}},
 		{name: "markdown, numbered again under each heading", format: Markdown, file: "ROADMAP.md",
 			text: "## Now\n- [ ] 1. Parser\n- [ ] 1.1 Lexer\n## Later\n- [ ] 1. Printer\n- [ ] 2. Docs\n  - _Depends: 1_\n",
 			want: []brief{
@@ -189,6 +199,34 @@ func TestParse(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tc.format, got, "detected")
 		})
+	}
+}
+
+// A list of dependencies is read by the ids that lead its parts,
+// whatever note follows each; a list in words is not, and says so.
+func TestItemNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		refs  []string
+		prose bool
+	}{
+		{"1.1, 2.3", []string{"1.1", "2.3"}, false},
+		{"T012 and T013", []string{"T012", "T013"}, false},
+		{"T012 T013", []string{"T012", "T013"}, false},
+		{"2.1 (file already exists)", []string{"2.1"}, false},
+		{"1.1 (asset, registered), 2.1 (file scaffold)", []string{"1.1", "2.1"}, false},
+		{"T007 models", []string{"T007"}, false},
+		{"T042: auth fix", []string{"T042"}, false},
+		{"T003, T006; contracts/api.md", []string{"T003", "T006"}, false},
+		{"1, 2.", []string{"1", "2"}, false},
+		{"T003, same file", nil, true},
+		{"the API", nil, true},
+		{"none (independent of 1.1)", nil, false},
+		{"", nil, false},
+	} {
+		refs, prose := itemNumbers(tc.in)
+		assert.Equal(t, tc.refs, refs, tc.in)
+		assert.Equal(t, tc.prose, prose, tc.in)
 	}
 }
 
