@@ -110,8 +110,14 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 	// box on the first line.
 	take := func(n int, line, more string) {
 		c := checkbox(line)
-		if c != nil && more != "" {
-			c.text += " " + more
+		key := "" // what the item is known by: its first line's text
+		if c != nil {
+			// Known by its first line, as before wrapped lines were
+			// read: a plan imported then finds its tasks again.
+			key = c.text
+			if more != "" {
+				c.text += " " + more
+			}
 		}
 		if c == nil {
 			bullet := bulletLine().FindStringSubmatch(line)
@@ -171,7 +177,7 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 				Why: "a placeholder, not a task"})
 			return
 		}
-		it := Item{Source: Markdown + ":" + shortHash(c.text), Title: title, Priority: "P1", Done: c.done,
+		it := Item{Source: Markdown + ":" + shortHash(key), Title: title, Priority: "P1", Done: c.done,
 			DependsOn: []string{}, line: n}
 		if c.optional {
 			it.Priority = "P2"

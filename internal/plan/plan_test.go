@@ -150,7 +150,9 @@ func TestParse(t *testing.T) {
 			text: "- [ ] T001 Base\n- [ ] T002 Build the\n      parser (depends on\n      T001)\n  - keeps a wrapped\n    criterion whole\n  _Depends: T001_\n\n  described, not the title\n- wrapped prose\n  not an item's\n* []\n  no item: its first line has no text\n",
 			want: []brief{
 				{Source: "markdown:" + shortHash("T001 Base"), Title: "T001 Base", Priority: "P1"},
-				{Source: "markdown:" + shortHash("T002 Build the parser (depends on T001)"), Title: "T002 Build the parser (depends on T001)", Priority: "P1",
+				// Known by its first line, as it was before wrapped lines
+				// were read: a re-import finds the task it made then.
+				{Source: "markdown:" + shortHash("T002 Build the"), Title: "T002 Build the parser (depends on T001)", Priority: "P1",
 					DependsOn: []string{"markdown:" + shortHash("T001 Base")}, Acceptance: []string{"keeps a wrapped criterion whole"}},
 			}},
 		{name: "markdown, any one mark in the box", format: Markdown, file: "TODO.md",
