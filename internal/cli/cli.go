@@ -178,12 +178,35 @@ func (e *Env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 			}
 			return nil, flagErr(fs, err)
 		}
+		if err := flagAsValue(fs); err != nil {
+			return nil, err
+		}
 		if fs.NArg() == 0 {
 			return pos, nil
 		}
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+// flagAsValue refuses a flag whose value is another of the verb's flags:
+// `--validate --priority P1` gave --validate the value "--priority" (the
+// flag package takes the next argument whatever it is) and left P1 a
+// second title; `add "--validate" --validate true` made a task "true"
+// checked by "--validate". A value that is a flag's name is a value left
+// out, never one meant.
+func flagAsValue(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		v := f.Value.String()
+		name, _, _ := strings.Cut(strings.TrimLeft(v, "-"), "=")
+		if err != nil || !strings.HasPrefix(v, "-") || name == "" || fs.Lookup(name) == nil {
+			return
+		}
+		err = failure.New(failure.Usage, "--%s was given the flag %s as its value", f.Name, v).
+			WithHint("give --%s its value (quoted when it has spaces), or leave it out; run `%s --help`", f.Name, fs.Name())
+	})
+	return err
 }
 
 // parseNone parses the flags of a verb that takes no positional argument,
