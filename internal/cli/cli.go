@@ -264,6 +264,12 @@ func usageErr(c *command, format string, args ...any) error {
 	return failure.New(failure.Usage, format, args...).WithHint("usage: %s", c.usage())
 }
 
+// noTask is the error for an id that names no task, the same from every
+// verb that takes ids.
+func noTask(id string) error {
+	return failure.New(failure.Config, "no task %q", id).WithHint("`harness status` lists the task ids")
+}
+
 // stateRoot finds the state root from the working directory, for a verb
 // that saves.
 func (e *Env) stateRoot() (string, error) {

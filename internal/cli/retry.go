@@ -88,7 +88,7 @@ func runRetry(e *Env, c *command, args []string) int {
 func failedForGood(t *state.Task, id string) error {
 	switch {
 	case t == nil:
-		return failure.New(failure.Config, "no task %q", id).WithHint("`harness status` lists the task ids")
+		return noTask(id)
 	case t.PermanentlyFailed():
 		return nil
 	case t.Status == state.Failed:

@@ -103,7 +103,7 @@ func (sel *selection) tasks(s *state.State) ([]*state.Task, error) {
 		}
 		for id := range ids {
 			if s.Index(id) < 0 {
-				return nil, failure.New(failure.Config, "no task %q", id).WithHint("`harness status` lists the task ids")
+				return nil, noTask(id)
 			}
 		}
 		in = func(t *state.Task) bool {

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 
-	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
 )
 
@@ -36,7 +35,7 @@ func runSnapshots(e *Env, c *command, args []string) int {
 		if id != "" && s.Task(id) == nil {
 			// A removed task's snapshots are still listed; an id that
 			// names neither is a typo, as every other verb says.
-			return e.fail(failure.New(failure.Config, "no task %q", id).WithHint("`harness status` lists the task ids"))
+			return e.fail(noTask(id))
 		}
 		fmt.Fprintln(e.Stdout, "no snapshots")
 		return ExitOK
