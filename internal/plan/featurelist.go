@@ -24,11 +24,8 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 		return nil, err
 	}
 	list, prefix := doc, ""
-	for _, k := range []string{"features", "userStories"} {
-		if doc.IsObject() && doc.Get(k).IsArray() {
-			list, prefix = doc.Get(k), k+"."
-			break
-		}
+	if k := wrappedFeatures(doc); k != "" {
+		list, prefix = doc.Get(k), k+"."
 	}
 	if !list.IsArray() {
 		return nil, bad(name, "", "a feature list is a JSON list of features (or an object with one as \"features\", or Ralph's prd.json with its \"userStories\"), got %s", kindOf(doc))
@@ -133,6 +130,18 @@ func shorten(ids []string, n int) []string {
 		return ids
 	}
 	return append(slices.Clone(ids[:n]), fmt.Sprintf("and %d more", len(ids)-n))
+}
+
+// wrappedFeatures is the member of doc that holds its list of features
+// when doc is an object wrapping one ("features", or a Ralph prd.json's
+// "userStories"), "" otherwise: Detect and the reader agree on it.
+func wrappedFeatures(doc gjson.Result) string {
+	for _, k := range []string{"features", "userStories"} {
+		if doc.IsObject() && doc.Get(k).IsArray() {
+			return k
+		}
+	}
+	return ""
 }
 
 // textList reads a list of criteria as people write them: strings, one

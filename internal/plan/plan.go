@@ -111,7 +111,7 @@ func Detect(name string, data []byte) (string, error) {
 	case trimmed[0] == '{':
 		if gjson.ValidBytes(trimmed) {
 			doc := gjson.ParseBytes(trimmed)
-			if doc.Get("features").IsArray() || doc.Get("userStories").IsArray() {
+			if wrappedFeatures(doc) != "" {
 				return FeatureList, nil
 			}
 			if doc.Get("tasks").IsArray() {
