@@ -325,8 +325,11 @@ func switchedOff(session int) progress.Entry {
 // still on logs the switching off, as the check does when it comes first.
 func SettleOff(p *project.Project) {
 	m, ok := p.Mark()
+	if !ok || !m.Active {
+		return // off already, or no record: nothing to settle (SetActive would read the mark again to find so)
+	}
 	p.Record().SetActive(false)
-	if ok && m.Root == p.Root && m.Active {
+	if m.Root == p.Root {
 		progress.Append(p.Root, switchedOff(progress.LastSession(p.Root)))
 	}
 }
