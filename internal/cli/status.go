@@ -257,17 +257,7 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		board = workers.View(dir, s, tail)
 	}
 	byID := schedule.Index(s.Tasks)
-	blocked := func(t *state.Task) bool {
-		if t.Status != state.Pending {
-			return false
-		}
-		for _, d := range t.DependsOn {
-			if j, ok := byID[d]; ok && s.Tasks[j].PermanentlyFailed() {
-				return true
-			}
-		}
-		return false
-	}
+	blocked := func(t *state.Task) bool { return schedule.PendingBlocked(s.Tasks, byID, t) }
 	choice, why := e.worker(dir).Next(s)
 	next := choice.Next
 	cycles := schedule.Cycles(s.Tasks)

@@ -481,15 +481,26 @@ func Count(tasks []state.Task) Stats {
 			st.InProgress++
 		case state.Pending:
 			st.Pending++
-			for _, dep := range t.DependsOn {
-				if j, ok := byID[dep]; ok && tasks[j].PermanentlyFailed() {
-					st.Blocked++
-					break
-				}
+			if PendingBlocked(tasks, byID, t) {
+				st.Blocked++
 			}
 		}
 	}
 	return st
+}
+
+// PendingBlocked reports whether t is pending behind a task that failed
+// for good: the protocol's computed blocked (byID: Index(tasks)).
+func PendingBlocked(tasks []state.Task, byID map[string]int, t *state.Task) bool {
+	if t.Status != state.Pending {
+		return false
+	}
+	for _, dep := range t.DependsOn {
+		if j, ok := byID[dep]; ok && tasks[j].PermanentlyFailed() {
+			return true
+		}
+	}
+	return false
 }
 
 // Line renders the STATS message exactly as the protocol writes it.
