@@ -30,7 +30,7 @@ func After(p hook.Payload) hook.Decision {
 		return hook.Decision{}
 	}
 	c := &call{Project: project.Open(dir), p: p, cwd: physical(cwd, dir), tool: p.ToolName()}
-	res := integrity.Check(c.Project, c.describe(), c.adopter())
+	res := integrity.AfterTool(c.Project, c.describe(), c.adopter())
 	if !res.Tampered() {
 		return hook.Decision{}
 	}

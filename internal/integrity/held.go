@@ -44,6 +44,12 @@ func FenceHeld(p *project.Project, by string, markerBefore bool, held *record.He
 func HeldRecord(p *project.Project, by string, held *record.Held) (rp Repair, put bool) {
 	p.Reread() // a command ran since: the record may be another process's now
 	moved := held.Moved()
+	if slices.Contains(moved, record.Judged) {
+		// A judgement kept while the command ran may be the command's own
+		// (or a hook's of a subagent's tool call): it is dropped, and the
+		// next check after a tool call judges afresh.
+		os.Remove(p.Record().Path(record.Judged))
+	}
 	why, completed := RecordWhy(p, held, moved)
 	if why == "" {
 		p.Record().AddUnverified(completed...)
@@ -84,8 +90,8 @@ func RecordWhy(p *project.Project, held *record.Held, moved []string) (why strin
 	}
 	var odd []string
 	for _, name := range moved {
-		if strings.HasPrefix(name, record.WiringVerdict) {
-			continue // a cache of the wiring check, which checks its files again
+		if strings.HasPrefix(name, record.WiringVerdict) || name == record.Judged {
+			continue // a cache of the wiring check, which checks its files again; a judgement, dropped (HeldRecord)
 		}
 		switch name {
 		case record.TasksCopy:

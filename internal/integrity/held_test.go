@@ -103,6 +103,19 @@ func TestRecordWhy(t *testing.T) {
 	}
 }
 
+// A judgement kept while a command ran (a hook of a subagent's tool call,
+// or the command itself) is no change to refuse the command for, and none
+// to trust: it is dropped, and the next check after a tool call judges
+// afresh.
+func TestHeldRecordDropsAJudgementKeptMeanwhile(t *testing.T) {
+	dir, held := heldProject(t)
+	judged := filepath.Join(record.Dir(dir), record.Judged)
+	require.NoError(t, os.WriteFile(judged, []byte(judgedFormat+"\n"), 0o600))
+	rp, put := HeldRecord(project.Open(dir), "a test", held)
+	assert.False(t, put, "%+v", rp)
+	assert.NoFileExists(t, judged)
+}
+
 // A rewrite no verb makes, in the record and the tasks file together: the
 // record is put back as held, then the tasks file from it, and both are
 // named.

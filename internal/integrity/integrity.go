@@ -148,6 +148,9 @@ type how struct {
 	// first tool call's check (a start with nothing else changed costs
 	// the stats alone).
 	opening bool
+	// keep: a clean check keeps its judgement for the next PostToolUse
+	// (AfterTool).
+	keep bool
 }
 
 // check is one look at the harness files, a judgement of what it found
@@ -155,12 +158,20 @@ type how struct {
 // look, then (only when something moved) look again under the lock, judge
 // each file, write the mark once, log once.
 func check(p *project.Project, by string, adopt Adopt, h how) Result {
+	var judged string
+	if h.keep {
+		// The stats first, then the mark read afresh: whatever moves after
+		// them makes the judgement kept from them stale.
+		judged = judgedText(p)
+		p.Reread()
+	}
 	m, ok := p.Mark()
 	if !ok || m.Root != p.Root {
 		return Result{}
 	}
 	rec := p.Record()
 	if look(p.Root, rec, m).clean(m, h) {
+		keepJudged(p, judged)
 		return Result{}
 	}
 	// Something moved: look again under the transaction lock, which every

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,13 +44,21 @@ func TestHooksEndEarlyWhereTheHarnessIsOff(t *testing.T) {
 	// run runs the hook in dir and reports whether it ran whole. Its line
 	// in the debug log says the same.
 	run := func(t *testing.T, hook, event, dir, payload string) (whole bool, stdout string) {
+		// A check after a tool call keeps its judgement once the files
+		// have been still for two seconds, and the next such hook ends on
+		// it (TestPostToolUseEndsOnAKeptJudgement): none is kept here.
+		kept, err := filepath.Glob(filepath.Join(records, "*", "judged.txt"))
+		require.NoError(t, err)
+		for _, f := range kept {
+			require.NoError(t, os.Remove(f))
+		}
 		hookLog := filepath.Join(t.TempDir(), "hooks.jsonl")
 		cmd := exec.Command(filepath.Join(bin, "harness-"+hook))
 		cmd.Dir, cmd.Env = dir, append(env, "HARNESS_HOOK_LOG="+hookLog)
 		cmd.Stdin = strings.NewReader(payload)
 		var out, errs strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &errs
-		err := cmd.Run()
+		err = cmd.Run()
 		if code := cmd.ProcessState.ExitCode(); code != 2 || hook != "teammate-idle" { // keeps a teammate working
 			require.NoError(t, err, "stderr: %s", errs.String())
 		}
@@ -107,4 +116,66 @@ func TestHooksEndEarlyWhereTheHarnessIsOff(t *testing.T) {
 		`{"session_id":"s1","hook_event_name":"PreToolUse","cwd":"`+sub+`","tool_name":"Write","tool_input":{"file_path":"`+filepath.Join(on, "harness-tasks.json")+`","content":"{}"}}`)
 	assert.True(t, whole)
 	assert.Contains(t, out, `"permissionDecision":"deny"`)
+}
+
+// After a tool call that changed no harness file, the check keeps its
+// judgement, and the next PostToolUse (or PostToolUseFailure) of the
+// session ends on it before its packages are initialised. A harness file
+// changed by the next tool call moves a stat the judgement rests on: that
+// hook runs whole and puts the file back; another session's hook runs
+// whole too.
+func TestPostToolUseEndsOnAKeptJudgement(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the early end is Linux's (internal/quiet)")
+	}
+	bin := testbin.Build(t)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	env := append(os.Environ(), "HARNESS_RECORD_DIR="+t.TempDir(), "HARNESS_LOCK_DIR="+t.TempDir(), "CLAUDE_PROJECT_DIR="+dir,
+		"HARNESS_STATE_ROOT=", "GODEBUG=inittrace=1",
+		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@example.com")
+	initProject(t, bin, dir, env)
+	run := func(hook, session string) (whole bool, stdout string) {
+		t.Helper()
+		hookLog := filepath.Join(t.TempDir(), "hooks.jsonl")
+		cmd := exec.Command(filepath.Join(bin, "harness-"+hook))
+		cmd.Dir, cmd.Env = dir, append(env, "HARNESS_HOOK_LOG="+hookLog, "CLAUDE_CODE_SESSION_ID="+session)
+		cmd.Stdin = strings.NewReader(`{"session_id":"` + session + `","hook_event_name":"PostToolUse","cwd":"` + dir +
+			`","tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_response":{"stdout":"ok"}}`)
+		var out, errs strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errs
+		require.NoError(t, cmd.Run(), "stderr: %s", errs.String())
+		whole = strings.Contains(errs.String(), "init unicode @")
+		logged, err := os.ReadFile(hookLog)
+		require.NoError(t, err, "no line in the debug log")
+		assert.Equal(t, !whole, strings.Contains(string(logged), `"quiet":true`), "%s", logged)
+		return whole, out.String()
+	}
+	tasks := filepath.Join(dir, "harness-tasks.json")
+	before, err := os.ReadFile(tasks)
+	require.NoError(t, err)
+
+	whole, _ := run("post-tool-use", "s1") // the session's first look at the marker, recorded
+	require.True(t, whole)
+	time.Sleep(2100 * time.Millisecond) // a judgement is kept of files still for two seconds
+	whole, out := run("post-tool-use", "s1")
+	require.True(t, whole, "ended before a judgement was kept")
+	require.Empty(t, out)
+	for _, hook := range []string{"post-tool-use", "post-tool-use-failure", "post-tool-use"} {
+		whole, out = run(hook, "s1")
+		assert.False(t, whole, "%s ran whole on a judgement that holds", hook)
+		assert.Empty(t, out)
+	}
+	whole, _ = run("post-tool-use", "s2")
+	assert.True(t, whole, "another session's hook ended on s1's judgement")
+
+	// The next tool call breaks the tasks file: the hook runs whole and
+	// puts it back.
+	require.NoError(t, os.WriteFile(tasks, []byte("{broken"), 0o644))
+	whole, out = run("post-tool-use", "s1")
+	assert.True(t, whole)
+	assert.Contains(t, out, "HARNESS TAMPER")
+	after, err := os.ReadFile(tasks)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after))
 }

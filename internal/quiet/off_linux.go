@@ -26,21 +26,32 @@ func off(rule Rule, doc []byte, env func(string) string) bool {
 	if rule == Switched {
 		name = activeMarker
 	}
+	// A tasks file found where root.Find looks first (the state root set,
+	// or $CLAUDE_PROJECT_DIR and its parents) is in the state root the hook
+	// acts on: there a Known hook ends when the check after the last tool
+	// call kept its judgement, and nothing it rests on moved (judged).
+	foundRoot := func(dir string) bool {
+		return rule == Known && judged(dir, env)
+	}
 	if stateRoot != "" {
 		real, found, ok := realPath(path.Clean(stateRoot))
-		if !ok || found && present(path.Join(real, name)) != absent {
+		if !ok {
 			return false
+		}
+		if found && present(path.Join(real, name)) != absent {
+			return foundRoot(real)
 		}
 	}
 	// Each place is looked at as soon as it is resolved (quiet.go says in
 	// which order): in a project, the first look finds it.
 	var starts, dirs []string // resolved: every place, and every directory looked in
-	look := func(start string) bool {
+	var rootAt string         // where a look found name, when root.Find would find it there
+	look := func(start string, first bool) bool {
 		// root.Find cleans a path before it resolves its links (a link's
 		// ".." is then the link's own directory); integrity.Root's look
 		// at the record resolves the path as given (its ".." is the
 		// target's parent). Both are looked at.
-		for _, s := range []string{path.Clean(start), start} {
+		for i, s := range []string{path.Clean(start), start} {
 			if slices.Contains(starts, s) {
 				continue
 			}
@@ -52,27 +63,32 @@ func off(rule Rule, doc []byte, env func(string) string) bool {
 			if !found {
 				continue // the hook cannot resolve it either, and skips it
 			}
+			depth := 0
 			for d := real; !slices.Contains(dirs, d); d = path.Dir(d) {
 				dirs = append(dirs, d)
 				if present(path.Join(d, name)) != absent {
+					if first && i == 0 && depth < maxParents {
+						rootAt = d
+					}
 					return false
 				}
 				if d == "/" {
 					break
 				}
+				depth++
 			}
 		}
 		return true
 	}
-	if projectDir != "" && !look(projectDir) {
-		return false
+	if projectDir != "" && !look(projectDir, true) {
+		return rootAt != "" && foundRoot(rootAt)
 	}
 	cwd, certain := member(doc, "cwd")
-	if !certain || cwd != "" && cwd[0] == '/' && !look(cwd) {
+	if !certain || cwd != "" && cwd[0] == '/' && !look(cwd, false) {
 		return false
 	}
 	wd, err := syscall.Getwd()
-	if err != nil || !look(wd) {
+	if err != nil || !look(wd, false) {
 		return false
 	}
 	if rule == Known {
@@ -81,21 +97,37 @@ func off(rule Rule, doc []byte, env func(string) string) bool {
 	return true
 }
 
+// recordBase is the directory holding every project's record, as
+// record.Base names it; "" when no state directory can be named.
+func recordBase(env func(string) string) string {
+	if base := env("HARNESS_RECORD_DIR"); base != "" {
+		return base
+	}
+	state := env("XDG_STATE_HOME")
+	if state == "" {
+		home := env("HOME")
+		if home == "" {
+			return ""
+		}
+		state = path.Join(home, ".local", "state")
+	}
+	return path.Join(state, "harness", "records")
+}
+
+// recordDir is the record directory of the state root dir under base, as
+// record.Dir names it.
+func recordDir(base, dir string) string {
+	sum := digest.SHA256([]byte(dir))
+	return path.Join(base, hexString(sum[:8]))
+}
+
 // recordKnows reports whether the record may know a project in one of
 // dirs: a mark in the record directory of any of them (record.Dir), or a
 // question no system call answered plainly.
 func recordKnows(dirs []string, env func(string) string) bool {
-	base := env("HARNESS_RECORD_DIR")
+	base := recordBase(env)
 	if base == "" {
-		state := env("XDG_STATE_HOME")
-		if state == "" {
-			home := env("HOME")
-			if home == "" {
-				return false // record.Base: no state directory to name
-			}
-			state = path.Join(home, ".local", "state")
-		}
-		base = path.Join(state, "harness", "records")
+		return false // record.Base: no state directory to name
 	}
 	switch present(base) {
 	case absent:
@@ -104,12 +136,119 @@ func recordKnows(dirs []string, env func(string) string) bool {
 		return true
 	}
 	for _, d := range dirs {
-		sum := digest.SHA256([]byte(d))
-		if present(path.Join(base, hexString(sum[:8]), markFile)) != absent {
+		if present(path.Join(recordDir(base, d), markFile)) != absent {
 			return true
 		}
 	}
 	return false
+}
+
+// judged reports whether the record of the state root dir keeps a
+// judgement, made in this session by the check after a tool call, that
+// the project's files are as the harness left them (integrity.AfterTool,
+// record.Judged), and every file it rests on still has the stat it had
+// then: the check would find the same again, and the hook do nothing.
+// The text is the integrity package's: a format line, the root, the
+// session, a line "PATH<tab>STAT" for each file ("-" for none; a stat is
+// record.Stamp's text of lstat(2)'s answer), then "--".
+func judged(dir string, env func(string) string) bool {
+	base := recordBase(env)
+	if base == "" || base[0] != '/' {
+		return false
+	}
+	text, ok := readSmall(path.Join(recordDir(base, dir), judgedFile))
+	if !ok {
+		return false
+	}
+	session, _ := syscall.Getenv("CLAUDE_CODE_SESSION_ID")
+	head := judgedFormat + "\nroot " + dir + "\nsession " + session + "\n"
+	if len(text) < len(head) || string(text[:len(head)]) != head {
+		return false
+	}
+	text = text[len(head):]
+	for len(text) > 0 {
+		end := indexByte(text, '\n')
+		if end < 0 {
+			return false
+		}
+		line := text[:end]
+		text = text[end+1:]
+		if string(line) == "--" {
+			return len(text) == 0
+		}
+		tab := indexByte(line, '\t')
+		if tab <= 0 || line[0] != '/' || statText(string(line[:tab])) != string(line[tab+1:]) {
+			return false
+		}
+	}
+	return false // no end: not a judgement
+}
+
+// statText is the text a judgement keeps of name's stat: record.Stamp's
+// "size:mtime:ctime:inode" (nanoseconds) of lstat(2), "-" where there is
+// no such file, "?" where the system call failed otherwise (no kept text
+// is that).
+func statText(name string) string {
+	var st syscall.Stat_t
+	switch err := syscall.Lstat(name, &st); err {
+	case nil:
+	case syscall.ENOENT:
+		return "-"
+	default:
+		return "?"
+	}
+	b := make([]byte, 0, 80)
+	for i, v := range [...]int64{st.Size, st.Mtim.Sec*1e9 + st.Mtim.Nsec, st.Ctim.Sec*1e9 + st.Ctim.Nsec, int64(st.Ino)} {
+		if i > 0 {
+			b = append(b, ':')
+		}
+		b = strconv.AppendInt(b, v, 10)
+	}
+	return string(b)
+}
+
+// judgedLimit bounds what judged reads: a judgement names eight files.
+const judgedLimit = 16 << 10
+
+// readSmall reads the regular file name whole, when it is under
+// judgedLimit; ok is false otherwise (not there, a link, too long, a
+// read that failed).
+func readSmall(name string) (data []byte, ok bool) {
+	fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer syscall.Close(fd)
+	buf := make([]byte, 4096)
+	n := 0
+	for {
+		if n == len(buf) {
+			if len(buf) >= judgedLimit {
+				return nil, false
+			}
+			buf = append(buf, make([]byte, len(buf))...)
+		}
+		got, err := syscall.Read(fd, buf[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, false
+		}
+		if got == 0 {
+			return buf[:n], true
+		}
+		n += got
+	}
+}
+
+func indexByte(b []byte, c byte) int {
+	for i, x := range b {
+		if x == c {
+			return i
+		}
+	}
+	return -1
 }
 
 // oPath is O_PATH (the syscall package does not name it): a descriptor

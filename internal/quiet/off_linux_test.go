@@ -32,12 +32,8 @@ type layout struct {
 
 // The hooks' own lookups, each as the hook following a rule makes it.
 func hookFinds(rule quiet.Rule, doc []byte) bool {
-	p := hook.Parse(doc)
-	cwd := p.Cwd() // sessionhook.locate
-	orProject := cwd
-	if orProject == "" {
-		orProject = os.Getenv("CLAUDE_PROJECT_DIR") // guard.Check, guard.After
-	}
+	cwd := hook.Parse(doc).Cwd() // sessionhook.locate
+	orProject := afterPlace(doc)
 	switch rule {
 	case quiet.Switched:
 		for _, c := range []string{cwd, orProject} {
@@ -51,6 +47,15 @@ func hookFinds(rule quiet.Rule, doc []byte) bool {
 	default:
 		return integrity.Root(orProject) != ""
 	}
+}
+
+// afterPlace is where the hooks around a tool call look from
+// (guard.Check, guard.After): the payload's cwd, else $CLAUDE_PROJECT_DIR.
+func afterPlace(doc []byte) string {
+	if cwd := hook.Parse(doc).Cwd(); cwd != "" {
+		return cwd
+	}
+	return os.Getenv("CLAUDE_PROJECT_DIR")
 }
 
 // setUp makes l under base and returns the payload.

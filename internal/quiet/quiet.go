@@ -17,7 +17,10 @@
 //
 // Every answer is certain: the process ends only where every place the hook
 // would look (root.Find's, integrity.Root's) was looked at by one system
-// call that said "not there". Anything else (a path given relative, an
+// call that said "not there", or, for the hooks after a tool call (Known),
+// where the state root the hook acts on keeps the judgement of the check
+// after the last tool call that nothing was changed, and none of the files
+// it rests on moved since (judged, integrity.AfterTool). Anything else (a path given relative, an
 // unreadable directory, a payload this reader cannot follow or one over
 // peekLimit, no /proc, any system but Linux) leaves the decision to the hook, which then reads the payload Off has
 // already read (Stdin). An early end writes its line in the hooks' debug
@@ -64,7 +67,9 @@ const (
 	Rooted
 	// Known: Rooted, or the record knows a project whose tasks file is gone
 	// in a directory the hook looks at (integrity.Root: PostToolUse puts
-	// back a tasks file `git clean` removed).
+	// back a tasks file `git clean` removed); in the state root found, a
+	// judgement kept by the check after the last tool call still holds
+	// (judged).
 	Known
 )
 
@@ -74,6 +79,11 @@ const (
 	tasksFile    = "harness-tasks.json"
 	activeMarker = ".harness-active"
 	markFile     = "mark.json"
+	judgedFile   = "judged.txt"
+	// judgedFormat heads a judgement kept by integrity.AfterTool.
+	judgedFormat = "harness judged 1"
+	// maxParents bounds root.Find's look up a place's parents.
+	maxParents = 64
 )
 
 // Off reads the payload (Stdin) and reports whether a hook following rule

@@ -48,6 +48,12 @@ const (
 	WiringVerified = "wiring-verified.txt"
 	WiringSeen     = "wiring-seen.txt"
 	WiringVerdict  = "wiring-verdict" // a prefix: one file for each place checked (wiring.Where.Verdict)
+	// The last check after a tool call that found the project's files as
+	// the harness left them, with the stat of every file that judgement
+	// rests on (integrity.AfterTool): the next PostToolUse reads it before
+	// its program is initialised and ends there when none of them moved
+	// (internal/quiet).
+	Judged = "judged.txt"
 )
 
 // trusted is set in the hooks' processes: see Trust.
@@ -243,6 +249,11 @@ func (m *Mark) setInit(s Stamp) {
 
 // Mark is the record's mark; ok is false when there is no record.
 func (r Record) Mark() (m Mark, ok bool) { return markIn(r.Dir) }
+
+// MarkPath is the file the mark is kept in, "" when there is no record
+// directory: a judgement kept by the stat of the files it rests on
+// (integrity.AfterTool) names it among them.
+func (r Record) MarkPath() string { return r.Path(markName) }
 
 // markIn is the mark of the record whose directory is dir.
 func markIn(dir string) (m Mark, ok bool) {
