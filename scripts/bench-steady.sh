@@ -171,6 +171,11 @@ for n in $SIZES; do
 	row "stop, work remains ($n tasks)" "$d" harness-stop "$d.stop.json"
 	row "pre-tool-use, Read ($n tasks)" "$d" harness-pre-tool-use "$d.read.*.json"
 	row "pre-tool-use, Bash grep ($n tasks)" "$d" harness-pre-tool-use "$d.grep.*.json"
+	# Between a session's tool calls the model thinks for seconds: the
+	# check after a call that changed nothing keeps its judgement of files
+	# still for two seconds, and the next PostToolUse ends on it
+	# (integrity.AfterTool). The rows above may have written the log.
+	sleep 2.1
 	row "post-tool-use, Bash ($n tasks)" "$d" harness-post-tool-use "$d.post.*.json"
 	row "pre-tool-use, Bash go test, tree as at the last checkpoint ($n tasks)" "$d" harness-pre-tool-use "$d.test.*.json"
 	started "session-start, a new session between tasks, git included ($n tasks)" "$d" "$d.start.json"
@@ -207,6 +212,7 @@ d=$work/inactive
 project "$d" "${SIZES##* }" 0 0
 row "stop, inactive" "$d" harness-stop "$d.stop.json"
 row "pre-tool-use, inactive" "$d" harness-pre-tool-use "$d.grep.*.json"
+sleep 2.1 # as for the post-tool-use rows above
 row "post-tool-use, inactive" "$d" harness-post-tool-use "$d.post.*.json"
 row "session-start, inactive" "$d" harness-session-start "$d.start.json"
 refrow "stop, inactive" "$d" harness-stop "$d.stop.json" harness-stop.py

@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/harness-agent/harness/internal/hook"
-	_ "github.com/harness-agent/harness/internal/quiet/rooted" // ends the process at once where the harness is off
+	_ "github.com/harness-agent/harness/internal/quiet/settled" // ends the process at once where the harness is off, or switched off and settled
 	"github.com/harness-agent/harness/internal/sessionhook"
 )
 

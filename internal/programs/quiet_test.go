@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/testbin"
 )
 
@@ -83,9 +84,14 @@ func TestHooksEndEarlyWhereTheHarnessIsOff(t *testing.T) {
 		"teammate-idle": "TeammateIdle", "config-change": "ConfigChange",
 	}
 	// A project switched off is no root to the hooks that act only where
-	// the harness is on; the others settle its record.
+	// the harness is on, nor, once its record says so, to SessionStart and
+	// UserPromptSubmit, which only settle that; the others still judge the
+	// files against the record.
 	whollyOff := map[string]bool{"pre-tool-use": true, "subagent-stop": true, "pre-compact": true, "stop-failure": true,
-		"teammate-idle": true, "config-change": true}
+		"teammate-idle": true, "config-change": true, "session-start": true, "user-prompt-submit": true}
+	whole, out := run(t, "session-start", "SessionStart", off, payload("SessionStart", off))
+	require.True(t, whole, "the first session start after the switching off settles the record")
+	require.Empty(t, out)
 	for hook, event := range events {
 		t.Run(hook, func(t *testing.T) {
 			whole, out := run(t, hook, event, none, payload(event, none))
@@ -104,7 +110,7 @@ func TestHooksEndEarlyWhereTheHarnessIsOff(t *testing.T) {
 	// is left to the hook, silent all the same.
 	big := `{"session_id":"s1","hook_event_name":"PreToolUse","cwd":"` + none + `","tool_name":"Write","tool_input":{"file_path":"` +
 		filepath.Join(none, "big.txt") + `","content":"` + strings.Repeat("x", 300<<10) + `"}}`
-	whole, out := run(t, "pre-tool-use", "PreToolUse", none, big)
+	whole, out = run(t, "pre-tool-use", "PreToolUse", none, big)
 	assert.True(t, whole)
 	assert.Empty(t, out)
 
@@ -131,7 +137,8 @@ func TestPostToolUseEndsOnAKeptJudgement(t *testing.T) {
 	bin := testbin.Build(t)
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
-	env := append(os.Environ(), "HARNESS_RECORD_DIR="+t.TempDir(), "HARNESS_LOCK_DIR="+t.TempDir(), "CLAUDE_PROJECT_DIR="+dir,
+	records := t.TempDir()
+	env := append(os.Environ(), "HARNESS_RECORD_DIR="+records, "HARNESS_LOCK_DIR="+t.TempDir(), "CLAUDE_PROJECT_DIR="+dir,
 		"HARNESS_STATE_ROOT=", "GODEBUG=inittrace=1",
 		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@example.com")
 	initProject(t, bin, dir, env)
@@ -178,4 +185,34 @@ func TestPostToolUseEndsOnAKeptJudgement(t *testing.T) {
 	after, err := os.ReadFile(tasks)
 	require.NoError(t, err)
 	assert.Equal(t, string(before), string(after))
+
+	// Where the agent can write the record (the standard level), a tool
+	// call that breaks the tasks file and forges the judgement to match
+	// gets past the next PostToolUse, not past the turn's end: Stop's
+	// check never reads the judgement.
+	time.Sleep(2100 * time.Millisecond)
+	run("post-tool-use", "s1")
+	judged, err := filepath.Glob(filepath.Join(records, "*", "judged.txt"))
+	require.NoError(t, err)
+	require.Len(t, judged, 1)
+	text, err := os.ReadFile(judged[0])
+	require.NoError(t, err)
+	stat := func() string {
+		fi, err := os.Lstat(tasks)
+		require.NoError(t, err)
+		return record.StampOf(fi).String()
+	}
+	old := stat()
+	require.NoError(t, os.WriteFile(tasks, []byte("{broken"), 0o644))
+	require.NoError(t, os.WriteFile(judged[0], []byte(strings.Replace(string(text), old, stat(), 1)), 0o600))
+	whole, _ = run("post-tool-use", "s1")
+	require.False(t, whole, "the forged judgement was not taken: the case is not the one meant")
+	stop := exec.Command(filepath.Join(bin, "harness-stop"))
+	stop.Dir, stop.Env = dir, append(env, "CLAUDE_CODE_SESSION_ID=s1")
+	stop.Stdin = strings.NewReader(`{"session_id":"s1","hook_event_name":"Stop","cwd":"` + dir + `","stop_hook_active":false}`)
+	out2, err := stop.CombinedOutput()
+	require.NoError(t, err, "%s", out2)
+	after, err = os.ReadFile(tasks)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "the turn's end left the broken tasks file")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/integrity"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/project"
@@ -193,15 +194,19 @@ func TestAJudgementOnlyForTheHooksOwnRoot(t *testing.T) {
 
 // The places where a tasks file is not the hook's root though Off looks
 // there first: $CLAUDE_PROJECT_DIR's links resolved before its ".." (the
-// hook cleans the path first), and a parent past root.Find's 64. A
-// judgement kept there does not end the hook, whose root is elsewhere.
-func TestAJudgementElsewhereEndsNothing(t *testing.T) {
+// hook cleans the path first), a parent past root.Find's 64, the parent
+// of a cwd that is a file (the hook takes no such cwd, and looks from its
+// own directory). A judgement kept there, or a project switched off and
+// settled there, does not end the hook, whose root is elsewhere and
+// switched on.
+func TestARootElsewhereEndsNothing(t *testing.T) {
 	deep := strings.Repeat("d/", 70)
 	tests := []struct {
-		name, judgedAt, projectDir string
+		name, at, projectDir, cwd, wd, hooks string
 	}{
-		{"the link's target's parent", "w/a", "link/.."},
-		{"past root.Find's parents", "", deep},
+		{"the link's target's parent", "w/a", "link/..", `"BASE/other"`, "other", "other"},
+		{"past root.Find's parents", "", deep, `"BASE/other"`, "other", "other"},
+		{"a cwd that is a file", "", "", `"BASE/file"`, "w/a/b/c", "w/a/b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,16 +215,19 @@ func TestAJudgementElsewhereEndsNothing(t *testing.T) {
 			t.Setenv("HARNESS_RECORD_DIR", filepath.Join(base, "records"))
 			t.Setenv("CLAUDE_CODE_SESSION_ID", "s1")
 			require.NoError(t, os.MkdirAll(filepath.Join(base, deep), 0o755))
-			doc := setUp(t, base, layout{tasks: tt.judgedAt, stateRoot: "-", cwd: `"BASE/other"`, wd: "other"})
-			t.Setenv("CLAUDE_PROJECT_DIR", base+"/"+tt.projectDir) // as given: setUp's would be cleaned
-			if tt.judgedAt == "" {
-				require.NoError(t, os.WriteFile(filepath.Join(base, root.TasksFile), []byte(`{}`), 0o644))
+			doc := setUp(t, base, layout{tasks: tt.hooks, marker: tt.hooks, stateRoot: "-", cwd: tt.cwd, wd: tt.wd})
+			t.Setenv("CLAUDE_PROJECT_DIR", "")
+			if tt.projectDir != "" {
+				t.Setenv("CLAUDE_PROJECT_DIR", base+"/"+tt.projectDir) // as given: setUp's would be cleaned
 			}
-			require.NoError(t, os.WriteFile(filepath.Join(base, "other", root.TasksFile), []byte(`{}`), 0o644))
-			dir := filepath.Join(base, tt.judgedAt)
+			dir := filepath.Join(base, tt.at)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, root.TasksFile), []byte(`{}`), 0o644))
 			writeJudged(t, dir)
-			require.Equal(t, filepath.Join(base, "other"), integrity.Root(afterPlace(doc)))
-			assert.False(t, quiet.OffFor(quiet.Known, doc, os.Getenv))
+			hooks := filepath.Join(base, tt.hooks)
+			require.Equal(t, hooks, integrity.Root(afterPlace(doc)))
+			require.Equal(t, hooks, root.Find(hook.Parse(doc).Cwd()))
+			assert.False(t, quiet.OffFor(quiet.Known, doc, os.Getenv), "a judgement of another root")
+			assert.False(t, quiet.OffFor(quiet.Settled, doc, os.Getenv), "another root, switched off and settled")
 		})
 	}
 }

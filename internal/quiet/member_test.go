@@ -8,6 +8,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/hook"
 	"github.com/harness-agent/harness/internal/quiet"
+	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
 )
 
@@ -53,7 +54,7 @@ func TestMember(t *testing.T) {
 
 // The probes look for the files by the names the hooks give them.
 func TestNames(t *testing.T) {
-	assert.Equal(t, [...]string{root.TasksFile, root.ActiveMarker}, quiet.Names)
+	assert.Equal(t, [...]string{root.TasksFile, root.ActiveMarker, root.RuntimeDir, record.Judged}, quiet.Names)
 }
 
 // Wherever member is certain and the hook reads the payload at all, the

@@ -27,11 +27,19 @@ func off(rule Rule, doc []byte, env func(string) string) bool {
 		name = activeMarker
 	}
 	// A tasks file found where root.Find looks first (the state root set,
-	// or $CLAUDE_PROJECT_DIR and its parents) is in the state root the hook
-	// acts on: there a Known hook ends when the check after the last tool
-	// call kept its judgement, and nothing it rests on moved (judged).
+	// $CLAUDE_PROJECT_DIR and its parents, then the payload's cwd and its
+	// parents) is in the state root the hook acts on: there a Known hook
+	// ends when the check after the last tool call kept its judgement, and
+	// nothing it rests on moved (judged), a Settled one where there is
+	// nothing to settle (settledOff).
 	foundRoot := func(dir string) bool {
-		return rule == Known && judged(dir, env)
+		switch rule {
+		case Known:
+			return judged(dir, env)
+		case Settled:
+			return settledOff(dir, env)
+		}
+		return false
 	}
 	if stateRoot != "" {
 		real, found, ok := realPath(path.Clean(stateRoot))
@@ -84,8 +92,13 @@ func off(rule Rule, doc []byte, env func(string) string) bool {
 		return rootAt != "" && foundRoot(rootAt)
 	}
 	cwd, certain := member(doc, "cwd")
-	if !certain || cwd != "" && cwd[0] == '/' && !look(cwd, false) {
+	if !certain {
 		return false
+	}
+	// The payload's cwd is the next place root.Find looks when the hook
+	// takes it: a directory (hook.Payload.Cwd).
+	if cwd != "" && cwd[0] == '/' && !look(cwd, isDir(cwd)) {
+		return rootAt != "" && foundRoot(rootAt)
 	}
 	wd, err := syscall.Getwd()
 	if err != nil || !look(wd, false) {
@@ -182,6 +195,48 @@ func judged(dir string, env func(string) string) bool {
 		}
 	}
 	return false // no end: not a judgement
+}
+
+// settledOff reports whether the state root dir, root.Find's, is switched
+// off with nothing for SessionStart or UserPromptSubmit to settle: its
+// tasks file a regular file (root.Find takes no other), no marker, the
+// record's mark not active (or no record at all: integrity.SettleOff has
+// nothing to change), and the runtime directory none or a directory
+// (root.OwnRuntimeDir has no link to replace).
+func settledOff(dir string, env func(string) string) bool {
+	var st syscall.Stat_t
+	if syscall.Stat(path.Join(dir, tasksFile), &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return false
+	}
+	if present(path.Join(dir, activeMarker)) != absent {
+		return false
+	}
+	switch err := syscall.Lstat(path.Join(dir, runtimeDir), &st); err {
+	case syscall.ENOENT:
+	case nil:
+		if st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+			return false
+		}
+	default:
+		return false
+	}
+	base := recordBase(env)
+	if base == "" || base[0] != '/' {
+		return false
+	}
+	mark := path.Join(recordDir(base, dir), markFile)
+	text, ok := readSmall(mark)
+	if !ok {
+		return present(mark) == absent
+	}
+	active, certain := memberText(text, "active")
+	return certain && string(active) == "false"
+}
+
+// isDir reports whether name is a directory, links followed.
+func isDir(name string) bool {
+	var st syscall.Stat_t
+	return syscall.Stat(name, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR
 }
 
 // statText is the text a judgement keeps of name's stat: record.Stamp's

@@ -44,6 +44,17 @@ func hookFinds(rule quiet.Rule, doc []byte) bool {
 		return false
 	case quiet.Rooted:
 		return root.Find(cwd) != ""
+	case quiet.Settled:
+		// sessionhook.locate, then SessionStart's and UserPromptSubmit's
+		// settling of a harness switched off (integrity.SettleOff,
+		// root.OwnRuntimeDir).
+		d := root.Find(cwd)
+		if d == "" {
+			return false
+		}
+		m, ok := record.Of(d).Mark()
+		runtime, err := os.Lstat(filepath.Join(d, root.RuntimeDir))
+		return root.Active(d) || ok && m.Active || ok && m.Root == d && err == nil && !runtime.IsDir()
 	default:
 		return integrity.Root(orProject) != ""
 	}
@@ -143,7 +154,7 @@ func TestOffOnlyWhereTheHookFindsNothing(t *testing.T) {
 			if nothing {
 				plain++
 			}
-			for _, rule := range []quiet.Rule{quiet.Switched, quiet.Rooted, quiet.Known} {
+			for _, rule := range []quiet.Rule{quiet.Switched, quiet.Rooted, quiet.Known, quiet.Settled} {
 				off := quiet.OffFor(rule, doc, os.Getenv)
 				assert.False(t, off && hookFinds(rule, doc), "rule %d ended a hook that finds a project to act on: %+v, payload %s", rule, l, doc)
 				if nothing {
@@ -160,20 +171,23 @@ func TestOff(t *testing.T) {
 	tests := []struct {
 		name string
 		l    layout
-		want [3]bool // Switched, Rooted, Known
+		want [4]bool // Switched, Rooted, Known, Settled
 	}{
-		{"no harness anywhere", layout{projectDir: "w/a/b/c", cwd: `"BASE/w/a/b/c"`, wd: "w/a/b/c"}, [3]bool{true, true, true}},
-		{"a project switched on above", layout{tasks: "w/a", marker: "w/a", projectDir: "w/a/b", cwd: `"BASE/w/a/b"`, wd: "w/a/b"}, [3]bool{false, false, false}},
-		{"a project switched off", layout{tasks: "w/a", projectDir: "w/a", cwd: `"BASE/w/a"`, wd: "w/a"}, [3]bool{true, false, false}},
-		{"reached through a link", layout{tasks: "w/a/b", marker: "w/a/b", projectDir: "-", cwd: `"BASE/link/c"`, wd: "other"}, [3]bool{false, false, false}},
+		{"no harness anywhere", layout{projectDir: "w/a/b/c", cwd: `"BASE/w/a/b/c"`, wd: "w/a/b/c"}, [4]bool{true, true, true, true}},
+		{"a project switched on above", layout{tasks: "w/a", marker: "w/a", projectDir: "w/a/b", cwd: `"BASE/w/a/b"`, wd: "w/a/b"}, [4]bool{false, false, false, false}},
+		{"a project switched off", layout{tasks: "w/a", projectDir: "w/a", cwd: `"BASE/w/a"`, wd: "w/a"}, [4]bool{true, false, false, true}},
+		// Its record still says on: the next session start settles it.
+		{"a project just switched off", layout{tasks: "w/a", recorded: "w/a", projectDir: "w/a", cwd: `"BASE/w/a"`, wd: "w/a"}, [4]bool{true, false, false, false}},
+		{"reached through a link", layout{tasks: "w/a/b", marker: "w/a/b", projectDir: "-", cwd: `"BASE/link/c"`, wd: "other"}, [4]bool{false, false, false, false}},
 		// root.Find takes the link's ".." lexically, integrity.Root's look at
 		// the record physically: both are looked at.
-		{"a link's parent, both ways", layout{tasks: "w/a", marker: "w/a", projectDir: "-", cwd: `"BASE/link/.."`, wd: "other"}, [3]bool{false, false, false}},
-		{"only the process is in the project", layout{tasks: "w", marker: "w", projectDir: "-", wd: "w/a/b/c"}, [3]bool{false, false, false}},
-		{"the state root set", layout{tasks: "other", marker: "other", projectDir: "-", stateRoot: "other", wd: "w"}, [3]bool{false, false, false}},
-		{"a tasks file gone that the record knows", layout{recorded: "w/a", recordedGone: true, projectDir: "w/a/b", wd: "w/a/b"}, [3]bool{true, true, false}},
-		{"a relative project directory", layout{projectDir: "rel:w", wd: "other"}, [3]bool{false, false, false}},
-		{"a cwd with an escape", layout{projectDir: "-", cwd: `"BASE\/w"`, wd: "other"}, [3]bool{false, false, false}},
+		{"a link's parent, both ways", layout{tasks: "w/a", marker: "w/a", projectDir: "-", cwd: `"BASE/link/.."`, wd: "other"}, [4]bool{false, false, false, false}},
+		{"only the process is in the project", layout{tasks: "w", marker: "w", projectDir: "-", wd: "w/a/b/c"}, [4]bool{false, false, false, false}},
+		{"the state root set", layout{tasks: "other", marker: "other", projectDir: "-", stateRoot: "other", wd: "w"}, [4]bool{false, false, false, false}},
+		{"the state root set, switched off", layout{tasks: "other", projectDir: "-", stateRoot: "other", wd: "w"}, [4]bool{true, false, false, true}},
+		{"a tasks file gone that the record knows", layout{recorded: "w/a", recordedGone: true, projectDir: "w/a/b", wd: "w/a/b"}, [4]bool{true, true, false, true}},
+		{"a relative project directory", layout{projectDir: "rel:w", wd: "other"}, [4]bool{false, false, false, false}},
+		{"a cwd with an escape", layout{projectDir: "-", cwd: `"BASE\/w"`, wd: "other"}, [4]bool{false, false, false, false}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -184,7 +198,7 @@ func TestOff(t *testing.T) {
 				tt.l.stateRoot = "-"
 			}
 			doc := setUp(t, base, tt.l)
-			for i, rule := range []quiet.Rule{quiet.Switched, quiet.Rooted, quiet.Known} {
+			for i, rule := range []quiet.Rule{quiet.Switched, quiet.Rooted, quiet.Known, quiet.Settled} {
 				assert.Equal(t, tt.want[i], quiet.OffFor(rule, doc, os.Getenv), "rule %d", rule)
 			}
 		})
@@ -206,6 +220,56 @@ func TestOffFindsTheRecordFromHome(t *testing.T) {
 			assert.True(t, strings.HasPrefix(record.Base(), filepath.Join(base, "home")), record.Base())
 			assert.False(t, quiet.OffFor(quiet.Known, doc, os.Getenv))
 			assert.True(t, quiet.OffFor(quiet.Rooted, doc, os.Getenv))
+		})
+	}
+}
+
+// SessionStart and UserPromptSubmit end early in a project switched off
+// only where there is nothing to settle: no marker, the record (if any)
+// saying off, the runtime directory no link for root.OwnRuntimeDir to
+// replace.
+func TestSettledOff(t *testing.T) {
+	tests := []struct {
+		name string
+		set  func(t *testing.T, dir string)
+		want bool
+	}{
+		{"no record", func(*testing.T, string) {}, true},
+		{"recorded off", func(t *testing.T, dir string) { record.Of(dir).SetActive(false) }, true},
+		{"recorded off, a runtime directory", func(t *testing.T, dir string) {
+			record.Of(dir).SetActive(false)
+			require.NoError(t, os.Mkdir(filepath.Join(dir, root.RuntimeDir), 0o755))
+		}, true},
+		{"recorded on: switched off since", func(*testing.T, string) {}, false},
+		{"switched on", func(t *testing.T, dir string) {
+			record.Of(dir).SetActive(false)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, root.ActiveMarker), nil, 0o644))
+		}, false},
+		{"the runtime directory a link", func(t *testing.T, dir string) {
+			record.Of(dir).SetActive(false)
+			require.NoError(t, os.Symlink(t.TempDir(), filepath.Join(dir, root.RuntimeDir)))
+		}, false},
+		{"a mark that cannot be read", func(t *testing.T, dir string) {
+			require.NoError(t, os.WriteFile(record.Of(dir).MarkPath(), []byte(`{"active":fals`), 0o600))
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base, err := filepath.EvalSymlinks(t.TempDir())
+			require.NoError(t, err)
+			t.Setenv("HARNESS_RECORD_DIR", filepath.Join(base, "records"))
+			t.Setenv("HARNESS_STATE_ROOT", "")
+			t.Setenv("CLAUDE_PROJECT_DIR", base)
+			t.Chdir(base)
+			doc := []byte(`{"version":2,"tasks":[]}`)
+			require.NoError(t, os.WriteFile(filepath.Join(base, root.TasksFile), doc, 0o644))
+			if tt.name != "no record" {
+				require.NoError(t, record.Of(base).SaveTasks(doc, true))
+			}
+			tt.set(t, base)
+			payload := []byte(`{"session_id":"s","hook_event_name":"SessionStart","cwd":"` + base + `"}`)
+			assert.Equal(t, tt.want, quiet.OffFor(quiet.Settled, payload, os.Getenv))
+			assert.False(t, quiet.OffFor(quiet.Rooted, payload, os.Getenv))
 		})
 	}
 }

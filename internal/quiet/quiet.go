@@ -71,6 +71,11 @@ const (
 	// judgement kept by the check after the last tool call still holds
 	// (judged).
 	Known
+	// Settled: Rooted, and the state root found is switched off with its
+	// record saying so already (settledOff): SessionStart and
+	// UserPromptSubmit do nothing there but settle the record of a harness
+	// just switched off (integrity.SettleOff).
+	Settled
 )
 
 // Names the probes look for, as internal/root and internal/record name them
@@ -79,6 +84,7 @@ const (
 	tasksFile    = "harness-tasks.json"
 	activeMarker = ".harness-active"
 	markFile     = "mark.json"
+	runtimeDir   = ".harness-runtime"
 	judgedFile   = "judged.txt"
 	// judgedFormat heads a judgement kept by integrity.AfterTool.
 	judgedFormat = "harness judged 1"
@@ -142,47 +148,56 @@ func envPlaces(env func(string) string) (stateRoot, projectDir string, ok bool) 
 // see another value. A document the hook finds malformed has no member for
 // it at all, so this reader need not judge validity past the member.
 func member(doc []byte, name string) (value string, certain bool) {
+	raw, certain := memberText(doc, name)
+	if !certain || len(raw) == 0 || raw[0] != '"' {
+		return "", certain
+	}
+	v, _, plain := str(raw, 0)
+	if !plain {
+		return "", false
+	}
+	return v, true
+}
+
+// memberText is member's walk: the text of the value of the top-level
+// member name (nil when there is none), and whether that answer is
+// certain.
+func memberText(doc []byte, name string) (raw []byte, certain bool) {
 	i := skipSpace(doc, 0)
 	if i >= len(doc) || doc[i] != '{' {
-		return "", false
+		return nil, false
 	}
 	i++
 	found := false
 	for {
 		i = skipSpace(doc, i)
 		if i >= len(doc) {
-			return "", false
+			return nil, false
 		}
 		if doc[i] == '}' {
-			return value, true
+			return raw, true
 		}
 		if doc[i] == ',' {
 			i = skipSpace(doc, i+1)
 		}
 		key, end, plain := str(doc, i)
 		if end < 0 || !plain {
-			return "", false
+			return nil, false
 		}
 		i = skipSpace(doc, end)
 		if i >= len(doc) || doc[i] != ':' {
-			return "", false
+			return nil, false
 		}
 		i = skipSpace(doc, i+1)
+		start := i
+		if i = skipValue(doc, i); i < 0 {
+			return nil, false
+		}
 		if key == name {
 			if found {
-				return "", false
+				return nil, false
 			}
-			found = true
-			if i < len(doc) && doc[i] == '"' {
-				v, vend, plain := str(doc, i)
-				if vend < 0 || !plain {
-					return "", false
-				}
-				value = v
-			}
-		}
-		if i = skipValue(doc, i); i < 0 {
-			return "", false
+			found, raw = true, doc[start:i]
 		}
 	}
 }
