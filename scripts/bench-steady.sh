@@ -207,13 +207,14 @@ row "session-start, no project" "$d" harness-session-start "$d.start.json"
 # form starts the executable alone, as the rows above time it).
 pair "$d" -label "pre-tool-use, no project, under /bin/sh -c (the shell form)" -a "/bin/sh -c $bin/harness-pre-tool-use" -ain "$d.grep.01.json" -b "$bin/floor"
 # A project whose harness is switched off (no .harness-active): the hooks
-# that settle its record still run whole.
+# end early where its record says so and the last check's judgement holds.
 d=$work/inactive
 project "$d" "${SIZES##* }" 0 0
-row "stop, inactive" "$d" harness-stop "$d.stop.json"
 row "pre-tool-use, inactive" "$d" harness-pre-tool-use "$d.grep.*.json"
 sleep 2.1 # as for the post-tool-use rows above
 row "post-tool-use, inactive" "$d" harness-post-tool-use "$d.post.*.json"
+# A turn's end after its tool calls, whose checks kept their judgement.
+row "stop, inactive" "$d" harness-stop "$d.stop.json"
 row "session-start, inactive" "$d" harness-session-start "$d.start.json"
 refrow "stop, inactive" "$d" harness-stop "$d.stop.json" harness-stop.py
 refrow "subagent-stop, inactive" "$d" harness-subagent-stop "$d.substop.json" harness-subagentstop.py

@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/harness-agent/harness/internal/hook"
-	_ "github.com/harness-agent/harness/internal/quiet/rooted" // ends the process at once where the harness is off
+	_ "github.com/harness-agent/harness/internal/quiet/ended" // ends the process at once where the harness is off, or switched off with nothing to do
 	"github.com/harness-agent/harness/internal/sessionhook"
 )
 

@@ -144,19 +144,8 @@ func TestPostToolUseEndsOnAKeptJudgement(t *testing.T) {
 	initProject(t, bin, dir, env)
 	run := func(hook, session string) (whole bool, stdout string) {
 		t.Helper()
-		hookLog := filepath.Join(t.TempDir(), "hooks.jsonl")
-		cmd := exec.Command(filepath.Join(bin, "harness-"+hook))
-		cmd.Dir, cmd.Env = dir, append(env, "HARNESS_HOOK_LOG="+hookLog, "CLAUDE_CODE_SESSION_ID="+session)
-		cmd.Stdin = strings.NewReader(`{"session_id":"` + session + `","hook_event_name":"PostToolUse","cwd":"` + dir +
-			`","tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_response":{"stdout":"ok"}}`)
-		var out, errs strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errs
-		require.NoError(t, cmd.Run(), "stderr: %s", errs.String())
-		whole = strings.Contains(errs.String(), "init unicode @")
-		logged, err := os.ReadFile(hookLog)
-		require.NoError(t, err, "no line in the debug log")
-		assert.Equal(t, !whole, strings.Contains(string(logged), `"quiet":true`), "%s", logged)
-		return whole, out.String()
+		return runTraced(t, bin, hook, dir, append(env, "CLAUDE_CODE_SESSION_ID="+session), `{"session_id":"`+session+
+			`","hook_event_name":"PostToolUse","cwd":"`+dir+`","tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_response":{"stdout":"ok"}}`)
 	}
 	tasks := filepath.Join(dir, "harness-tasks.json")
 	before, err := os.ReadFile(tasks)
@@ -215,4 +204,67 @@ func TestPostToolUseEndsOnAKeptJudgement(t *testing.T) {
 	after, err = os.ReadFile(tasks)
 	require.NoError(t, err)
 	assert.Equal(t, string(before), string(after), "the turn's end left the broken tasks file")
+}
+
+// runTraced runs the hook executable in dir with payload and reports
+// whether it ran whole (the Go runtime's trace names unicode's
+// initialisation: env has GODEBUG=inittrace=1); its line in the debug log
+// says the same.
+func runTraced(t *testing.T, bin, hook, dir string, env []string, payload string) (whole bool, stdout string) {
+	t.Helper()
+	hookLog := filepath.Join(t.TempDir(), "hooks.jsonl")
+	cmd := exec.Command(filepath.Join(bin, "harness-"+hook))
+	cmd.Dir, cmd.Env = dir, append(env, "HARNESS_HOOK_LOG="+hookLog)
+	cmd.Stdin = strings.NewReader(payload)
+	var out, errs strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	require.NoError(t, cmd.Run(), "stderr: %s", errs.String())
+	require.Contains(t, errs.String(), "init runtime @", "no init trace")
+	whole = strings.Contains(errs.String(), "init unicode @")
+	logged, err := os.ReadFile(hookLog)
+	require.NoError(t, err, "no line in the debug log")
+	assert.Equal(t, !whole, strings.Contains(string(logged), `"quiet":true`), "%s", logged)
+	return whole, out.String()
+}
+
+// In a project switched off, once its record says so and the check after
+// a tool call kept its judgement, Stop and UserPromptSubmit end before
+// their packages are initialised; a harness file touched since makes the
+// next Stop run whole (and judge it).
+func TestSwitchedOffHooksEndEarly(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the early end is Linux's (internal/quiet)")
+	}
+	bin := testbin.Build(t)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	env := append(os.Environ(), "HARNESS_RECORD_DIR="+t.TempDir(), "HARNESS_LOCK_DIR="+t.TempDir(), "CLAUDE_PROJECT_DIR="+dir,
+		"HARNESS_STATE_ROOT=", "GODEBUG=inittrace=1", "CLAUDE_CODE_SESSION_ID=s1",
+		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@example.com")
+	initProject(t, bin, dir, env)
+	require.NoError(t, os.Remove(filepath.Join(dir, ".harness-active")))
+	payload := func(event, more string) string {
+		return `{"session_id":"s1","hook_event_name":"` + event + `","cwd":"` + dir + `"` + more + `}`
+	}
+	run := func(hook, event, more string) bool {
+		t.Helper()
+		whole, out := runTraced(t, bin, hook, dir, env, payload(event, more))
+		assert.Empty(t, out)
+		return whole
+	}
+	const bash = `,"tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{"stdout":""}`
+	require.True(t, run("session-start", "SessionStart", `,"source":"startup"`), "the start that settles the switching off")
+	log, err := os.ReadFile(filepath.Join(dir, "harness-progress.txt"))
+	require.NoError(t, err)
+	require.Contains(t, string(log), "INIT Harness switched off")
+	assert.False(t, run("user-prompt-submit", "UserPromptSubmit", `,"prompt":"hi"`))
+	assert.True(t, run("stop", "Stop", `,"stop_hook_active":false`), "a turn's end with no judgement kept")
+	time.Sleep(2100 * time.Millisecond)
+	assert.True(t, run("post-tool-use", "PostToolUse", bash), "the check that keeps its judgement")
+	assert.False(t, run("post-tool-use", "PostToolUse", bash))
+	assert.False(t, run("stop", "Stop", `,"stop_hook_active":false`))
+
+	now := time.Now()
+	require.NoError(t, os.Chtimes(filepath.Join(dir, "harness-tasks.json"), now, now))
+	assert.True(t, run("stop", "Stop", `,"stop_hook_active":false`), "a turn's end after the tasks file was touched")
 }

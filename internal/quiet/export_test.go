@@ -9,7 +9,7 @@ var OffFor = off
 var Member = member
 
 // Names are the file names the probes look for.
-var Names = [...]string{tasksFile, activeMarker, runtimeDir, judgedFile}
+var Names = [...]string{tasksFile, activeMarker, runtimeDir, judgedFile, logStampFile, progressFile, sessionsDir, runtimePrefix}
 
 // StatText is statText, the text a kept judgement gives a file's stat.
 var StatText = statText

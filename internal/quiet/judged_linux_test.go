@@ -19,6 +19,7 @@ import (
 	"github.com/harness-agent/harness/internal/quiet"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/sessionhook"
 	"github.com/harness-agent/harness/internal/state"
 )
 
@@ -240,4 +241,88 @@ func writeJudged(t *testing.T, dir string) {
 	text := quiet.JudgedFormat + "\nroot " + dir + "\nsession s1\n" + tasks + "\t" + quiet.StatText(tasks) + "\n--\n"
 	require.NoError(t, os.MkdirAll(record.Dir(dir), 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(record.Dir(dir), quiet.JudgedFile), []byte(text), 0o600))
+}
+
+// At a turn's end in a project switched off, Stop ends before its packages
+// are initialised where it has nothing to do: its check would find what
+// the check after the last tool call of the session found (a judgement
+// kept), the log is as the record last compared it whole, and the
+// session's runtime asks for no reflection round. Each case is a project
+// of its own, all made first: a judgement is kept only for files unchanged
+// for two seconds.
+func TestATurnEndWithNothingToDo(t *testing.T) {
+	runtimeFile := func(text string) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			path := sessionhook.RuntimePath(record.Of(dir), "s1")
+			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
+			require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
+		}
+	}
+	logStamp := func(change int64) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			fi, err := os.Stat(filepath.Join(dir, root.ProgressFile))
+			require.NoError(t, err)
+			st := record.StampOf(fi)
+			text := fmt.Sprintf("%020d %020d %020d %020d\n", st.Size+change, st.ModNs, st.Ino, st.CtimeNs)
+			require.NoError(t, os.WriteFile(filepath.Join(record.Dir(dir), record.LogStampName), []byte(text), 0o600))
+		}
+	}
+	tests := []struct {
+		name    string
+		active  bool
+		judge   bool
+		session string
+		set     func(t *testing.T, dir string)
+		want    bool
+	}{
+		{"nothing to do", false, true, "s1", func(*testing.T, string) {}, true},
+		{"switched on", true, true, "s1", func(*testing.T, string) {}, false},
+		{"no judgement kept", false, false, "s1", func(*testing.T, string) {}, false},
+		{"the log as last compared", false, true, "s1", logStamp(0), true},
+		{"the log written since it was compared", false, true, "s1", logStamp(1), false},
+		{"a log stamp that does not read", false, true, "s1", func(t *testing.T, dir string) {
+			require.NoError(t, os.WriteFile(filepath.Join(record.Dir(dir), record.LogStampName), []byte("12 34\n"), 0o600))
+		}, false},
+		{"a runtime, the run not finished", false, true, "s1", runtimeFile(`{"session": 3}`), true},
+		{"a finished run's reflection due", false, true, "s1", runtimeFile(`{"session": 3, "finished": true}`), false},
+		{"a finished run's reflection done", false, true, "s1", runtimeFile(`{"session": 3, "finished": true, "reflect_done": true}`), true},
+		{"a runtime that does not read", false, true, "s1", runtimeFile(`{"session": 3, "finished": tru`), false},
+		{"a session id named by its hash", false, true, "s 1", func(*testing.T, string) {}, false},
+		{"the runtime directory a link", false, true, "s1", func(t *testing.T, dir string) {
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, root.RuntimeDir)))
+			require.NoError(t, os.Symlink(t.TempDir(), filepath.Join(dir, root.RuntimeDir)))
+		}, false},
+	}
+	t.Setenv("HARNESS_RECORD_DIR", filepath.Join(t.TempDir(), "records"))
+	t.Setenv("HARNESS_STATE_ROOT", "")
+	t.Setenv("CLAUDE_CODE_SESSION_ID", "s1")
+	doc := []byte(`{"version":2,"tasks":[]}`)
+	dirs := make([]string, len(tests))
+	for i, tt := range tests {
+		dir, err := filepath.EvalSymlinks(t.TempDir())
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, root.TasksFile), doc, 0o644))
+		require.NoError(t, record.Of(dir).SaveTasks(doc, tt.active))
+		progress.Append(dir, progress.Entry{Session: 1, Type: progress.Init, Message: "set up"})
+		if tt.active {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, root.ActiveMarker), nil, 0o644))
+		}
+		integrity.AfterTool(project.Open(dir), "a Bash call", nil) // the backup, the session's first look
+		dirs[i] = dir
+	}
+	time.Sleep(2100 * time.Millisecond)
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := dirs[i]
+			t.Setenv("CLAUDE_PROJECT_DIR", dir)
+			t.Chdir(dir)
+			if tt.judge {
+				integrity.AfterTool(project.Open(dir), "a Bash call", nil)
+				require.FileExists(t, filepath.Join(record.Dir(dir), quiet.JudgedFile))
+			}
+			tt.set(t, dir)
+			payload := []byte(`{"session_id":"` + tt.session + `","hook_event_name":"Stop","cwd":"` + dir + `","stop_hook_active":false}`)
+			assert.Equal(t, tt.want, quiet.OffFor(quiet.Ended, payload, os.Getenv))
+		})
+	}
 }

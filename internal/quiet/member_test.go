@@ -1,6 +1,7 @@
 package quiet_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/harness-agent/harness/internal/quiet"
 	"github.com/harness-agent/harness/internal/record"
 	"github.com/harness-agent/harness/internal/root"
+	"github.com/harness-agent/harness/internal/sessionhook"
 )
 
 // member finds the payload's cwd where the hook's own reader (gjson) finds
@@ -54,7 +56,10 @@ func TestMember(t *testing.T) {
 
 // The probes look for the files by the names the hooks give them.
 func TestNames(t *testing.T) {
-	assert.Equal(t, [...]string{root.TasksFile, root.ActiveMarker, root.RuntimeDir, record.Judged}, quiet.Names)
+	t.Setenv("HARNESS_RECORD_DIR", t.TempDir())
+	rec := record.Of("/p")
+	assert.Equal(t, [...]string{root.TasksFile, root.ActiveMarker, root.RuntimeDir, record.Judged, record.LogStampName, root.ProgressFile,
+		filepath.Base(rec.SessionsDir()), strings.TrimSuffix(filepath.Base(sessionhook.RuntimePath(rec, "s")), "s.json")}, quiet.Names)
 }
 
 // Wherever member is certain and the hook reads the payload at all, the

@@ -38,6 +38,8 @@ func off(rule Rule, doc []byte, env func(string) string) bool {
 			return judged(dir, env)
 		case Settled:
 			return settledOff(dir, env)
+		case Ended:
+			return turnEnded(dir, doc, env)
 		}
 		return false
 	}
@@ -208,16 +210,7 @@ func settledOff(dir string, env func(string) string) bool {
 	if syscall.Stat(path.Join(dir, tasksFile), &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return false
 	}
-	if present(path.Join(dir, activeMarker)) != absent {
-		return false
-	}
-	switch err := syscall.Lstat(path.Join(dir, runtimeDir), &st); err {
-	case syscall.ENOENT:
-	case nil:
-		if st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
-			return false
-		}
-	default:
+	if !offAndOwn(dir) {
 		return false
 	}
 	base := recordBase(env)
@@ -231,6 +224,98 @@ func settledOff(dir string, env func(string) string) bool {
 	}
 	active, certain := memberText(text, "active")
 	return certain && string(active) == "false"
+}
+
+// offAndOwn reports whether the state root dir has no marker, and no
+// link in its runtime directory's place for root.OwnRuntimeDir to replace
+// (none, or a directory).
+func offAndOwn(dir string) bool {
+	if present(path.Join(dir, activeMarker)) != absent {
+		return false
+	}
+	var st syscall.Stat_t
+	switch err := syscall.Lstat(path.Join(dir, runtimeDir), &st); err {
+	case syscall.ENOENT:
+		return true
+	case nil:
+		return st.Mode&syscall.S_IFMT == syscall.S_IFDIR
+	}
+	return false
+}
+
+// turnEnded reports whether the Stop hook has nothing to do at this turn's
+// end in the state root dir, root.Find's, switched off (a finished run, a
+// person's switching off): no marker and no link for root.OwnRuntimeDir
+// (offAndOwn); its check would find the files as the check after the last
+// tool call of this session found them (judged); the log is as the record
+// last compared it whole (its log stamp, integrity.logSince); and the
+// session's runtime asks for no reflection round (none, not finished, or
+// its rounds done: sessionhook.reflection).
+func turnEnded(dir string, doc []byte, env func(string) string) bool {
+	if !offAndOwn(dir) || !judged(dir, env) {
+		return false
+	}
+	base := recordBase(env)
+	rec := recordDir(base, dir)
+	if !logCompared(path.Join(rec, logStampFile), path.Join(dir, progressFile)) {
+		return false
+	}
+	session, certain := member(doc, "session_id")
+	if !certain || !plainID(session) {
+		return false
+	}
+	runtime := path.Join(rec, sessionsDir, runtimePrefix+session+".json")
+	text, ok := readSmall(runtime)
+	if !ok {
+		return present(runtime) == absent
+	}
+	finished, fok := memberText(text, "finished")
+	done, dok := memberText(text, "reflect_done")
+	return fok && dok && (finished == nil || string(finished) == "false" || string(done) == "true")
+}
+
+// logCompared reports whether the log at logPath has the stamp the
+// record's note at stampPath gives (record.Record.LogStamp: size,
+// modification time, inode, change time, each in twenty digits), or there
+// is no note: integrity.logSince then compares nothing.
+func logCompared(stampPath, logPath string) bool {
+	text, ok := readSmall(stampPath)
+	if !ok {
+		return present(stampPath) == absent
+	}
+	var want [4]int64
+	for i := range want {
+		end := byte(' ')
+		if i == len(want)-1 {
+			end = '\n'
+		}
+		if len(text) < 21 || text[20] != end {
+			return false
+		}
+		v, err := strconv.ParseInt(string(text[:20]), 10, 64)
+		if err != nil {
+			return false
+		}
+		want[i], text = v, text[21:]
+	}
+	var st syscall.Stat_t
+	return len(text) == 0 && syscall.Stat(logPath, &st) == nil &&
+		want == [4]int64{st.Size, st.Mtim.Sec*1e9 + st.Mtim.Nsec, int64(st.Ino), st.Ctim.Sec*1e9 + st.Ctim.Nsec}
+}
+
+// plainID reports whether a session id names its runtime file as it is
+// (root.SessionFileIn; any other is hashed there, and left to the hook).
+func plainID(id string) bool {
+	if id == "" || len(id) > 128 || id[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c == '.' || c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // isDir reports whether name is a directory, links followed.

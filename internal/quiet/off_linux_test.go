@@ -42,7 +42,7 @@ func hookFinds(rule quiet.Rule, doc []byte) bool {
 			}
 		}
 		return false
-	case quiet.Rooted:
+	case quiet.Rooted, quiet.Ended: // (no judgement is kept in these layouts)
 		return root.Find(cwd) != ""
 	case quiet.Settled:
 		// sessionhook.locate, then SessionStart's and UserPromptSubmit's
@@ -154,7 +154,7 @@ func TestOffOnlyWhereTheHookFindsNothing(t *testing.T) {
 			if nothing {
 				plain++
 			}
-			for _, rule := range []quiet.Rule{quiet.Switched, quiet.Rooted, quiet.Known, quiet.Settled} {
+			for _, rule := range []quiet.Rule{quiet.Switched, quiet.Rooted, quiet.Known, quiet.Settled, quiet.Ended} {
 				off := quiet.OffFor(rule, doc, os.Getenv)
 				assert.False(t, off && hookFinds(rule, doc), "rule %d ended a hook that finds a project to act on: %+v, payload %s", rule, l, doc)
 				if nothing {
@@ -198,6 +198,7 @@ func TestOff(t *testing.T) {
 				tt.l.stateRoot = "-"
 			}
 			doc := setUp(t, base, tt.l)
+			assert.Equal(t, tt.want[1], quiet.OffFor(quiet.Ended, doc, os.Getenv), "Ended, with no judgement kept, as Rooted")
 			for i, rule := range []quiet.Rule{quiet.Switched, quiet.Rooted, quiet.Known, quiet.Settled} {
 				assert.Equal(t, tt.want[i], quiet.OffFor(rule, doc, os.Getenv), "rule %d", rule)
 			}

@@ -20,7 +20,9 @@
 // call that said "not there", or, for the hooks after a tool call (Known),
 // where the state root the hook acts on keeps the judgement of the check
 // after the last tool call that nothing was changed, and none of the files
-// it rests on moved since (judged, integrity.AfterTool). Anything else (a path given relative, an
+// it rests on moved since (judged, integrity.AfterTool); and for the hooks
+// that only settle a project switched off (Settled, Ended), where its
+// record says so already and nothing is left for them to do. Anything else (a path given relative, an
 // unreadable directory, a payload this reader cannot follow or one over
 // peekLimit, no /proc, any system but Linux) leaves the decision to the hook, which then reads the payload Off has
 // already read (Stdin). An early end writes its line in the hooks' debug
@@ -76,6 +78,11 @@ const (
 	// UserPromptSubmit do nothing there but settle the record of a harness
 	// just switched off (integrity.SettleOff).
 	Settled
+	// Ended: Rooted, and the state root found is switched off with
+	// nothing for a turn's end to do (turnEnded): Stop's check would find
+	// what the check after the last tool call found, and there is no
+	// reflection round to ask for.
+	Ended
 )
 
 // Names the probes look for, as internal/root and internal/record name them
@@ -86,6 +93,12 @@ const (
 	markFile     = "mark.json"
 	runtimeDir   = ".harness-runtime"
 	judgedFile   = "judged.txt"
+	logStampFile = "log-stamp.txt"
+	progressFile = "harness-progress.txt"
+	sessionsDir  = "sessions"
+	// runtimePrefix begins the name of a session's runtime file in the
+	// record's sessions directory (sessionhook.RuntimePath).
+	runtimePrefix = "session-"
 	// judgedFormat heads a judgement kept by integrity.AfterTool.
 	judgedFormat = "harness judged 1"
 	// maxParents bounds root.Find's look up a place's parents.
