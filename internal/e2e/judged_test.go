@@ -24,12 +24,6 @@ func TestScenarioKeptJudgement(t *testing.T) {
 	p.initState()
 	id := p.add("Write alpha", "--validate", "test -f alpha.txt")
 	tasksFile := p.path("harness-tasks.json")
-	script := `import json
-d = json.load(open("harness-tasks.json"))
-for t in d["tasks"]:
-    t["status"] = "completed"
-json.dump(d, open("harness-tasks.json", "w"), indent=2)
-`
 	var (
 		mu          sync.Mutex
 		claimed     string // the tasks file after the claim
@@ -42,7 +36,7 @@ json.dump(d, open("harness-tasks.json", "w"), indent=2)
 			mu.Lock()
 			defer mu.Unlock()
 			claimed = readOr(tasksFile, "")
-			return fakeapi.Write(p.path("mark.py"), script)
+			return fakeapi.Write(p.path("mark.py"), completeEveryTask)
 		}),
 		fakeapi.Bash("sleep 2.5"), // the files still for two seconds: the check after it keeps its judgement
 		fakeapi.Bash("echo between"),

@@ -1037,6 +1037,16 @@ func clipRunes(s string, n int) string {
 	return string(r)
 }
 
+// completeEveryTask is a script that marks every task completed in the
+// tasks file: what the guard cannot read, and the check after the call
+// catches.
+const completeEveryTask = `import json
+d = json.load(open("harness-tasks.json"))
+for t in d["tasks"]:
+    t["status"] = "completed"
+json.dump(d, open("harness-tasks.json", "w"), indent=2)
+`
+
 // TestScenarioTamperScript: what the guard cannot read, the check after the
 // tool call catches. The model writes a Python script that marks its task
 // completed and runs it; the PostToolUse hook puts the tasks file back
@@ -1048,12 +1058,6 @@ func TestScenarioTamperScript(t *testing.T) {
 	p.initState()
 	id := p.add("Write alpha", "--validate", "test -f alpha.txt")
 	tasksFile := p.path("harness-tasks.json")
-	script := `import json
-d = json.load(open("harness-tasks.json"))
-for t in d["tasks"]:
-    t["status"] = "completed"
-json.dump(d, open("harness-tasks.json", "w"), indent=2)
-`
 	var (
 		mu          sync.Mutex
 		claimed     string // the tasks file after the claim
@@ -1066,7 +1070,7 @@ json.dump(d, open("harness-tasks.json", "w"), indent=2)
 			mu.Lock()
 			defer mu.Unlock()
 			claimed = readOr(tasksFile, "")
-			return fakeapi.Write(p.path("mark.py"), script)
+			return fakeapi.Write(p.path("mark.py"), completeEveryTask)
 		}),
 		fakeapi.Bash("python3 mark.py"),
 		fakeapi.Func(func(r *fakeapi.Request) fakeapi.Turn {

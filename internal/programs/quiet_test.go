@@ -134,14 +134,7 @@ func TestPostToolUseEndsOnAKeptJudgement(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the early end is Linux's (internal/quiet)")
 	}
-	bin := testbin.Build(t)
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	records := t.TempDir()
-	env := append(os.Environ(), "HARNESS_RECORD_DIR="+records, "HARNESS_LOCK_DIR="+t.TempDir(), "CLAUDE_PROJECT_DIR="+dir,
-		"HARNESS_STATE_ROOT=", "GODEBUG=inittrace=1",
-		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@example.com")
-	initProject(t, bin, dir, env)
+	bin, dir, records, env := tracedProject(t)
 	run := func(hook, session string) (whole bool, stdout string) {
 		t.Helper()
 		return runTraced(t, bin, hook, dir, append(env, "CLAUDE_CODE_SESSION_ID="+session), `{"session_id":"`+session+
@@ -206,6 +199,22 @@ func TestPostToolUseEndsOnAKeptJudgement(t *testing.T) {
 	assert.Equal(t, string(before), string(after), "the turn's end left the broken tasks file")
 }
 
+// tracedProject builds the executables and sets up a project switched on
+// with one task, in an environment of its own (its record directory
+// records) in which the Go runtime traces each package's initialisation
+// (runTraced).
+func tracedProject(t *testing.T) (bin, dir, records string, env []string) {
+	bin = testbin.Build(t)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	records = t.TempDir()
+	env = append(os.Environ(), "HARNESS_RECORD_DIR="+records, "HARNESS_LOCK_DIR="+t.TempDir(), "CLAUDE_PROJECT_DIR="+dir,
+		"HARNESS_STATE_ROOT=", "GODEBUG=inittrace=1",
+		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@example.com")
+	initProject(t, bin, dir, env)
+	return bin, dir, records, env
+}
+
 // runTraced runs the hook executable in dir with payload and reports
 // whether it ran whole (the Go runtime's trace names unicode's
 // initialisation: env has GODEBUG=inittrace=1); its line in the debug log
@@ -235,13 +244,8 @@ func TestSwitchedOffHooksEndEarly(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the early end is Linux's (internal/quiet)")
 	}
-	bin := testbin.Build(t)
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	env := append(os.Environ(), "HARNESS_RECORD_DIR="+t.TempDir(), "HARNESS_LOCK_DIR="+t.TempDir(), "CLAUDE_PROJECT_DIR="+dir,
-		"HARNESS_STATE_ROOT=", "GODEBUG=inittrace=1", "CLAUDE_CODE_SESSION_ID=s1",
-		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@example.com")
-	initProject(t, bin, dir, env)
+	bin, dir, _, env := tracedProject(t)
+	env = append(env, "CLAUDE_CODE_SESSION_ID=s1")
 	require.NoError(t, os.Remove(filepath.Join(dir, ".harness-active")))
 	payload := func(event, more string) string {
 		return `{"session_id":"s1","hook_event_name":"` + event + `","cwd":"` + dir + `"` + more + `}`
