@@ -11,8 +11,5 @@ var Member = member
 // Names are the file names the probes look for.
 var Names = [...]string{tasksFile, activeMarker, runtimeDir, judgedFile, logStampFile, progressFile, sessionsDir, runtimePrefix}
 
-// StatText is statText, the text a kept judgement gives a file's stat.
-var StatText = statText
-
 // JudgedFile and JudgedFormat name a kept judgement and head its text.
 const JudgedFile, JudgedFormat = judgedFile, judgedFormat

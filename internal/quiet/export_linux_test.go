@@ -1,0 +1,4 @@
+package quiet
+
+// StatText is statText, the text a kept judgement gives a file's stat.
+var StatText = statText
