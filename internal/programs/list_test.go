@@ -38,7 +38,8 @@ func TestMainsMatchHooksDirs(t *testing.T) {
 // internal/quiet that Hooks gives it, the one the scenarios run, and
 // exactly one; the harness command imports none.
 func TestMainsImportTheirRule(t *testing.T) {
-	byName := map[string]quiet.Rule{"switched": quiet.Switched, "rooted": quiet.Rooted, "known": quiet.Known}
+	byName := map[string]quiet.Rule{"switched": quiet.Switched, "rooted": quiet.Rooted, "known": quiet.Known,
+		"settled": quiet.Settled, "ended": quiet.Ended}
 	imports := regexp.MustCompile(`"github.com/harness-agent/harness/internal/quiet/(\w+)"`)
 	mains, err := filepath.Glob(filepath.Join("..", "..", "hooks", "*", "main.go"))
 	require.NoError(t, err)

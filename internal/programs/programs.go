@@ -26,13 +26,13 @@ type Hook struct {
 
 // Hooks are the hook executables by name.
 var Hooks = map[string]Hook{
-	"harness-session-start":         {hook.SessionStart, sessionhook.SessionStart, quiet.Rooted},
+	"harness-session-start":         {hook.SessionStart, sessionhook.SessionStart, quiet.Settled},
 	"harness-pre-tool-use":          {hook.PreToolUse, guard.Check, quiet.Switched},
-	"harness-stop":                  {hook.Stop, sessionhook.Stop, quiet.Rooted},
+	"harness-stop":                  {hook.Stop, sessionhook.Stop, quiet.Ended},
 	"harness-subagent-stop":         {hook.SubagentStop, sessionhook.SubagentStop, quiet.Switched},
 	"harness-teammate-idle":         {hook.TeammateIdle, sessionhook.TeammateIdle, quiet.Switched},
 	"harness-session-end":           {hook.SessionEnd, sessionhook.SessionEnd, quiet.Rooted},
-	"harness-user-prompt-submit":    {hook.UserPromptSubmit, sessionhook.UserPromptSubmit, quiet.Rooted},
+	"harness-user-prompt-submit":    {hook.UserPromptSubmit, sessionhook.UserPromptSubmit, quiet.Settled},
 	"harness-post-tool-use":         {hook.PostToolUse, guard.After, quiet.Known},
 	"harness-post-tool-use-failure": {hook.PostToolUseFailure, guard.After, quiet.Known},
 	"harness-pre-compact":           {hook.PreCompact, sessionhook.PreCompact, quiet.Switched},
