@@ -222,7 +222,10 @@ func featureOf(t state.Task) (category, description string) {
 // writeMarkdown writes tasks as a checklist. A task waited on by an
 // earlier one is nested under it, as an import of a checklist reads
 // nesting (the outer item waits on the items under it); any other
-// dependency has no place in a checklist.
+// dependency has no place in a checklist. A description is a block quote
+// under its item's criteria, after a blank line: quoted, none of its lines
+// reads as a task, a criterion, a dependency or a fence when the checklist
+// is imported again, and its blank lines stay.
 func writeMarkdown(tasks []state.Task) []byte {
 	at := map[string]int{}
 	for i, t := range tasks {
@@ -249,6 +252,17 @@ func writeMarkdown(tasks []state.Task) []byte {
 		fmt.Fprintf(&b, "%s- [%s] %s\n", indent, mark, t.Title)
 		for _, a := range t.Acceptance {
 			fmt.Fprintf(&b, "%s  - %s\n", indent, a)
+		}
+		if d := strings.TrimSpace(t.Description); d != "" {
+			b.WriteString("\n")
+			for _, line := range strings.Split(d, "\n") {
+				if line = strings.TrimRight(line, " \t\r"); line == "" {
+					fmt.Fprintf(&b, "%s  >\n", indent)
+				} else {
+					fmt.Fprintf(&b, "%s  > %s\n", indent, line)
+				}
+			}
+			b.WriteString("\n")
 		}
 		for _, j := range under[i] {
 			write(j, indent+"  ")

@@ -163,7 +163,16 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 				if bullet != nil {
 					p.Items[owner].Acceptance = append(p.Items[owner].Acceptance, plainText(bullet[1]))
 				} else {
-					p.Items[owner].Description = strings.TrimSpace(p.Items[owner].Description + "\n" + t)
+					// A block quote's text is the description's, as an
+					// export writes it (its blank lines ">" kept).
+					if q, ok := strings.CutPrefix(t, ">"); ok {
+						t = strings.TrimPrefix(q, " ")
+					}
+					if d := &p.Items[owner].Description; *d == "" {
+						*d = t
+					} else {
+						*d += "\n" + t // trimmed at the end: a blank quoted line in it stays
+					}
 				}
 			}
 			return
@@ -239,6 +248,9 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 		take(n, line, "")
 	}
 	flush()
+	for i := range p.Items {
+		p.Items[i].Description = strings.TrimSpace(p.Items[i].Description)
+	}
 	if len(marks) > 0 {
 		var said []string
 		for _, m := range slices.Sorted(maps.Keys(marks)) {

@@ -371,13 +371,18 @@ func TestPatch(t *testing.T) {
 	}
 }
 
+// tricky is a description whose lines, written as they are under a
+// checklist's item, would read as a task, a criterion, a dependency, a
+// fence or a comment; its blank line and inner indentation are its own.
+const tricky = "Write the docs.\n- [ ] not a task\n- not a criterion\n1. not a step\n_Depends: 1_\nDepends on: 2\n```\n<!-- kept -->\n\n> a quote\n    indented code"
+
 // Write renders the harness's tasks in each format; the result reads back
 // as the same items, done where the task is completed.
 func TestWriteReadsBack(t *testing.T) {
 	tasks := []state.Task{
 		{ID: "task-001", Title: "Server", Status: state.Completed, Priority: "P0", Acceptance: []string{"GET / is 200"}},
 		{ID: "task-002", Title: "Auth <JWT>", Status: state.InProgress, Priority: "P2", DependsOn: []string{"task-001"}, Description: "email & password"},
-		{ID: "task-003", Title: "Docs", Status: state.Pending, Priority: "P1"},
+		{ID: "task-003", Title: "Docs", Status: state.Pending, Priority: "P1", Description: tricky},
 	}
 	for _, format := range []string{FeatureList, Taskmaster, Beads, Markdown} {
 		t.Run(format, func(t *testing.T) {
@@ -397,6 +402,11 @@ func TestWriteReadsBack(t *testing.T) {
 			}
 			if format == Markdown {
 				assert.True(t, strings.HasPrefix(string(text), "- [x] Server\n  - GET / is 200\n"))
+				for i, it := range p.Items {
+					assert.Equal(t, tasks[i].Description, it.Description, "%s", text)
+					assert.Equal(t, tasks[i].Acceptance, it.Acceptance, "%s", text)
+					assert.Len(t, it.DependsOn, 0, "%s", text)
+				}
 			}
 		})
 	}
