@@ -99,10 +99,11 @@ func runImport(e *Env, c *command, args []string) int {
 		}
 	}
 	var steps []importStep
-	var warnings, noCheck, apart []string
+	var warnings, noCheck, apart, before []string
 	unchanged, checked := 0, 0
 	_, err = statecache.Update(dir, func(s *state.State) error {
 		edited, from := importLog(dir)
+		before = knownByNumber(s, p)
 		apart = setApart(s, p, dir, e.path(file), file, from)
 		steps, warnings, unchanged, err = applyPlan(s, p, stamp(e.Now()), loggedIDs(dir), *check, edited)
 		if err != nil {
@@ -180,6 +181,9 @@ func runImport(e *Env, c *command, args []string) int {
 	}
 	for _, w := range apart {
 		fmt.Fprintf(e.Stderr, "WARN [%s] %s\n", failure.Config, w)
+	}
+	for _, b := range before {
+		fmt.Fprintln(e.Stdout, b)
 	}
 	fmt.Fprintf(e.Stdout, "%s (%s): %d added (%d done), %d updated, %d unchanged, %d kept as the harness has them, %d skipped\n",
 		file, p.Format, counts["added"], counts["done"], counts["updated"], unchanged, counts["kept"], len(p.Skipped))
@@ -410,6 +414,45 @@ func importedFrom(from map[string]string, tail string) {
 		return
 	}
 	from[tail[i+2:len(tail)-1]] = tail[:i]
+}
+
+// knownByNumber finds again the tasks an import made of a file of several
+// repositories' issues when an issue was known by its number alone
+// (github:#N, and of two issues of one number, one kept): an item
+// github:OWNER/REPO#N with no task of its own is the task github:#N whose
+// title is its own, where no item of the file is github:#N itself, and
+// that task takes the item's source (an export --from then finds it too).
+// A file of one repository's issues that gained another's is found again
+// the same way. It returns a line for each task so found.
+func knownByNumber(s *state.State, p *plan.Plan) []string {
+	bySource := map[string]*state.Task{}
+	for i := range s.Tasks {
+		if src := s.Tasks[i].Source; src != "" {
+			bySource[src] = &s.Tasks[i]
+		}
+	}
+	inPlan := map[string]bool{}
+	for _, it := range p.Items {
+		inPlan[it.Source] = true
+	}
+	var notes []string
+	for _, it := range p.Items {
+		rest, ok := strings.CutPrefix(it.Source, plan.GitHub+":")
+		repo, number, numbered := strings.Cut(rest, "#")
+		if !ok || !numbered || repo == "" || bySource[it.Source] != nil {
+			continue
+		}
+		old := plan.GitHub + ":#" + number
+		t := bySource[old]
+		if t == nil || inPlan[old] || t.Title != it.Title {
+			continue
+		}
+		delete(bySource, old) // one item takes it
+		t.Source = it.Source
+		bySource[it.Source] = t
+		notes = append(notes, fmt.Sprintf("%s is %s, imported before as %s", it.Source, t.ID, old))
+	}
+	return notes
 }
 
 // setApart gives an item of plan p (the file at path, named file) a
