@@ -22,10 +22,11 @@
 // after the last tool call that nothing was changed, and none of the files
 // it rests on moved since (judged, integrity.AfterTool); and for the hooks
 // that only settle a project switched off (Settled, Ended), where its
-// record says so already and nothing is left for them to do. Anything else (a path given relative, an
-// unreadable directory, a payload this reader cannot follow or one over
-// peekLimit, no /proc, any system but Linux) leaves the decision to the hook, which then reads the payload Off has
-// already read (Stdin). An early end writes its line in the hooks' debug
+// record says so already and nothing is left for them to do. Anything
+// else (a path given relative, an unreadable directory, a payload this
+// reader cannot follow or one over peekLimit, no /proc, any system but
+// Linux) leaves the decision to the hook, which then reads the payload
+// Off has already read (Stdin). An early end writes its line in the hooks' debug
 // log (Log, marked "quiet") as the hook would have.
 package quiet
 
