@@ -555,9 +555,12 @@ func WholeLog(p *project.Project, by string) Result {
 
 // TurnEnd is the check at a turn's end (the Stop hook): Check, with Legal
 // judging a change of the tasks file, then the whole log compared with
-// the mirror when another writer touched it (logSince).
-func TurnEnd(p *project.Project, by string) Result {
-	res := Check(p, by, Legal(p))
+// the mirror when another writer touched it (logSince). With keep, a
+// clean check keeps its judgement as AfterTool's does: in a project
+// switched off, the next turn's end (internal/quiet's Ended) and tool
+// call end on it, where a turn without a tool call left none.
+func TurnEnd(p *project.Project, by string, keep bool) Result {
+	res := check(p, by, Legal(p), how{keep: keep})
 	if whole := logSince(p, by); whole.Tampered() {
 		res.Repairs = append(res.Repairs, whole.Repairs...)
 	}

@@ -237,9 +237,9 @@ func runTraced(t *testing.T, bin, hook, dir string, env []string, payload string
 }
 
 // In a project switched off, once its record says so and the check after
-// a tool call kept its judgement, Stop and UserPromptSubmit end before
-// their packages are initialised; a harness file touched since makes the
-// next Stop run whole (and judge it).
+// a tool call (or at a turn's end) kept its judgement, Stop and
+// UserPromptSubmit end before their packages are initialised; a harness
+// file touched since makes the next Stop run whole (and judge it).
 func TestSwitchedOffHooksEndEarly(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the early end is Linux's (internal/quiet)")
@@ -271,4 +271,11 @@ func TestSwitchedOffHooksEndEarly(t *testing.T) {
 	now := time.Now()
 	require.NoError(t, os.Chtimes(filepath.Join(dir, "harness-tasks.json"), now, now))
 	assert.True(t, run("stop", "Stop", `,"stop_hook_active":false`), "a turn's end after the tasks file was touched")
+
+	// Turns without a tool call: a turn's end that finds nothing changed
+	// keeps the judgement itself, and the next one ends on it.
+	time.Sleep(2100 * time.Millisecond)
+	assert.True(t, run("stop", "Stop", `,"stop_hook_active":false`), "the turn's end that keeps its judgement")
+	assert.False(t, run("stop", "Stop", `,"stop_hook_active":false`))
+	assert.False(t, run("post-tool-use", "PostToolUse", bash))
 }

@@ -33,7 +33,8 @@ func Stop(p hook.Payload) hook.Decision {
 		return hook.Decision{}
 	}
 	rt := ReadRuntime(c.Record(), c.session)
-	fence := integrity.TurnEnd(c.Project, "a writer outside the harness")
+	// Switched off, its clean check is kept for the next turn's end.
+	fence := integrity.TurnEnd(c.Project, "a writer outside the harness", !c.Active())
 	if !c.Active() {
 		return reflection(c, rt)
 	}
