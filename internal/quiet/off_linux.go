@@ -33,15 +33,21 @@ func off(rule Rule, doc []byte, env func(string) string) bool {
 	// nothing it rests on moved (judged), a Settled one where there is
 	// nothing to settle (settledOff).
 	foundRoot := func(dir string) bool {
+		if rule != Known && rule != Settled && rule != Ended {
+			return false
+		}
+		base := recordBase(env)
+		if base == "" || base[0] != '/' {
+			return false // no record to read, or one named relative to this process
+		}
+		rec := recordDir(base, dir)
 		switch rule {
 		case Known:
-			return judged(dir, env)
+			return judged(dir, rec, env)
 		case Settled:
-			return settledOff(dir, env)
-		case Ended:
-			return turnEnded(dir, doc, env)
+			return settledOff(dir, rec)
 		}
-		return false
+		return turnEnded(dir, rec, doc, env)
 	}
 	if stateRoot != "" {
 		real, found, ok := realPath(path.Clean(stateRoot))
@@ -158,25 +164,20 @@ func recordKnows(dirs []string, env func(string) string) bool {
 	return false
 }
 
-// judged reports whether the record of the state root dir keeps a
-// judgement, made in this session by the check after a tool call, that
+// judged reports whether the record of the state root dir (its directory
+// rec) keeps a judgement, made in this session by the check after a tool call, that
 // the project's files are as the harness left them (integrity.AfterTool,
 // record.Judged), and every file it rests on still has the stat it had
 // then: the check would find the same again, and the hook do nothing.
 // The text is the integrity package's: a format line, the root, the
 // session, a line "PATH<tab>STAT" for each file ("-" for none; a stat is
 // record.Stamp's text of lstat(2)'s answer), then "--".
-func judged(dir string, env func(string) string) bool {
-	base := recordBase(env)
-	if base == "" || base[0] != '/' {
-		return false
-	}
-	text, ok := readSmall(path.Join(recordDir(base, dir), judgedFile))
+func judged(dir, rec string, env func(string) string) bool {
+	text, ok := readSmall(path.Join(rec, judgedFile))
 	if !ok {
 		return false
 	}
-	session, _ := syscall.Getenv("CLAUDE_CODE_SESSION_ID")
-	head := judgedFormat + "\nroot " + dir + "\nsession " + session + "\n"
+	head := judgedFormat + "\nroot " + dir + "\nsession " + env("CLAUDE_CODE_SESSION_ID") + "\n"
 	if len(text) < len(head) || string(text[:len(head)]) != head {
 		return false
 	}
@@ -205,7 +206,7 @@ func judged(dir string, env func(string) string) bool {
 // record's mark not active (or no record at all: integrity.SettleOff has
 // nothing to change), and the runtime directory none or a directory
 // (root.OwnRuntimeDir has no link to replace).
-func settledOff(dir string, env func(string) string) bool {
+func settledOff(dir, rec string) bool {
 	var st syscall.Stat_t
 	if syscall.Stat(path.Join(dir, tasksFile), &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return false
@@ -213,11 +214,7 @@ func settledOff(dir string, env func(string) string) bool {
 	if !offAndOwn(dir) {
 		return false
 	}
-	base := recordBase(env)
-	if base == "" || base[0] != '/' {
-		return false
-	}
-	mark := path.Join(recordDir(base, dir), markFile)
+	mark := path.Join(rec, markFile)
 	text, ok := readSmall(mark)
 	if !ok {
 		return present(mark) == absent
@@ -251,12 +248,10 @@ func offAndOwn(dir string) bool {
 // last compared it whole (its log stamp, integrity.logSince); and the
 // session's runtime asks for no reflection round (none, not finished, or
 // its rounds done: sessionhook.reflection).
-func turnEnded(dir string, doc []byte, env func(string) string) bool {
-	if !offAndOwn(dir) || !judged(dir, env) {
+func turnEnded(dir, rec string, doc []byte, env func(string) string) bool {
+	if !offAndOwn(dir) || !judged(dir, rec, env) {
 		return false
 	}
-	base := recordBase(env)
-	rec := recordDir(base, dir)
 	if !logCompared(path.Join(rec, logStampFile), path.Join(dir, progressFile)) {
 		return false
 	}
@@ -299,8 +294,17 @@ func logCompared(stampPath, logPath string) bool {
 		want[i], text = v, text[21:]
 	}
 	var st syscall.Stat_t
-	return len(text) == 0 && syscall.Stat(logPath, &st) == nil &&
-		want == [4]int64{st.Size, st.Mtim.Sec*1e9 + st.Mtim.Nsec, int64(st.Ino), st.Ctim.Sec*1e9 + st.Ctim.Nsec}
+	if len(text) != 0 || syscall.Stat(logPath, &st) != nil {
+		return false
+	}
+	size, mtime, ctime, ino := stampOf(&st)
+	return want == [4]int64{size, mtime, ino, ctime}
+}
+
+// stampOf is what record.StampOf keeps of a file's status: its size, its
+// modification and change times in nanoseconds, its inode.
+func stampOf(st *syscall.Stat_t) (size, mtime, ctime, ino int64) {
+	return st.Size, st.Mtim.Sec*1e9 + st.Mtim.Nsec, st.Ctim.Sec*1e9 + st.Ctim.Nsec, int64(st.Ino)
 }
 
 // plainID reports whether a session id names its runtime file as it is
@@ -337,8 +341,9 @@ func statText(name string) string {
 	default:
 		return "?"
 	}
+	size, mtime, ctime, ino := stampOf(&st)
 	b := make([]byte, 0, 80)
-	for i, v := range [...]int64{st.Size, st.Mtim.Sec*1e9 + st.Mtim.Nsec, st.Ctim.Sec*1e9 + st.Ctim.Nsec, int64(st.Ino)} {
+	for i, v := range [...]int64{size, mtime, ctime, ino} {
 		if i > 0 {
 			b = append(b, ':')
 		}
@@ -382,6 +387,9 @@ func readSmall(name string) (data []byte, ok bool) {
 	}
 }
 
+// indexByte is bytes.IndexByte: this package imports nothing past the
+// runtime's packages and syscall (bytes brings unicode), so that its
+// subpackages end a hook before the rest is initialised (quiet.go).
 func indexByte(b []byte, c byte) int {
 	for i, x := range b {
 		if x == c {
