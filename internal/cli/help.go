@@ -103,7 +103,11 @@ func flagErr(fs *flag.FlagSet, err error) error {
 		return failure.Wrap(failure.Usage, err, "-%s is not a flag of %s, and a value may not begin with \"-\"", name, fs.Name()).
 			WithHint("run `%s --help` for what it takes", fs.Name())
 	}
-	fe := failure.Wrap(failure.Usage, err, "unknown flag --%s for %s", name, fs.Name())
+	written := "--" + name
+	if len(name) == 1 {
+		written = "-" + name // the short flag other tools take (-o FILE): said as typed
+	}
+	fe := failure.Wrap(failure.Usage, err, "unknown flag %s for %s", written, fs.Name())
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 	if near := closestFlag(name, names); near != "" {
@@ -117,8 +121,8 @@ func flagErr(fs *flag.FlagSet, err error) error {
 
 // closestFlag is the flag a mistyped name most likely meant: the nearest
 // within two edits (one for a name of four letters or less, where two
-// reach almost any short flag), else the one flag it begins; "" when there
-// is none.
+// reach almost any short flag), else the one flag it begins (a short -o
+// for --out); "" when there is none.
 func closestFlag(name string, names []string) string {
 	sort.Strings(names)
 	best, bestD := "", 3
@@ -130,7 +134,7 @@ func closestFlag(name string, names []string) string {
 			best, bestD = n, d
 		}
 	}
-	if best != "" || len(name) < 2 {
+	if best != "" || name == "" {
 		return best
 	}
 	for _, n := range names {
