@@ -2,9 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"github.com/harness-agent/harness/internal/validation"
 
 	"github.com/harness-agent/harness/internal/git"
+	"github.com/harness-agent/harness/internal/schedule"
+	"github.com/harness-agent/harness/internal/state"
+	"github.com/harness-agent/harness/internal/validation"
 )
 
 var validateVerb = &command{
@@ -51,7 +53,7 @@ func runValidate(e *Env, c *command, args []string) int {
 			return ExitOK
 		case o.Completed:
 			fmt.Fprintf(e.Stdout, "Completed %s: %s (integrated as %s after its validation passed on the merged tree)\n", t.ID, t.Title, git.Short(in.Merged))
-			fmt.Fprintln(e.Stdout, "next: harness claim")
+			fmt.Fprintln(e.Stdout, afterCompletion(dir))
 			return ExitOK
 		}
 		f := o.Failure
@@ -72,7 +74,7 @@ func runValidate(e *Env, c *command, args []string) int {
 			how = "nothing new to commit; work is in"
 		}
 		fmt.Fprintf(e.Stdout, "Completed %s: %s (%s %s)\n", t.ID, t.Title, how, git.Short(o.Commit))
-		fmt.Fprintln(e.Stdout, "next: harness claim")
+		fmt.Fprintln(e.Stdout, afterCompletion(dir))
 		return ExitOK
 	}
 	f := o.Failure
@@ -92,4 +94,13 @@ func runValidate(e *Env, c *command, args []string) int {
 	}
 	e.printFailure(o)
 	return ExitNegative
+}
+
+// afterCompletion is the next step once a task completed: the next claim,
+// unless that was the last task (a claim would only say so).
+func afterCompletion(dir string) string {
+	if s, err := state.Load(dir); err == nil && schedule.Explain(s.Tasks) == schedule.AllDone {
+		return "next: none: " + string(schedule.AllDone) + " (`harness status` shows the run)"
+	}
+	return "next: harness claim"
 }
