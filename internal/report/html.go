@@ -331,7 +331,7 @@ func writeTable(b *strings.Builder, d *Data) {
 		case t.Status == "completed" && t.IntegratedCommit != "":
 			label = "integrated"
 		case t.Status != "completed" && t.Command == "":
-			// Eligible by its dependencies, yet no session can claim it.
+			// Not done, and no session can claim it until it has one.
 			label += ", no validation command"
 		}
 		fmt.Fprintf(b, "<tr class=\"row\" data-id=\"%s\"><td>%s</td><td>%s</td><td data-v=\"%s\"><i style=\"background:%s\"></i>%s</td><td>%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td></tr>\n",
