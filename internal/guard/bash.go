@@ -237,7 +237,11 @@ func (c *call) bashHarnessWrite(w shellscan.Write, name string, exact bool) (hoo
 	if d, denied := c.lockCheck(w.Op); denied {
 		return d, true
 	}
-	what := fmt.Sprintf("`%s` writes %s", w.Op, name)
+	verb := "write"
+	if w.Kind == shellscan.Remove {
+		verb = "delete"
+	}
+	what := fmt.Sprintf("`%s` %ss %s", w.Op, verb, name)
 	if (!exact || w.Kind == shellscan.ScriptRewrite) && repairedAfter(name) {
 		// Not sure (an expansion, a glob, a file name found in
 		// interpreter code that may only read it): let it run. The check
@@ -247,7 +251,11 @@ func (c *call) bashHarnessWrite(w shellscan.Write, name string, exact bool) (hoo
 		return hook.Decision{}, false
 	}
 	if !exact {
-		what = fmt.Sprintf("`%s` may write %s (its target is not known statically: %s)", w.Op, name, w.Path)
+		how := "its target is not known statically: " + w.Path
+		if !w.Dynamic {
+			how = "it reaches what lies under " + w.Path // a directory named, as git clean or rm -r names one
+		}
+		what = fmt.Sprintf("`%s` may %s %s (%s)", w.Op, verb, name, how)
 	}
 	switch {
 	case w.Kind == shellscan.LinkSource:
@@ -281,7 +289,11 @@ func (c *call) bashHarnessWrite(w shellscan.Write, name string, exact bool) (hoo
 		return deny(ruleInit, what+"; SessionStart runs it at every session start, outside this guard, so it is the user's to change.",
 			"ask the user to change harness-init.sh; put one-off set-up commands in your own Bash calls."), true
 	}
-	return deny(ruleBash, what+", which is the harness's own bookkeeping.", "leave it alone."), true
+	instead := "leave it alone."
+	if w.Kind == shellscan.Remove && w.Reach == shellscan.ReachAll && strings.HasPrefix(w.Op, "git clean") {
+		instead = "`git clean` without -x or -X: it keeps the files git ignores, the harness's among them (.git/info/exclude lists them)."
+	}
+	return deny(ruleBash, what+", which is the harness's own bookkeeping.", instead), true
 }
 
 // repairedAfter reports whether a change to the harness file name costs
