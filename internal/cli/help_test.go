@@ -75,8 +75,10 @@ func TestClosestFlag(t *testing.T) {
 		{"max", "max-attempts"},
 		{"ids", "id"},
 		{"zzzzzz", ""},
-		{"c", ""},
+		{"c", "cleanup"}, // a short flag other tools take: the one it begins
+		{"q", ""},
 	} {
 		assert.Equal(t, tc.want, closestFlag(tc.typed, flags), tc.typed)
 	}
+	assert.Equal(t, "", closestFlag("s", []string{"serve", "settings"}), "a letter that begins two flags names neither")
 }
