@@ -41,7 +41,10 @@ func runAdd(e *Env, c *command, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
+	if len(pos) == 1 && strings.TrimSpace(pos[0]) == "" {
+		return e.fail(usageErr(c, "the TITLE is empty: a task needs words that say what it is"))
+	}
+	if len(pos) != 1 {
 		return e.fail(usageErr(c, "expected exactly one TITLE (quote it)"))
 	}
 	switch *priority {
