@@ -23,8 +23,8 @@ import (
 
 var statusVerb = &command{
 	name:    "status",
-	args:    "[--json] [--watch [--interval DURATION]] [--remote]",
-	summary: "show counts, one line per task, recent log lines and sessions (read-only, no lock)",
+	args:    "[--all] [--json] [--watch [--interval DURATION]] [--remote]",
+	summary: "show counts, one line per task (a long job: those in progress, failed or blocked and the next to claim), recent log lines and sessions (read-only, no lock)",
 	run:     runStatus,
 }
 
@@ -185,6 +185,7 @@ func runStatus(e *Env, c *command, args []string) int {
 	asJSON := fs.Bool("json", false, "print JSON for machines")
 	watch := fs.Bool("watch", false, "redraw the status until interrupted")
 	interval := fs.Duration("interval", 2*time.Second, "how often --watch redraws")
+	all := fs.Bool("all", false, "list every task, however many (by default a job of more than 40 lists those in progress, failed or blocked and the next to claim)")
 	fromRemote := fs.Bool("remote", false, "on a job shared through a git remote: bring the state from the remote first, and show every machine's workers")
 	if err := e.parseNone(c, fs, args); err != nil {
 		return e.fail(err)
@@ -198,21 +199,21 @@ func runStatus(e *Env, c *command, args []string) int {
 		return e.fail(err)
 	}
 	if *watch {
-		return e.watchStatus(dir, *interval)
+		return e.watchStatus(dir, *interval, *all)
 	}
-	return e.showStatus(dir, *asJSON)
+	return e.showStatus(dir, *asJSON, *all)
 }
 
 // watchStatus redraws the status every interval, in place (plain ANSI:
 // cursor home, clear screen), until interrupted.
-func (e *Env) watchStatus(dir string, interval time.Duration) int {
+func (e *Env) watchStatus(dir string, interval time.Duration, all bool) int {
 	ctx, stop := interruptible()
 	defer stop()
 	for {
 		var frame bytes.Buffer
 		out := e.Stdout
 		e.Stdout = &frame
-		e.showStatus(dir, false)
+		e.showStatus(dir, false, all)
 		e.Stdout = out
 		fmt.Fprintf(out, "\x1b[H\x1b[2J%s\n(refreshed %s, every %s; Ctrl-C stops)\n", frame.String(), e.Now().Format("15:04:05"), interval)
 		select {
@@ -223,8 +224,9 @@ func (e *Env) watchStatus(dir string, interval time.Duration) int {
 	}
 }
 
-// showStatus prints the status of the state root dir once.
-func (e *Env) showStatus(dir string, asJSON bool) int {
+// showStatus prints the status of the state root dir once; all lists
+// every task however many there are.
+func (e *Env) showStatus(dir string, asJSON, all bool) int {
 	var machines []trail.Machine
 	if e.fromRemote {
 		if _, ok := remote.Load(dir); !ok {
@@ -348,16 +350,22 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 	if len(s.Tasks) > 0 {
 		fmt.Fprintln(w)
 	}
-	for i := range s.Tasks {
-		t := &s.Tasks[i]
-		label := t.Status
+	label := func(t *state.Task) string {
+		l := t.Status
 		if blocked(t) || t.Status == state.Failed && t.HasDependencyError() {
-			label = "blocked"
+			l = "blocked"
 		}
 		if st := stage(t); st != "" {
-			label = st
+			l = st
 		}
-		fmt.Fprintf(w, "[%s] %s: %s — %s\n", label, t.ID, t.Title, strings.Join(taskDetails(s, byID, t), "; "))
+		return l
+	}
+	shown, left := listed(s.Tasks, all, label)
+	for _, t := range shown {
+		fmt.Fprintf(w, "[%s] %s: %s — %s\n", label(t), t.ID, t.Title, strings.Join(taskDetails(s, byID, t), "; "))
+	}
+	if left != "" {
+		fmt.Fprintf(w, "(%s not listed: `harness status --all` lists every task, `harness report` draws them)\n", left)
 	}
 	if board != nil {
 		fmt.Fprintln(w)
@@ -407,6 +415,62 @@ func (e *Env) showStatus(dir string, asJSON bool) int {
 		}
 	}
 	return ExitOK
+}
+
+// listAll is how many tasks status lists one by one whatever they are;
+// past it, a job of thousands would bury the rest of the page (and fill
+// an agent's context), so status lists those a person looks at.
+const listAll = 40
+
+// listSome bounds each kind of task a long job's status lists.
+const listSome = 20
+
+// listed is the tasks status lists, in the file's order, and what it
+// leaves out ("" for nothing): every task of a job of listAll or fewer
+// (or with all); else those in progress, past their validation, failed
+// or blocked (listSome of each kind at most) and the next listSome to
+// claim, with a count of the rest by kind ("580 completed, 390 pending").
+func listed(tasks []state.Task, all bool, label func(*state.Task) string) (shown []*state.Task, left string) {
+	if all || len(tasks) <= listAll {
+		for i := range tasks {
+			shown = append(shown, &tasks[i])
+		}
+		return shown, ""
+	}
+	next := map[*state.Task]bool{}
+	for _, t := range schedule.Candidates(tasks) {
+		if len(next) == listSome {
+			break
+		}
+		next[t] = true
+	}
+	perKind := map[string]int{}
+	hidden := map[string]int{}
+	var order []string // the kinds left out, as first met
+	for i := range tasks {
+		t := &tasks[i]
+		kind := label(t)
+		take := next[t]
+		switch kind {
+		case state.Completed, "integrated", state.Pending:
+		default:
+			take = take || perKind[kind] < listSome
+		}
+		if take {
+			perKind[kind]++
+			shown = append(shown, t)
+			continue
+		}
+		if hidden[kind] == 0 {
+			order = append(order, kind)
+		}
+		hidden[kind]++
+	}
+	var parts []string
+	for _, k := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", hidden[k], k))
+	}
+	return shown, strings.Join(parts, ", ")
 }
 
 // corruptWarning is what every view says of a tasks file that does not
