@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/harness-agent/harness/internal/failure"
 )
 
 var checkpointVerb = &command{
@@ -20,7 +22,12 @@ func runCheckpoint(e *Env, c *command, args []string) int {
 		return e.fail(err)
 	}
 	if len(pos) < 3 {
-		return e.fail(usageErr(c, "expected a task ID, a step M/N and a description"))
+		return e.fail(e.mineHint(c, "expected a task ID, a step M/N and a description", func(id string) string {
+			if len(pos) == 2 && strings.Contains(pos[0], "/") {
+				return "harness checkpoint " + id + " " + failure.ShellArg(pos[0]) + " " + failure.ShellArg(pos[1])
+			}
+			return "harness checkpoint " + id + ` M/N "what was done"`
+		}))
 	}
 	m, n, ok := strings.Cut(pos[1], "/")
 	step, err1 := strconv.Atoi(m)

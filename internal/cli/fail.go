@@ -22,7 +22,16 @@ func runFail(e *Env, c *command, args []string) int {
 		return e.fail(err)
 	}
 	if len(pos) < 2 {
-		return e.fail(usageErr(c, "expected a task ID and a MESSAGE"))
+		return e.fail(e.mineHint(c, "expected a task ID and a MESSAGE", func(id string) string {
+			cat, msg := *category, `"what happened"`
+			if cat == "" {
+				cat = "CATEGORY"
+			}
+			if len(pos) == 1 {
+				msg = failure.ShellArg(pos[0])
+			}
+			return "harness fail " + id + " --category " + cat + " " + msg
+		}))
 	}
 	if *category == "" {
 		return e.fail(usageErr(c, "--category is required (one of %s)", strings.Join(failure.Categories, ", ")))

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 
-	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
@@ -23,15 +22,16 @@ func runValidate(e *Env, c *command, args []string) int {
 	if err != nil {
 		return e.fail(err)
 	}
-	if len(pos) > 1 {
+	switch len(pos) {
+	case 0:
+		return e.fail(e.mineHint(c, "expected exactly one task ID", func(id string) string { return "harness validate " + id }))
+	case 1:
+	default:
 		return e.fail(usageErr(c, "expected exactly one task ID"))
 	}
 	dir, err := e.stateRoot()
 	if err != nil {
 		return e.fail(err)
-	}
-	if len(pos) == 0 {
-		return e.fail(e.missingID(c, dir))
 	}
 	ctx, stop := interruptible()
 	defer stop()
@@ -107,26 +107,4 @@ func afterCompletion(dir string) string {
 		return "next: none: " + string(schedule.AllDone) + " (`harness status` shows the run)"
 	}
 	return "next: harness claim"
-}
-
-// missingID is the error of a verb given no task ID: its usage, and the
-// task this worker has in progress when there is exactly one (the ID it
-// most likely meant).
-func (e *Env) missingID(c *command, dir string) error {
-	err := failure.New(failure.Usage, "expected exactly one task ID")
-	s, lerr := state.Load(dir)
-	if lerr != nil {
-		return err.WithHint("usage: %s", c.usage())
-	}
-	id, mine := "", 0
-	worker := e.worker(dir).ID
-	for i := range s.Tasks {
-		if t := &s.Tasks[i]; t.Status == state.InProgress && t.ClaimedBy == worker {
-			id, mine = t.ID, mine+1
-		}
-	}
-	if mine != 1 {
-		return err.WithHint("usage: %s", c.usage())
-	}
-	return err.WithHint("%s is the task you have in progress: harness %s %s", id, c.name, id)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
+	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/taskcycle"
 	"github.com/harness-agent/harness/internal/validation"
 )
@@ -104,4 +105,41 @@ func (e *Env) printFailure(o *taskcycle.Outcome) {
 	default:
 		fmt.Fprintf(w, "hint: attempt %d/%d failed; fix the cause, then retry with `harness claim %s` (or take the next task with `harness claim`)\n", t.Attempts, t.MaxAttempts, failure.ShellArg(t.ID))
 	}
+}
+
+// mineHint is usageErr for a verb of the cycle called without its task
+// ID, with the hint naming the task this worker has in progress when there
+// is exactly one (the ID it most likely meant) and the command, as fix
+// writes it with that ID.
+func (e *Env) mineHint(c *command, msg string, fix func(id string) string) error {
+	id := e.inProgress()
+	if id == "" {
+		return usageErr(c, "%s", msg)
+	}
+	return failure.New(failure.Usage, "%s", msg).WithHint("%s is the task you have in progress: %s", id, fix(id))
+}
+
+// inProgress is the one task this worker has in progress in the state
+// root the command acts on; "" when there is none, or several, or no
+// state to read.
+func (e *Env) inProgress() string {
+	dir, err := e.stateRoot()
+	if err != nil {
+		return ""
+	}
+	s, err := state.Load(dir)
+	if err != nil {
+		return ""
+	}
+	id, mine := "", 0
+	worker := e.worker(dir).ID
+	for i := range s.Tasks {
+		if t := &s.Tasks[i]; t.Status == state.InProgress && t.ClaimedBy == worker {
+			id, mine = t.ID, mine+1
+		}
+	}
+	if mine != 1 {
+		return ""
+	}
+	return id
 }
