@@ -74,7 +74,14 @@ func Write(w io.Writer, d *Data, o Options) error {
 	for _, c := range classOrder {
 		fmt.Fprintf(&b, "<span><i style=\"background:%s;border-color:%s\"></i>%s</span>", fill[c][0], fill[c][1], c)
 	}
-	b.WriteString("<span><i style=\"border:3px solid #d00000\"></i>critical path</span></div>\n")
+	b.WriteString("<span><i style=\"border:3px solid #d00000\"></i>critical path</span>")
+	for _, t := range d.State.Tasks {
+		if t.Status != "completed" && t.Command == "" {
+			b.WriteString("<span><i style=\"border:2px dashed #888\"></i>no validation command</span>")
+			break
+		}
+	}
+	b.WriteString("</div>\n")
 	writeGraph(&b, d)
 	writeTimeline(&b, d)
 	writeTable(&b, d)
@@ -89,6 +96,14 @@ func writeGraph(b *strings.Builder, d *Data) {
 	idx := make(map[string]int, len(g.Nodes))
 	for i, n := range g.Nodes {
 		idx[n.ID] = i
+	}
+	// A task not done without a validation command, which no session can
+	// claim: its box is dashed, and its tooltip says why.
+	noCheck := map[string]bool{}
+	for _, t := range d.State.Tasks {
+		if t.Status != "completed" && t.Command == "" {
+			noCheck[t.ID] = true
+		}
 	}
 	b.WriteString("<h2>Dependency graph</h2>\n<div class=\"graph\"><aside id=\"panel\">Select a task.</aside><div class=\"scroll\">")
 	fmt.Fprintf(b, "<svg id=\"graph\" width=\"%.0f\" height=\"%.0f\">\n", l.Width, l.Height)
@@ -114,11 +129,16 @@ func writeGraph(b *strings.Builder, d *Data) {
 		if n.Worker != "" {
 			tip += " (" + n.Worker + ")"
 		}
+		dash := ""
+		if noCheck[n.ID] {
+			tip += ", no validation command: no session can claim it"
+			dash = ` stroke-dasharray="4 3"`
+		}
 		if n.Error != "" {
 			tip += "\n" + n.Error
 		}
-		fmt.Fprintf(b, "<g class=\"%s\" data-id=\"%s\" data-class=\"%s\" data-error=\"%s\"><title>%s</title><rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" rx=\"4\" fill=\"%s\" stroke=\"%s\"/>",
-			cls, html.EscapeString(n.ID), n.Class, html.EscapeString(n.Error), html.EscapeString(tip), l.X[i]-l.NodeW/2, l.Y[i]-l.NodeH/2, l.NodeW, l.NodeH, c[0], c[1])
+		fmt.Fprintf(b, "<g class=\"%s\" data-id=\"%s\" data-class=\"%s\" data-error=\"%s\"><title>%s</title><rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" rx=\"4\" fill=\"%s\" stroke=\"%s\"%s/>",
+			cls, html.EscapeString(n.ID), n.Class, html.EscapeString(n.Error), html.EscapeString(tip), l.X[i]-l.NodeW/2, l.Y[i]-l.NodeH/2, l.NodeW, l.NodeH, c[0], c[1], dash)
 		if !l.Compact {
 			// The id on one line, the title on the next, each clipped to
 			// the box (the whole title is the tooltip and the side panel's).
