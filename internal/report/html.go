@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/harness-agent/harness/internal/graph"
+	"github.com/harness-agent/harness/internal/schedule"
 )
 
 var fill = map[string][2]string{
@@ -75,11 +76,8 @@ func Write(w io.Writer, d *Data, o Options) error {
 		fmt.Fprintf(&b, "<span><i style=\"background:%s;border-color:%s\"></i>%s</span>", fill[c][0], fill[c][1], c)
 	}
 	b.WriteString("<span><i style=\"border:3px solid #d00000\"></i>critical path</span>")
-	for _, t := range d.State.Tasks {
-		if t.Status != "completed" && t.Command == "" {
-			b.WriteString("<span><i style=\"border:2px dashed #888\"></i>no validation command</span>")
-			break
-		}
+	if schedule.CountUnchecked(d.State.Tasks) > 0 {
+		b.WriteString("<span><i style=\"border:2px dashed #888\"></i>no validation command</span>")
 	}
 	b.WriteString("</div>\n")
 	writeGraph(&b, d)
@@ -100,8 +98,8 @@ func writeGraph(b *strings.Builder, d *Data) {
 	// A task not done without a validation command, which no session can
 	// claim: its box is dashed, and its tooltip says why.
 	noCheck := map[string]bool{}
-	for _, t := range d.State.Tasks {
-		if t.Status != "completed" && t.Command == "" {
+	for i := range d.State.Tasks {
+		if t := &d.State.Tasks[i]; schedule.Unchecked(t) {
 			noCheck[t.ID] = true
 		}
 	}
@@ -350,7 +348,7 @@ func writeTable(b *strings.Builder, d *Data) {
 			label = "validated, in the merge queue"
 		case t.Status == "completed" && t.IntegratedCommit != "":
 			label = "integrated"
-		case t.Status != "completed" && t.Command == "":
+		case schedule.Unchecked(&t):
 			// Not done, and no session can claim it until it has one.
 			label += ", no validation command"
 		}
