@@ -355,7 +355,7 @@ func writeTable(b *strings.Builder, d *Data) {
 		fmt.Fprintf(b, "<tr class=\"row\" data-id=\"%s\"><td>%s</td><td>%s</td><td data-v=\"%s\"><i style=\"background:%s\"></i>%s</td><td>%s</td><td data-v=\"%d\">%s</td><td data-v=\"%d\">%s</td></tr>\n",
 			esc(t.ID), esc(t.ID), esc(t.Title), class[t.ID], fill[class[t.ID]][0], esc(label), esc(t.Priority), all, attempts, int64(sp.Seconds()), sp.Round(time.Second))
 		b.WriteString("<tr class=\"detail\" hidden><td colspan=\"6\">")
-		if t.Command == "" {
+		if schedule.Unchecked(&t) {
 			fmt.Fprintf(b, "<div><b>validation</b> none: no session can claim or complete it until one is set (<code>harness edit %s --validate COMMAND</code>)</div>", esc(t.ID))
 		} else {
 			fmt.Fprintf(b, "<div><b>validation</b> <code>%s</code> (timeout %ds)</div>", esc(t.Command), t.TimeoutSeconds)
