@@ -108,20 +108,21 @@ func (e *Env) printFailure(o *taskcycle.Outcome) {
 }
 
 // mineHint is usageErr for a verb of the cycle called without its task
-// ID, with the hint naming the task this worker has in progress when there
-// is exactly one (the ID it most likely meant) and the command, as fix
-// writes it with that ID.
+// ID, with the hint naming the task in progress this command would act on
+// (the ID it most likely meant) and the command, as fix writes it with
+// that ID.
 func (e *Env) mineHint(c *command, msg string, fix func(id string) string) error {
 	id := e.inProgress()
 	if id == "" {
 		return usageErr(c, "%s", msg)
 	}
-	return failure.New(failure.Usage, "%s", msg).WithHint("%s is the task you have in progress: %s", id, fix(id))
+	return failure.New(failure.Usage, "%s", msg).WithHint("%s is the task in progress: %s", id, fix(id))
 }
 
-// inProgress is the one task this worker has in progress in the state
-// root the command acts on; "" when there is none, or several, or no
-// state to read.
+// inProgress is the task that keeps this worker from claiming another, as
+// claim and next see it (taskcycle.Worker.Busy): in exclusive mode the one
+// in progress, whichever shell claimed it; in concurrent mode this
+// worker's own. "" when there is none, or no state to read.
 func (e *Env) inProgress() string {
 	dir, err := e.stateRoot()
 	if err != nil {
@@ -131,15 +132,8 @@ func (e *Env) inProgress() string {
 	if err != nil {
 		return ""
 	}
-	id, mine := "", 0
-	worker := e.worker(dir).ID
-	for i := range s.Tasks {
-		if t := &s.Tasks[i]; t.Status == state.InProgress && t.ClaimedBy == worker {
-			id, mine = t.ID, mine+1
-		}
+	if t := e.worker(dir).Busy(s); t != nil {
+		return t.ID
 	}
-	if mine != 1 {
-		return ""
-	}
-	return id
+	return ""
 }
