@@ -58,6 +58,42 @@ func lookupKey(name string) (configKey, bool) {
 	return configKey{}, false
 }
 
+// taskFields are the members of a task a person may mistake for a
+// setting of the job, with the flag of `harness edit` that sets them.
+var taskFields = map[string]string{
+	"max_attempts":               "--max-attempts N",
+	"priority":                   "--priority P0|P1|P2",
+	"timeout":                    "--timeout SECONDS",
+	"timeout_seconds":            "--timeout SECONDS",
+	"validation.timeout_seconds": "--timeout SECONDS",
+	"validation":                 "--validate CMD",
+	"validation.command":         "--validate CMD",
+	"depends_on":                 "--depends-on ID,…",
+	"title":                      "--title T",
+	"cleanup":                    "--cleanup CMD",
+	"on_failure.cleanup":         "--cleanup CMD",
+	"allowed_paths":              "--allowed-paths GLOB,…",
+	"acceptance_criteria":        "--accept TEXT",
+}
+
+// unknownSetting is the error of a KEY that is not a member of
+// session_config: a task's member is pointed to `harness edit`, a near miss
+// to the setting it nearly names, anything else to the list.
+func unknownSetting(name string) error {
+	err := failure.New(failure.Usage, "unknown setting %q", name)
+	if flag, ok := taskFields[name]; ok {
+		return err.WithHint("%s is a task's, not a setting of the job: harness edit ID %s (every pending task: harness edit --where status=pending %s)", name, flag, flag)
+	}
+	names := make([]string, len(configKeys))
+	for i, k := range configKeys {
+		names[i] = k.name
+	}
+	if near := closestFlag(strings.TrimPrefix(name, "session_config."), names); near != "" {
+		return err.WithHint("did you mean %s? the settings are %s", near, strings.Join(names, ", "))
+	}
+	return err.WithHint("the settings are %s", strings.Join(names, ", "))
+}
+
 func runConfig(e *Env, c *command, args []string) int {
 	fs := e.flags(c)
 	unset := fs.Bool("unset", false, "remove KEY from session_config: its default applies")
@@ -71,14 +107,9 @@ func runConfig(e *Env, c *command, args []string) int {
 	}
 	var key configKey
 	if len(pos) > 0 {
-		k, ok := lookupKey(pos[0])
+		k, ok := lookupKey(strings.TrimPrefix(pos[0], "session_config."))
 		if !ok {
-			names := make([]string, len(configKeys))
-			for i, k := range configKeys {
-				names[i] = k.name
-			}
-			return e.fail(failure.New(failure.Usage, "unknown setting %q", pos[0]).
-				WithHint("the settings are %s", strings.Join(names, ", ")))
+			return e.fail(unknownSetting(pos[0]))
 		}
 		key = k
 	}

@@ -3,7 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/harness-agent/harness/internal/failure"
@@ -124,7 +124,7 @@ func flagErr(fs *flag.FlagSet, err error) error {
 // reach almost any short flag), else the one flag it begins (a short -o
 // for --out); "" when there is none.
 func closestFlag(name string, names []string) string {
-	sort.Strings(names)
+	names = slices.Sorted(slices.Values(names))
 	best, bestD := "", 3
 	if len(name) <= 4 {
 		bestD = 2
