@@ -47,11 +47,11 @@ func runAdd(e *Env, c *command, args []string) int {
 	if len(pos) != 1 {
 		return e.fail(usageErr(c, "expected exactly one TITLE (quote it)"))
 	}
-	switch *priority {
-	case "P0", "P1", "P2":
-	default:
+	p, ok := priorityOf(*priority)
+	if !ok {
 		return e.fail(usageErr(c, "--priority must be P0, P1 or P2, got %q", *priority))
 	}
+	*priority = p
 	if *timeout <= 0 || *maxAttempts <= 0 {
 		return e.fail(usageErr(c, "--timeout and --max-attempts must be positive"))
 	}
@@ -88,7 +88,7 @@ func runAdd(e *Env, c *command, args []string) int {
 				return failure.New(failure.Config, "task %s cannot depend on itself", t.ID)
 			}
 			if s.Task(d) == nil {
-				return failure.New(failure.Config, "unknown dependency %q", d).WithHint("`harness status` lists the task ids")
+				return failure.New(failure.Config, "unknown dependency %q", d).WithHint("%s", s.IDHint(d))
 			}
 			if dep := s.Task(d); dep.PermanentlyFailed() {
 				deadDeps = append(deadDeps, d)
@@ -202,6 +202,23 @@ func loggedIDs(dir string) int {
 // splitList reads a comma-separated flag value (ids, globs): each item
 // once, in the order given (`--depends-on task-001,task-001` is one
 // dependency, not an edge drawn twice).
+// priorityOf reads a priority as a person types it: P0, P1 or P2 in
+// either case, or the words the importers read as them (critical and high
+// P0, medium P1, low P2).
+func priorityOf(s string) (string, bool) {
+	switch p := strings.ToUpper(strings.TrimSpace(s)); p {
+	case "P0", "P1", "P2":
+		return p, true
+	case "CRITICAL", "HIGH":
+		return "P0", true
+	case "MEDIUM":
+		return "P1", true
+	case "LOW":
+		return "P2", true
+	}
+	return "", false
+}
+
 func splitList(s string) []string {
 	out := []string{}
 	for _, p := range strings.Split(s, ",") {

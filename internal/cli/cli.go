@@ -266,8 +266,8 @@ func usageErr(c *command, format string, args ...any) error {
 
 // noTask is the error for an id that names no task, the same from every
 // verb that takes ids.
-func noTask(id string) error {
-	return failure.New(failure.Config, "no task %q", id).WithHint("`harness status` lists the task ids")
+func noTask(s *state.State, id string) error {
+	return failure.New(failure.Config, "no task %q", id).WithHint("%s", s.IDHint(id))
 }
 
 // stateRoot finds the state root from the working directory, for a verb

@@ -86,8 +86,12 @@ func runEdit(e *Env, c *command, args []string) int {
 	if set["title"] && sel.many() {
 		return e.fail(usageErr(c, "--title names one task: give one ID"))
 	}
-	if set["priority"] && *priority != "P0" && *priority != "P1" && *priority != "P2" {
-		return e.fail(usageErr(c, "--priority must be P0, P1 or P2, got %q", *priority))
+	if set["priority"] {
+		p, ok := priorityOf(*priority)
+		if !ok {
+			return e.fail(usageErr(c, "--priority must be P0, P1 or P2, got %q", *priority))
+		}
+		*priority = p
 	}
 	if set["timeout"] && *timeout <= 0 || set["max-attempts"] && *maxAttempts <= 0 {
 		return e.fail(usageErr(c, "--timeout and --max-attempts must be positive"))
@@ -159,7 +163,7 @@ func runEdit(e *Env, c *command, args []string) int {
 			depList = splitList(*deps)
 			for _, d := range depList {
 				if s.Task(d) == nil {
-					return failure.New(failure.Config, "unknown dependency %q", d).WithHint("`harness status` lists the task ids")
+					return failure.New(failure.Config, "unknown dependency %q", d).WithHint("%s", s.IDHint(d))
 				}
 			}
 		}

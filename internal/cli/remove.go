@@ -44,7 +44,7 @@ func runRemove(e *Env, c *command, args []string) int {
 	var gone []string
 	_, err = statecache.Update(dir, func(s *state.State) error {
 		if s.Task(id) == nil {
-			return noTask(id)
+			return noTask(s, id)
 		}
 		drop := map[string]bool{id: true}
 		for grew := true; grew; {

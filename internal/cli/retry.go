@@ -42,7 +42,7 @@ func runRetry(e *Env, c *command, args []string) int {
 	var reopened, reopenable []string
 	_, err = statecache.Update(dir, func(s *state.State) error {
 		for _, id := range ids {
-			if err := failedForGood(s.Task(id), id); err != nil {
+			if err := failedForGood(s, id); err != nil {
 				return err
 			}
 		}
@@ -85,10 +85,11 @@ func runRetry(e *Env, c *command, args []string) int {
 // failedForGood refuses a task retry has nothing to do for: only a failure
 // for good is a dead end; a task with attempts left is claimed again as it
 // is.
-func failedForGood(t *state.Task, id string) error {
+func failedForGood(s *state.State, id string) error {
+	t := s.Task(id)
 	switch {
 	case t == nil:
-		return noTask(id)
+		return noTask(s, id)
 	case t.PermanentlyFailed():
 		return nil
 	case t.Status == state.Failed:

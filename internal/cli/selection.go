@@ -43,9 +43,11 @@ func newSelection(words, wheres []string) (*selection, error) {
 			}
 			sel.match = append(sel.match, func(t *state.Task) bool { return t.Status == value })
 		case "priority":
-			if value != "P0" && value != "P1" && value != "P2" {
+			p, ok := priorityOf(value)
+			if !ok {
 				return nil, fmt.Errorf("--where priority= takes P0, P1 or P2, got %q", value)
 			}
+			value = p
 			sel.match = append(sel.match, func(t *state.Task) bool { return t.Priority == value })
 		case "source":
 			if value == "" {
@@ -103,7 +105,7 @@ func (sel *selection) tasks(s *state.State) ([]*state.Task, error) {
 		}
 		for id := range ids {
 			if s.Index(id) < 0 {
-				return nil, noTask(id)
+				return nil, noTask(s, id)
 			}
 		}
 		in = func(t *state.Task) bool {

@@ -35,7 +35,7 @@ func runSnapshots(e *Env, c *command, args []string) int {
 		if id != "" && s.Task(id) == nil {
 			// A removed task's snapshots are still listed; an id that
 			// names neither is a typo, as every other verb says.
-			return e.fail(noTask(id))
+			return e.fail(noTask(s, id))
 		}
 		fmt.Fprintln(e.Stdout, "no snapshots")
 		return ExitOK

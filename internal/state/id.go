@@ -48,3 +48,52 @@ func CheckID(id string) error {
 	return failure.New(failure.Config, "invalid task id %s: %s", strconv.Quote(id), why).
 		WithHint("pick an id like auth-login or task-042, or omit --id for the next task-NNN")
 }
+
+// Meant is the one task id a mistyped id most likely names: the same id in
+// another case (TASK-001), else the one task whose id ends in the same
+// number (task-1 or 1 for task-001, T3 for task-003); "" when none does, or
+// several.
+func (s *State) Meant(id string) string {
+	for i := range s.Tasks {
+		if strings.EqualFold(s.Tasks[i].ID, id) {
+			return s.Tasks[i].ID
+		}
+	}
+	n, ok := endNumber(id)
+	if !ok {
+		return ""
+	}
+	meant := ""
+	for i := range s.Tasks {
+		if m, ok := endNumber(s.Tasks[i].ID); ok && m == n && s.Tasks[i].ID != id {
+			if meant != "" {
+				return ""
+			}
+			meant = s.Tasks[i].ID
+		}
+	}
+	return meant
+}
+
+// endNumber is the number id ends in, its leading zeros aside.
+func endNumber(id string) (int, bool) {
+	i := len(id)
+	for i > 0 && '0' <= id[i-1] && id[i-1] <= '9' {
+		i--
+	}
+	digits := strings.TrimLeft(id[i:], "0")
+	if i == len(id) || len(digits) > 9 {
+		return 0, false
+	}
+	n, _ := strconv.Atoi("0" + digits)
+	return n, true
+}
+
+// IDHint is the hint for an id that names no task in s: the id it most
+// likely meant, when one stands out.
+func (s *State) IDHint(id string) string {
+	if m := s.Meant(id); m != "" {
+		return "did you mean " + m + "? (`harness status` lists the task ids)"
+	}
+	return "`harness status` lists the task ids"
+}

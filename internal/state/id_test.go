@@ -20,3 +20,24 @@ func TestCheckID(t *testing.T) {
 		assert.True(t, failure.Is(err, failure.Config), "%q: %v", id, err)
 	}
 }
+
+func TestMeant(t *testing.T) {
+	s := &State{Tasks: []Task{{ID: "task-001"}, {ID: "task-003"}, {ID: "task-010"}, {ID: "auth-3"}, {ID: "Parser"}}}
+	for _, tc := range []struct{ typed, want string }{
+		{"task-1", "task-001"},
+		{"1", "task-001"},
+		{"TASK-001", "task-001"},
+		{"#10", "task-010"},
+		{"task-0010", "task-010"},
+		{"parser", "Parser"},
+		{"task-3", ""}, // task-003 and auth-3 both end in 3
+		{"task-2", ""},
+		{"task-", ""},
+		{"nope", ""},
+		{"task-99999999999999999999", ""},
+	} {
+		assert.Equal(t, tc.want, s.Meant(tc.typed), tc.typed)
+	}
+	assert.Equal(t, "did you mean task-001? (`harness status` lists the task ids)", s.IDHint("task-1"))
+	assert.Equal(t, "`harness status` lists the task ids", s.IDHint("task-2"))
+}

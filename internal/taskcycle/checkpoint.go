@@ -26,7 +26,7 @@ func (w *Worker) Checkpoint(id string, step, total int, description string) (sta
 	_, err := statecache.Update(w.Root, func(s *state.State) error {
 		t := s.Task(id)
 		if t == nil {
-			return unknown(id)
+			return unknown(s, id)
 		}
 		if err := w.own(s, t); err != nil {
 			return err
@@ -72,7 +72,7 @@ func (w *Worker) renew(id string, onlyDue bool) ([]state.Task, error) {
 		if id != "" {
 			t := s.Task(id)
 			if t == nil {
-				return unknown(id)
+				return unknown(s, id)
 			}
 			if err := w.own(s, t); err != nil {
 				return err

@@ -111,7 +111,7 @@ func (w *Worker) claim(id string) (*Claim, error) {
 		if id != "" {
 			pick = s.Task(id)
 			if pick == nil {
-				refusal = unknown(id)
+				refusal = unknown(s, id)
 				return nil
 			}
 			if why := whyNot(s, pick, now); why != "" {

@@ -192,13 +192,13 @@ func (w *Worker) load(id string) (*state.State, *state.Task, error) {
 	}
 	t := s.Task(id)
 	if t == nil {
-		return s, nil, unknown(id)
+		return s, nil, unknown(s, id)
 	}
 	return s, t, nil
 }
 
-func unknown(id string) error {
-	return failure.New(failure.Config, "no task %q in %s", id, state.FileName).WithHint("`harness status` lists the task ids")
+func unknown(s *state.State, id string) error {
+	return failure.New(failure.Config, "no task %q in %s", id, state.FileName).WithHint("%s", s.IDHint(id))
 }
 
 // own refuses a task this worker may not move: one not in progress, or, in
