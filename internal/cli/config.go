@@ -45,7 +45,7 @@ var configKeys = []configKey{
 	{"allowed_commands", `a list of programs: go,make or ["go","make"]`, "any program", "the only programs the agent's Bash and the stored commands may run"},
 	{"review", `{"enabled": true, "timeout_seconds": 300, "model": "…"}`, "off", "the reviewer for every task"},
 	{"integration_branch", "a branch name", "none", "set by `harness workers`: the branch the merge queue integrates into"},
-	{"integration_check", "a shell command", "none", "run on the merged tree before the integration branch moves"},
+	{"integration_check", "a shell command", "none", "the project's check every completion passes too, after the task's own validation (on the merged tree with workers)"},
 	{"integration_timeout_seconds", "a whole number", "1800", "bounds integration_check"},
 }
 

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"time"
 
+	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/git"
 	"github.com/harness-agent/harness/internal/schedule"
 	"github.com/harness-agent/harness/internal/state"
@@ -70,6 +72,9 @@ func runValidate(e *Env, c *command, args []string) int {
 	}
 	if o.Completed {
 		fmt.Fprintf(e.Stdout, "PASS %s (%s, %s)\n", t.ID, t.Command, r.Took.Round(1e6))
+		if pc := o.ProjectCheck; pc != nil {
+			fmt.Fprintf(e.Stdout, "PASS integration_check (%s, %s)\n", pc.Command, pc.Took.Round(1e6))
+		}
 		if v := o.Review; v != nil {
 			fmt.Fprintf(e.Stdout, "REVIEW PASS %s (%s, %d tokens): %s\n", t.ID, v.Took.Round(1e6), v.Tokens, v.Reasons)
 		}
@@ -83,21 +88,32 @@ func runValidate(e *Env, c *command, args []string) int {
 	}
 	f := o.Failure
 	fmt.Fprintf(e.Stderr, "ERROR [%s] [%s] %s\n", t.ID, f.Category, f.Message)
-	if v := o.Review; v != nil {
+	if pc := o.ProjectCheck; pc != nil && pc.Outcome != validation.Pass || pc != nil && f.Category == failure.Tamper {
+		fmt.Fprintf(e.Stderr, "the validation passed (%s, %s) but session_config.integration_check, the project's check every completion passes too, did not:\n", t.Command, r.Took.Round(1e6))
+		fmt.Fprintln(e.Stderr, checkLine(&pc.Result, pc.Command, pc.Limit))
+		e.printTail(&pc.Result)
+	} else if v := o.Review; v != nil {
 		fmt.Fprintf(e.Stderr, "the validation passed (%s) but the reviewer failed the attempt (%s, %d tokens); its reasons are the next attempt's to address\n", t.Command, v.Took.Round(1e6), v.Tokens)
 	} else if r != nil {
-		line := fmt.Sprintf("%s %s after %s (exit %d)", r.Outcome, t.Command, r.Took.Round(1e6), r.ExitCode)
-		if r.Outcome == validation.Timeout {
-			line = fmt.Sprintf("TIMEOUT %s after %s (limit %s)", t.Command, r.Took.Round(1e6), t.Timeout())
-		}
-		if r.FirstLine != "" {
-			line += ": " + r.FirstLine // what the check said (a check that passed says nothing)
-		}
-		fmt.Fprintln(e.Stderr, line)
+		fmt.Fprintln(e.Stderr, checkLine(r, t.Command, t.Timeout()))
 		e.printTail(r)
 	}
 	e.printFailure(o)
 	return ExitNegative
+}
+
+// checkLine is the one line of how check command ended: its outcome, its
+// time and exit status (or the limit it ran into), and the first line it
+// said.
+func checkLine(r *validation.Result, command string, limit time.Duration) string {
+	line := fmt.Sprintf("%s %s after %s (exit %d)", r.Outcome, command, r.Took.Round(1e6), r.ExitCode)
+	if r.Outcome == validation.Timeout {
+		line = fmt.Sprintf("TIMEOUT %s after %s (limit %s)", command, r.Took.Round(1e6), limit)
+	}
+	if r.FirstLine != "" {
+		line += ": " + r.FirstLine // what the check said (a check that passed says nothing)
+	}
+	return line
 }
 
 // afterCompletion is the next step once a task completed: the next claim,

@@ -127,6 +127,17 @@ func (c *call) transition(before, after []byte) string {
 			return fmt.Sprintf("%s cannot be completed: its validation `%s` %s", id, t.Command, res.outcome)
 		}
 	}
+	if len(tr.Completed) > 0 {
+		// The project's check, as harness validate runs it after a task's
+		// own: a completion that breaks the project is put back. Past the
+		// budget it is put back too: the gate at the turn's end re-runs
+		// the tasks' checks, not the project's, and a completion made
+		// outside harness validate has no claim to the wait.
+		if res, ran := runProjectCheck(c.Project, b, time.Until(deadline), budget); ran && !res.pass {
+			return fmt.Sprintf("%s cannot be completed: session_config.integration_check `%s` %s (complete a task with `harness validate`, which runs it with its own timeout)",
+				strings.Join(tr.Completed, ", "), strings.TrimSpace(b.Config.IntegrationCheck), res.outcome)
+		}
+	}
 	c.Record().AddUnverified(later...)
 	// A completion adopted here is checked again at the turn's end like a
 	// verb's: what its check read may be gone by then (a file removed

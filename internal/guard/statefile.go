@@ -173,6 +173,11 @@ func (c *call) judgeTasks(target string, currentRaw []byte, next string) hook.De
 			return d
 		}
 	}
+	if len(newlyCompleted) > 0 {
+		if d, denied := c.projectGate(before, newlyCompleted[0].ID); denied {
+			return d
+		}
+	}
 	for _, t := range newlyCompleted {
 		c.completed = append(c.completed, t.ID)
 	}
@@ -245,6 +250,28 @@ func (c *call) completionGate(t *state.Task, cfg state.Config) (hook.Decision, b
 	}
 	return deny(ruleGate, what,
 		fmt.Sprintf("fix the work until the check passes, then run `harness validate %s`.", t.ID)), true
+}
+
+// projectGate holds a hand-made completion to the project's check too
+// (session_config.integration_check), as `harness validate` does, within
+// what is left of the gate's budget; id is the first task it completes.
+func (c *call) projectGate(s *state.State, id string) (hook.Decision, bool) {
+	budget := gateBudget()
+	if c.gateDeadline.IsZero() {
+		c.gateDeadline = time.Now().Add(budget)
+	}
+	res, ran := runProjectCheck(c.Project, s, time.Until(c.gateDeadline), budget)
+	if !ran || res.pass {
+		return hook.Decision{}, false
+	}
+	what := fmt.Sprintf("%s cannot be marked completed: session_config.integration_check `%s`, the project's check every completion passes too, %s.", id, strings.TrimSpace(s.Config.IntegrationCheck), res.outcome)
+	if tail := strings.TrimRight(res.tail, "\n"); tail != "" {
+		what += "\n" + tail
+	}
+	if res.overBudget {
+		return deny(ruleGate, what, fmt.Sprintf("use `harness validate %s`, which runs both checks with their own timeouts, records the result and commits the work.", id)), true
+	}
+	return deny(ruleGate, what, fmt.Sprintf("fix the work until both checks pass, then run `harness validate %s`.", id)), true
 }
 
 // progressWrite keeps harness-progress.txt append-only.

@@ -3,10 +3,12 @@ package guard
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/harness-agent/harness/internal/fence"
 	"github.com/harness-agent/harness/internal/project"
+	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/validation"
 )
 
@@ -39,6 +41,29 @@ type result struct {
 // and whatever it did to the record is put back and fails it (the caller
 // holds the transaction lock and checks the harness files itself).
 func runValidation(p *project.Project, id, command string, timeout, left, budget time.Duration) result {
+	return runCheck(p, fmt.Sprintf("the validation of %s (`%s`) the guard ran", id, command), command, timeout, left, budget)
+}
+
+// runProjectCheck runs session_config.integration_check for completions the
+// guard judges, as `harness validate` runs it after a task's own check
+// (not with workers: their merge queue runs it on the merged tree); ran is
+// false where there is none to run.
+func runProjectCheck(p *project.Project, s *state.State, left, budget time.Duration) (res result, ran bool) {
+	cmd := strings.TrimSpace(s.Config.IntegrationCheck)
+	if cmd == "" || s.Workers() {
+		return result{}, false
+	}
+	timeout := time.Duration(s.Config.IntegrationTimeoutSeconds) * time.Second
+	if timeout <= 0 {
+		timeout = state.DefaultIntegrationTimeout * time.Second
+	}
+	return runCheck(p, fmt.Sprintf("session_config.integration_check (`%s`) the guard ran", cmd), cmd, timeout, left, budget), true
+}
+
+// runCheck runs command, one of the project's checks (what names it for
+// the record's judgement), stopped at timeout or at the guard's budget,
+// whichever comes first.
+func runCheck(p *project.Project, what, command string, timeout, left, budget time.Duration) result {
 	cut := false
 	if left < timeout {
 		timeout, cut = left, true
@@ -48,7 +73,7 @@ func runValidation(p *project.Project, id, command string, timeout, left, budget
 	}
 	f := fence.Hold(p)
 	r := f.Run(context.Background(), p.Root, command, timeout)
-	if why := f.Record(fmt.Sprintf("the validation of %s (`%s`) the guard ran", id, command)); why != "" {
+	if why := f.Record(what); why != "" {
 		return result{outcome: "changed harness files, which were put back: " + why, tail: r.Tail}
 	}
 	if r.Unconfined != "" {

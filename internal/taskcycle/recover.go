@@ -13,6 +13,7 @@ import (
 	"github.com/harness-agent/harness/internal/recovery"
 	"github.com/harness-agent/harness/internal/state"
 	"github.com/harness-agent/harness/internal/statecache"
+	"github.com/harness-agent/harness/internal/validation"
 )
 
 // RecoverOptions choose what Recover carries out.
@@ -205,16 +206,33 @@ func (w *Worker) validateInterrupted(ctx context.Context, s *state.State, t stat
 		rc.Err = failure.New(failure.TaskExec, "recovery of %s interrupted during validation: nothing recorded", t.ID)
 		return
 	}
-	rc.Outcome, rc.Err = w.record(ctx, s, t, tree, r)
+	verdict := r.Outcome.String()
+	if r.Outcome == validation.Pass {
+		// A completion in recovery passes the project's check too, as one
+		// by harness validate does.
+		pc, o, err := w.projectCheck(ctx, s, t, tree, r)
+		switch {
+		case err != nil:
+			rc.Err = err
+			return
+		case o != nil && o.Failure.Category == failure.Tamper:
+			rc.Outcome, verdict = o, "PASS, integration_check [TAMPER]"
+		case o != nil:
+			rc.Outcome, verdict = o, "PASS, integration_check "+pc.Outcome.String()
+		}
+	}
+	if rc.Outcome == nil {
+		rc.Outcome, rc.Err = w.record(ctx, s, t, tree, r)
+	}
 	if rc.Err != nil {
 		return
 	}
 	if o := rc.Outcome; o.Completed {
 		rc.Action = fmt.Sprintf("%svalidated: PASS, marked completed (commit %s)", committed, git.Short(o.Commit))
 	} else if o.Failure.RolledBack {
-		rc.Action = fmt.Sprintf("%svalidated: %s, rolled back to %s (snapshot %s), marked failed", committed, r.Outcome, git.Short(t.StartedAtCommit), o.Failure.Snapshot)
+		rc.Action = fmt.Sprintf("%svalidated: %s, rolled back to %s (snapshot %s), marked failed", committed, verdict, git.Short(t.StartedAtCommit), o.Failure.Snapshot)
 	} else {
-		rc.Action = fmt.Sprintf("%svalidated: %s, marked failed (not rolled back: %s)", committed, r.Outcome, o.Failure.NotRolledBack)
+		rc.Action = fmt.Sprintf("%svalidated: %s, marked failed (not rolled back: %s)", committed, verdict, o.Failure.NotRolledBack)
 	}
 	rc.Reason = reason
 }

@@ -22,14 +22,18 @@ import (
 
 // Outcome is what Validate, Fail or a recovery recorded for a task.
 type Outcome struct {
-	Task      state.Task         // as recorded
-	Check     *validation.Result // the validation run, when one ran
-	Completed bool
-	Commit    string            // completed: the commit holding the work
-	NewCommit bool              // completed: Commit was made by the harness just now
-	Failure   *Failure          // failed
-	Tree      Tree              // the work tree it was carried out in
-	Fence     *integrity.Result // what the validation command did to harness files, put back
+	Task  state.Task         // as recorded
+	Check *validation.Result // the validation run, when one ran
+	// ProjectCheck is session_config.integration_check run in the tree
+	// after the validation passed, when it ran (no workers: with them the
+	// merge queue runs it on the merged tree, Integration).
+	ProjectCheck *CheckRun
+	Completed    bool
+	Commit       string            // completed: the commit holding the work
+	NewCommit    bool              // completed: Commit was made by the harness just now
+	Failure      *Failure          // failed
+	Tree         Tree              // the work tree it was carried out in
+	Fence        *integrity.Result // what the validation command did to harness files, put back
 	// With workers: Queued when the task passed in the worker's tree and
 	// waits in the merge queue; Integration when the queue took it (then
 	// Completed, or a Failure [MERGE]); QueueErr why the queue did not.
@@ -105,9 +109,19 @@ func (w *Worker) Validate(ctx context.Context, id string) (*Outcome, error) {
 			}
 			return o, err
 		}
-		if reviewed(s, t) {
-			return w.review(ctx, s, *t, tree, r)
+		pc, o, err := w.projectCheck(ctx, s, *t, tree, r)
+		if o != nil || err != nil {
+			return o, err
 		}
+		if reviewed(s, t) {
+			o, err = w.review(ctx, s, *t, tree, r)
+		} else {
+			o, err = w.record(ctx, s, *t, tree, r)
+		}
+		if o != nil {
+			o.ProjectCheck = pc
+		}
+		return o, err
 	}
 	return w.record(ctx, s, *t, tree, r)
 }
@@ -144,8 +158,16 @@ func (w *Worker) missingCommand(s *state.State, t *state.Task) error {
 }
 
 func (w *Worker) missingProgram(s *state.State, t *state.Task, r validation.Result) error {
+	return w.notRun(s, t, r, "validation", "validation command")
+}
+
+// notRun is the error of a check (what: the validation, or the
+// integration_check, called command where its program is named) that could
+// not run: its program missing, or a sandboxed level that cannot confine it.
+// Nothing is recorded against the task.
+func (w *Worker) notRun(s *state.State, t *state.Task, r validation.Result, what, command string) error {
 	if r.Unconfined != "" {
-		e := &TaskError{TaskID: t.ID, Err: failure.New(failure.EnvSetup, "validation of %s not run: at the sandboxed level it runs confined, and %s", t.ID, r.Unconfined).
+		e := &TaskError{TaskID: t.ID, Err: failure.New(failure.EnvSetup, "%s of %s not run: at the sandboxed level it runs confined, and %s", what, t.ID, r.Unconfined).
 			WithHint("%s; then `harness validate %s`: the task stays in_progress and no attempt was counted", fence.Hint(), failure.ShellArg(t.ID))}
 		w.logLocked(progress.Entry{Time: w.Now(), Session: s.SessionCount, Type: progress.Error, TaskID: t.ID, Category: failure.EnvSetup, Message: e.Err.Message})
 		return e
@@ -154,7 +176,7 @@ func (w *Worker) missingProgram(s *state.State, t *state.Task, r validation.Resu
 	if prog == "" {
 		prog = "a program it runs"
 	}
-	e := &TaskError{TaskID: t.ID, Err: failure.New(failure.EnvSetup, "validation command not found: %s (%s)", prog, r.FirstLine).
+	e := &TaskError{TaskID: t.ID, Err: failure.New(failure.EnvSetup, "%s not found: %s (%s)", command, prog, r.FirstLine).
 		WithHint("install %s or fix PATH (re-run harness-init.sh), then `harness validate %s`; the task stays in_progress and no attempt was counted", prog, failure.ShellArg(t.ID))}
 	w.logLocked(progress.Entry{Time: w.Now(), Session: s.SessionCount, Type: progress.Error, TaskID: t.ID, Category: failure.EnvSetup, Message: e.Err.Message})
 	return e
