@@ -178,6 +178,11 @@ func runConfig(e *Env, c *command, args []string) int {
 	progress.Append(dir, progress.Entry{Time: e.Now(), Session: progress.LastSession(dir), Type: progress.Init,
 		Message: fmt.Sprintf("Config set by the user: %s=%s (was %s)", key.name, orDefault(now, key), orDefault(was, key))})
 	fmt.Fprintf(e.Stdout, "%s: %s (was %s)\n", key.name, orDefault(now, key), orDefault(was, key))
+	if cmd, ok := v.(string); ok && key.name == "integration_check" && strings.TrimSpace(cmd) != "" {
+		// A check that fails on the project as it stands fails every
+		// attempt of every task: worth a try before the next claim.
+		fmt.Fprintf(e.Stdout, "every completion now passes it too, after the task's own validation: it should pass on the project as it stands (try it: sh -c %s)\n", failure.ShellArg(cmd))
+	}
 	return ExitOK
 }
 
