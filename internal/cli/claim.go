@@ -40,6 +40,7 @@ type claimedJSON struct {
 	LeaseExpiresAt string `json:"lease_expires_at"`
 	Validation     string `json:"validation"`
 	TimeoutSeconds int    `json:"timeout_seconds"`
+	ProjectCheck   string `json:"integration_check,omitempty"` // run by validate too
 	// What an imported plan (or harness add --accept) says of the task.
 	Description string   `json:"description,omitempty"`
 	Acceptance  []string `json:"acceptance,omitempty"`
@@ -78,7 +79,7 @@ func runClaim(e *Env, c *command, args []string) int {
 			out.Commands = cmds
 			out.Claimed = &claimedJSON{ID: t.ID, Title: t.Title, Attempt: t.Attempts + 1, MaxAttempts: t.MaxAttempts,
 				Base: t.StartedAtCommit, ClaimedBy: t.ClaimedBy, LeaseExpiresAt: t.LeaseExpiresAt,
-				Validation: t.Command, TimeoutSeconds: int(t.Timeout().Seconds()),
+				Validation: t.Command, TimeoutSeconds: int(t.Timeout().Seconds()), ProjectCheck: cl.ProjectCheck,
 				Description: t.Description, Acceptance: orEmpty(t.Acceptance), Source: t.Source}
 			if n := len(t.ErrorLog); n > 0 {
 				out.Claimed.LastError = t.ErrorLog[n-1]
@@ -122,6 +123,11 @@ func runClaim(e *Env, c *command, args []string) int {
 	}
 	if t.Command != "" {
 		fmt.Fprintf(w, "  validation: %s (timeout %ds)\n", t.Command, int(t.Timeout().Seconds()))
+	}
+	if cl.ProjectCheck != "" {
+		// Early, certain advice: validate runs it after the task's own
+		// check, and a completion needs both.
+		fmt.Fprintf(w, "  and the project's check: %s (session_config.integration_check: validate runs it too, and the task completes only when both pass)\n", cl.ProjectCheck)
 	}
 	printPlanned(w, t)
 	fmt.Fprintln(w, "next:")

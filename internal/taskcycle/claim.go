@@ -29,6 +29,10 @@ type Claim struct {
 	// [DEPENDENCY] whose dependencies are fixed now: `harness retry`, a
 	// person's verb, brings them back.
 	Reopenable []string
+	// ProjectCheck is session_config.integration_check, which the task's
+	// completion must pass too ("" when none is set, or with workers, whose
+	// merge queue runs it on the merged tree).
+	ProjectCheck string
 }
 
 // Claimed reports whether a task was claimed.
@@ -163,6 +167,9 @@ func (w *Worker) claim(id string) (*Claim, error) {
 				Message: LeaseLine(pick.ID, pick.LeaseExpiresAt, w.ID)})
 		}
 		c.Task = *pick
+		if !s.Workers() {
+			c.ProjectCheck = strings.TrimSpace(s.Config.IntegrationCheck)
+		}
 		return nil
 	})
 	if err != nil {
