@@ -88,7 +88,7 @@ func runValidate(e *Env, c *command, args []string) int {
 	}
 	f := o.Failure
 	fmt.Fprintf(e.Stderr, "ERROR [%s] [%s] %s\n", t.ID, f.Category, f.Message)
-	if pc := o.ProjectCheck; pc != nil && pc.Outcome != validation.Pass || pc != nil && f.Category == failure.Tamper {
+	if pc := o.ProjectCheck; pc != nil && (pc.Outcome != validation.Pass || f.Category == failure.Tamper) {
 		fmt.Fprintf(e.Stderr, "the validation passed (%s, %s) but session_config.integration_check, the project's check every completion passes too, did not:\n", t.Command, r.Took.Round(1e6))
 		fmt.Fprintln(e.Stderr, checkLine(&pc.Result, pc.Command, pc.Limit))
 		e.printTail(&pc.Result)

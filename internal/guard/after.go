@@ -135,7 +135,7 @@ func (c *call) transition(before, after []byte) string {
 		// outside harness validate has no claim to the wait.
 		if res, ran := runProjectCheck(c.Project, b, time.Until(deadline), budget); ran && !res.pass {
 			return fmt.Sprintf("%s cannot be completed: session_config.integration_check `%s` %s (complete a task with `harness validate`, which runs it with its own timeout)",
-				strings.Join(tr.Completed, ", "), strings.TrimSpace(b.Config.IntegrationCheck), res.outcome)
+				strings.Join(tr.Completed, ", "), b.ProjectCheck(), res.outcome)
 		}
 	}
 	c.Record().AddUnverified(later...)

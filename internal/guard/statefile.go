@@ -264,7 +264,7 @@ func (c *call) projectGate(s *state.State, id string) (hook.Decision, bool) {
 	if !ran || res.pass {
 		return hook.Decision{}, false
 	}
-	what := fmt.Sprintf("%s cannot be marked completed: session_config.integration_check `%s`, the project's check every completion passes too, %s.", id, strings.TrimSpace(s.Config.IntegrationCheck), res.outcome)
+	what := fmt.Sprintf("%s cannot be marked completed: session_config.integration_check `%s`, the project's check every completion passes too, %s.", id, s.ProjectCheck(), res.outcome)
 	if tail := strings.TrimRight(res.tail, "\n"); tail != "" {
 		what += "\n" + tail
 	}

@@ -3,7 +3,6 @@ package guard
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/harness-agent/harness/internal/fence"
@@ -49,15 +48,11 @@ func runValidation(p *project.Project, id, command string, timeout, left, budget
 // (not with workers: their merge queue runs it on the merged tree); ran is
 // false where there is none to run.
 func runProjectCheck(p *project.Project, s *state.State, left, budget time.Duration) (res result, ran bool) {
-	cmd := strings.TrimSpace(s.Config.IntegrationCheck)
-	if cmd == "" || s.Workers() {
+	cmd := s.ProjectCheck()
+	if cmd == "" {
 		return result{}, false
 	}
-	timeout := time.Duration(s.Config.IntegrationTimeoutSeconds) * time.Second
-	if timeout <= 0 {
-		timeout = state.DefaultIntegrationTimeout * time.Second
-	}
-	return runCheck(p, fmt.Sprintf("session_config.integration_check (`%s`) the guard ran", cmd), cmd, timeout, left, budget), true
+	return runCheck(p, fmt.Sprintf("session_config.integration_check (`%s`) the guard ran", cmd), cmd, s.Config.IntegrationTimeout(), left, budget), true
 }
 
 // runCheck runs command, one of the project's checks (what names it for

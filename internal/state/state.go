@@ -161,8 +161,10 @@ type Config struct {
 	// IntegrationBranch, set by `harness workers`, is the branch the merge
 	// queue integrates validated tasks into; "" without workers.
 	IntegrationBranch string
-	// IntegrationCheck runs on the merged tree before the integration
-	// branch moves (for example the whole test suite); "" for none.
+	// IntegrationCheck is the project's check (for example the whole test
+	// suite), which every completion passes besides its task's validation:
+	// on the merged tree before the integration branch moves with
+	// workers, in the work tree otherwise (State.ProjectCheck); "" for none.
 	IntegrationCheck string
 	// IntegrationTimeoutSeconds bounds IntegrationCheck; 0: the default.
 	IntegrationTimeoutSeconds int
@@ -197,6 +199,24 @@ const DefaultIntegrationTimeout = 1800
 
 // Workers reports whether the job runs with workers and a merge queue.
 func (s *State) Workers() bool { return s.Concurrent() && s.Config.IntegrationBranch != "" }
+
+// IntegrationTimeout bounds IntegrationCheck.
+func (c Config) IntegrationTimeout() time.Duration {
+	if c.IntegrationTimeoutSeconds <= 0 {
+		return DefaultIntegrationTimeout * time.Second
+	}
+	return time.Duration(c.IntegrationTimeoutSeconds) * time.Second
+}
+
+// ProjectCheck is the command a completion must pass after its task's own
+// validation where no merge queue runs it: IntegrationCheck, "" when none
+// is set or the job has workers (their queue runs it on the merged tree).
+func (s *State) ProjectCheck() string {
+	if s.Workers() {
+		return ""
+	}
+	return strings.TrimSpace(s.Config.IntegrationCheck)
+}
 
 // DefaultStuckTurns is session_config.stuck_turns when it is unset.
 const DefaultStuckTurns = 12

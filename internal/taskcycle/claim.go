@@ -167,9 +167,7 @@ func (w *Worker) claim(id string) (*Claim, error) {
 				Message: LeaseLine(pick.ID, pick.LeaseExpiresAt, w.ID)})
 		}
 		c.Task = *pick
-		if !s.Workers() {
-			c.ProjectCheck = strings.TrimSpace(s.Config.IntegrationCheck)
-		}
+		c.ProjectCheck = s.ProjectCheck()
 		return nil
 	})
 	if err != nil {

@@ -373,8 +373,7 @@ func (w *Worker) integrate(ctx context.Context, s *state.State, ts []state.Task)
 		passed = passed && r.Outcome == validation.Pass
 	}
 	if c := strings.TrimSpace(s.Config.IntegrationCheck); c != "" && ctx.Err() == nil && passed {
-		timeout := time.Duration(orDefault(s.Config.IntegrationTimeoutSeconds, state.DefaultIntegrationTimeout)) * time.Second
-		r := f.Run(ctx, dir, c, timeout)
+		r := f.Run(ctx, dir, c, s.Config.IntegrationTimeout())
 		checks = append(checks, mergeCheck{&ts[len(ts)-1], "the integration check `" + c + "`", r})
 	}
 	if fence := f.Close(fmt.Sprintf("the checks of %s on the merged tree", strings.Join(ids, ", "))); fence.Tampered() {
@@ -467,13 +466,6 @@ func checkNote(s *state.State) string {
 		return "; integration_check passed"
 	}
 	return ""
-}
-
-func orDefault(v, def int) int {
-	if v > 0 {
-		return v
-	}
-	return def
 }
 
 // sameQueued reports whether t is still the queued claim snapshot.

@@ -3,7 +3,6 @@ package taskcycle
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/harness-agent/harness/internal/failure"
@@ -29,11 +28,11 @@ type CheckRun struct {
 // Check the validation, ProjectCheck the check) or the error of a check
 // that could not run, which records nothing.
 func (w *Worker) projectCheck(ctx context.Context, s *state.State, t state.Task, tree Tree, v validation.Result) (ran *CheckRun, o *Outcome, err error) {
-	cmd := strings.TrimSpace(s.Config.IntegrationCheck)
-	if cmd == "" || s.Workers() {
+	cmd := s.ProjectCheck()
+	if cmd == "" {
 		return nil, nil, nil
 	}
-	timeout := time.Duration(orDefault(s.Config.IntegrationTimeoutSeconds, state.DefaultIntegrationTimeout)) * time.Second
+	timeout := s.Config.IntegrationTimeout()
 	f := fence.Open(w.Project())
 	r := f.Run(ctx, tree.Dir, cmd, timeout)
 	ran = &CheckRun{Command: cmd, Limit: timeout, Result: r}
