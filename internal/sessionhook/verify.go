@@ -32,6 +32,7 @@ type recheck struct {
 	tasks   []string
 	result  validation.Result
 	cut     bool // stopped by the gate's budget before its own timeout: unverified
+	project bool // the project's check (integration_check), not a task's own
 }
 
 // verificationGate re-runs, in parallel, the validation commands of the tasks
@@ -49,7 +50,7 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 		t := s.Task(id)
 		return t != nil && t.Status == state.Completed && t.IntegratedCommit != "" && !git.IsAncestor(tree.Top, t.IntegratedCommit, "HEAD")
 	})
-	checks := checksFor(s, ids)
+	checks := withProjectCheck(s, checksFor(s, ids))
 	if len(checks) == 0 {
 		c.Record().Verified(ids...)
 		return hook.Decision{}, false
@@ -108,23 +109,35 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 	}
 	var reopened []string
 	var entries []progress.Entry
+	project := false // the project's check is among what failed
 	s, err := statecache.Update(c.Root, func(s *state.State) error {
-		reopened, entries = nil, nil
+		reopened, entries, project = nil, nil, false
 		for i := range s.Tasks {
 			t := &s.Tasks[i]
 			ch := failed[t.ID]
 			if ch == nil || t.Status != state.Completed {
 				continue
 			}
+			why, what := note, ""
+			if ch.project {
+				project = true
+				what = "the project's check (integration_check, blamed on the task this session completed last) "
+				if category == failure.TestFail {
+					why = note + ": integration_check " + ch.result.Outcome.String()
+					if l := strings.TrimSpace(ch.result.FirstLine); l != "" {
+						why += ": " + clip(l, 200)
+					}
+				}
+			}
 			t.Status = state.Failed
 			t.Attempts++
-			t.ErrorLog = append(t.ErrorLog, "["+category+"] "+note)
+			t.ErrorLog = append(t.ErrorLog, "["+category+"] "+why)
 			t.FailedAt = c.now.UTC().Format(time.RFC3339)
 			t.CompletedAt = ""
 			entries = append(entries, progress.Entry{Time: c.now, Session: n, Type: progress.Error, TaskID: t.ID, Category: category,
-				Message: fmt.Sprintf("%s: `%s` %s", note, clip(ch.command, 120), verdict(ch.result))})
-			reopened = append(reopened, fmt.Sprintf("- %s: `%s` %s\n  reopened: failed [%s] %s (attempts %d/%d)",
-				describe(t.ID, t.Title), clip(ch.command, 120), verdict(ch.result), category, note, t.Attempts, t.MaxAttempts))
+				Message: fmt.Sprintf("%s: %s`%s` %s", note, what, clip(ch.command, 120), verdict(ch.result))})
+			reopened = append(reopened, fmt.Sprintf("- %s: %s`%s` %s\n  reopened: failed [%s] %s (attempts %d/%d)",
+				describe(t.ID, t.Title), what, clip(ch.command, 120), verdict(ch.result), category, note, t.Attempts, t.MaxAttempts))
 		}
 		return nil
 	})
@@ -137,7 +150,11 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 	if fenced.Tampered() {
 		fmt.Fprintf(&b, "HARNESS: verification gate: [%s] the validation commands it ran changed harness files, which were put back (%s); %d task(s) they check are reopened.\n", failure.Tamper, fenced.Files(), len(reopened))
 	} else {
-		fmt.Fprintf(&b, "HARNESS: verification gate: %d task(s) completed in this session no longer pass their validation.\n", len(reopened))
+		pass := "their validation"
+		if project {
+			pass += " or the project's check"
+		}
+		fmt.Fprintf(&b, "HARNESS: verification gate: %d task(s) completed in this session no longer pass %s.\n", len(reopened), pass)
 	}
 	if len(reopened) > maxListed {
 		reopened = append(reopened[:maxListed], fmt.Sprintf("- … and %d more (harness status)", len(reopened)-maxListed))
@@ -172,6 +189,36 @@ func checksFor(s *state.State, ids []string) []*recheck {
 		ch.timeout = max(ch.timeout, t.Timeout())
 	}
 	return checks
+}
+
+// withProjectCheck adds the project's check (state.ProjectCheck), which
+// every completion passed after its own validation, to the gate's checks
+// of this session's completions, blamed on the one completed last: what
+// breaks the project came with that completion or after it. A command a
+// task validates with too is run once.
+func withProjectCheck(s *state.State, checks []*recheck) []*recheck {
+	cmd := s.ProjectCheck()
+	if cmd == "" || len(checks) == 0 {
+		return checks
+	}
+	last, at := "", ""
+	for _, ch := range checks {
+		for _, id := range ch.tasks {
+			if t := s.Task(id); t != nil && t.CompletedAt >= at {
+				last, at = id, t.CompletedAt
+			}
+		}
+	}
+	for _, ch := range checks {
+		if strings.TrimSpace(ch.command) == cmd {
+			if !slices.Contains(ch.tasks, last) {
+				ch.tasks = append(ch.tasks, last)
+			}
+			ch.timeout = max(ch.timeout, s.Config.IntegrationTimeout())
+			return checks
+		}
+	}
+	return append(checks, &recheck{command: cmd, timeout: s.Config.IntegrationTimeout(), tasks: []string{last}, project: true})
 }
 
 // runChecks runs the checks in dir side by side, each within its own
