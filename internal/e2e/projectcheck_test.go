@@ -13,13 +13,7 @@ import (
 // back, and the next attempt, which leaves the project whole, completes.
 func TestScenarioProjectCheck(t *testing.T) {
 	t.Parallel()
-	p := newProject(t)
-	p.writeFile("keep.txt", "an earlier task's work\n")
-	p.git("add", "keep.txt")
-	p.git("commit", "-q", "-m", "keep.txt")
-	p.initState()
-	id := p.add("Write the greeting", "--validate", "test -f greeting.txt")
-	p.setConfig("integration_check", `"test -f keep.txt || { echo keep.txt is gone; exit 1; }"`)
+	p, id := projectWithCheck(t)
 	api := fakeapi.New(t,
 		fakeapi.Bash("harness claim "+id),
 		fakeapi.Bash("echo hello > greeting.txt && rm keep.txt"),
@@ -61,13 +55,7 @@ func TestScenarioProjectCheck(t *testing.T) {
 // again, and the run ends.
 func TestScenarioGateProjectCheck(t *testing.T) {
 	t.Parallel()
-	p := newProject(t)
-	p.writeFile("keep.txt", "an earlier task's work\n")
-	p.git("add", "keep.txt")
-	p.git("commit", "-q", "-m", "keep.txt")
-	p.initState()
-	id := p.add("Write the greeting", "--validate", "test -f greeting.txt")
-	p.setConfig("integration_check", `"test -f keep.txt || { echo keep.txt is gone; exit 1; }"`)
+	p, id := projectWithCheck(t)
 	var feedback string
 	api := fakeapi.New(t,
 		fakeapi.Bash("harness claim "+id),
@@ -102,4 +90,19 @@ func TestScenarioGateProjectCheck(t *testing.T) {
 	if !strings.Contains(p.progressLog(), "regression detected at session end: the project's check") {
 		t.Errorf("no regression line for the project's check in the log:\n%s", p.progressLog())
 	}
+}
+
+// projectWithCheck is a project whose committed keep.txt stands for an
+// earlier task's work, with one task (its check: greeting.txt exists) and
+// the project's check that keep.txt is still there.
+func projectWithCheck(t *testing.T) (*project, string) {
+	t.Helper()
+	p := newProject(t)
+	p.writeFile("keep.txt", "an earlier task's work\n")
+	p.git("add", "keep.txt")
+	p.git("commit", "-q", "-m", "keep.txt")
+	p.initState()
+	id := p.add("Write the greeting", "--validate", "test -f greeting.txt")
+	p.setConfig("integration_check", `"test -f keep.txt || { echo keep.txt is gone; exit 1; }"`)
+	return p, id
 }
