@@ -59,10 +59,13 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 	runChecks(f, tree.Dir, checks, gateBudget())
 	// What ran to an outcome is verified (passed, or reopened below), as
 	// is what needs no check (no longer completed); what the budget cut
-	// stays unverified for the next turn end.
+	// stays unverified for the next turn end. Not for the project's check:
+	// a whole test suite longer than the budget would be cut at every turn
+	// end, the stop held for the budget each time; every completion passed
+	// it already, so it is said once and left.
 	var cut []string
 	for _, ch := range checks {
-		if ch.cut {
+		if ch.cut && !ch.project {
 			cut = append(cut, ch.tasks...)
 		}
 	}
@@ -88,9 +91,18 @@ func verificationGate(c *call, s *state.State, rt *Runtime, n int, ids []string)
 			}
 			continue
 		}
+		if ch.result.Unconfined != "" && ch.project {
+			logWarn(c.Root, n, c.now, "verification gate: the project's check `%s` not run: %s (%s)", clip(ch.command, 120), ch.result.Unconfined, fence.Hint())
+			continue
+		}
 		if ch.result.Unconfined != "" {
 			logWarn(c.Root, n, c.now, "verification gate: `%s` (%s) not run: %s; left unverified (%s)",
 				clip(ch.command, 120), strings.Join(ch.tasks, ", "), ch.result.Unconfined, fence.Hint())
+			continue
+		}
+		if ch.cut && ch.project {
+			logWarn(c.Root, n, c.now, "verification gate: the project's check `%s` did not finish within HARNESS_VERIFY_BUDGET=%s; not run again at this session's end (each completion passed it)",
+				clip(ch.command, 120), gateBudget())
 			continue
 		}
 		if ch.cut {
