@@ -130,10 +130,17 @@ func (c *call) transition(before, after []byte) string {
 	if len(tr.Completed) > 0 {
 		// The project's check, as harness validate runs it after a task's
 		// own: a completion that breaks the project is put back. Past the
-		// budget it is put back too: the gate at the turn's end re-runs
-		// the tasks' checks, not the project's, and a completion made
-		// outside harness validate has no claim to the wait.
-		if res, ran := runProjectCheck(c.Project, b, time.Until(deadline), budget); ran && !res.pass {
+		// budget it is left to the verification gate, which runs it at
+		// the next turn end the run may end at, like a validation past
+		// the budget (at the sandboxed level every honest validate's
+		// completion comes this way: a suite longer than the budget must
+		// not put it back).
+		res, ran := runProjectCheck(c.Project, b, time.Until(deadline), budget)
+		switch {
+		case !ran || res.pass:
+		case res.overBudget:
+			later = append(later, tr.Completed...)
+		default:
 			return fmt.Sprintf("%s cannot be completed: session_config.integration_check `%s` %s (complete a task with `harness validate`, which runs it with its own timeout)",
 				strings.Join(tr.Completed, ", "), b.ProjectCheck(), res.outcome)
 		}
