@@ -402,6 +402,9 @@ func (e *Env) showStatus(dir string, asJSON, all bool) int {
 	}
 	fmt.Fprintf(w, "\nsessions: %d (last ended %s)\n", s.SessionCount, last)
 	fmt.Fprintln(w, trustLevelOf(dir))
+	if cmd := s.ProjectCheck(); cmd != "" {
+		fmt.Fprintf(w, "project's check: %s (session_config.integration_check: every completion passes it too, after the task's own validation)\n", cmd)
+	}
 	if use := budgetUse(dir, s); len(use) > 0 {
 		fmt.Fprintf(w, "budget: %s\n", budget.Join(use))
 	}
