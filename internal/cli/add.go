@@ -9,6 +9,7 @@ import (
 
 	"github.com/harness-agent/harness/internal/failure"
 	"github.com/harness-agent/harness/internal/guard"
+	"github.com/harness-agent/harness/internal/plan"
 	"github.com/harness-agent/harness/internal/progress"
 	"github.com/harness-agent/harness/internal/safefile"
 	"github.com/harness-agent/harness/internal/state"
@@ -199,26 +200,20 @@ func loggedIDs(dir string) int {
 	}
 }
 
-// splitList reads a comma-separated flag value (ids, globs): each item
-// once, in the order given (`--depends-on task-001,task-001` is one
-// dependency, not an edge drawn twice).
 // priorityOf reads a priority as a person types it: P0, P1 or P2 in
-// either case, or the words the importers read as them (critical and high
-// P0, medium P1, low P2).
+// either case, or the words the importers read as them (plan.PriorityWord:
+// critical and high P0, medium P1, low P2).
 func priorityOf(s string) (string, bool) {
 	switch p := strings.ToUpper(strings.TrimSpace(s)); p {
 	case "P0", "P1", "P2":
 		return p, true
-	case "CRITICAL", "HIGH":
-		return "P0", true
-	case "MEDIUM":
-		return "P1", true
-	case "LOW":
-		return "P2", true
 	}
-	return "", false
+	return plan.PriorityWord(s)
 }
 
+// splitList reads a comma-separated flag value (ids, globs): each item
+// once, in the order given (`--depends-on task-001,task-001` is one
+// dependency, not an edge drawn twice).
 func splitList(s string) []string {
 	out := []string{}
 	for _, p := range strings.Split(s, ",") {

@@ -173,6 +173,13 @@ func (w *tmWalk) list(list gjson.Result, at string, parent tmParent) error {
 
 var tmPriority = map[string]string{"critical": "P0", "high": "P0", "medium": "P1", "low": "P2"}
 
+// PriorityWord is the harness priority of a priority word as Taskmaster
+// writes it (critical, high, medium, low, in any case); false for another.
+func PriorityWord(w string) (string, bool) {
+	p, ok := tmPriority[strings.ToLower(strings.TrimSpace(w))]
+	return p, ok
+}
+
 // task reads one task or subtask, id its full id ("3", "3.1", "3.1.2").
 func (w *tmWalk) task(t gjson.Result, at, id string, parent tmParent) (tmParent, error) {
 	r := w.r
@@ -196,7 +203,7 @@ func (w *tmWalk) task(t gjson.Result, at, id string, parent tmParent) (tmParent,
 	}
 	priority := parent.priority
 	if prio != "" {
-		if pr, ok := tmPriority[strings.ToLower(strings.TrimSpace(prio))]; ok {
+		if pr, ok := PriorityWord(prio); ok {
 			priority = pr
 		} else if m := priorityTag().FindStringSubmatch(strings.TrimSpace(prio)); m != nil {
 			priority = labelPriority(strings.ToLower(m[1]))
