@@ -232,11 +232,8 @@ func (c *call) completionGate(t *state.Task, cfg state.Config) (hook.Decision, b
 		return deny(ruleGate, fmt.Sprintf("%s has no validation.command, so it cannot be marked completed.", t.ID),
 			"ask the user for an objective check; a task is completed only by `harness validate "+t.ID+"`."), true
 	}
-	budget := gateBudget()
-	if c.gateDeadline.IsZero() {
-		c.gateDeadline = time.Now().Add(budget)
-	}
-	res := runValidation(c.Project, t.ID, t.Command, t.Timeout(), time.Until(c.gateDeadline), budget)
+	left, budget := c.gateLeft()
+	res := runValidation(c.Project, t.ID, t.Command, t.Timeout(), left, budget)
 	if res.pass {
 		return hook.Decision{}, false
 	}
@@ -252,15 +249,23 @@ func (c *call) completionGate(t *state.Task, cfg state.Config) (hook.Decision, b
 		fmt.Sprintf("fix the work until the check passes, then run `harness validate %s`.", t.ID)), true
 }
 
+// gateLeft is what is left of the gate's budget for this call, which every
+// check the gate runs shares (the budget starts with the first), and the
+// budget itself.
+func (c *call) gateLeft() (left, budget time.Duration) {
+	budget = gateBudget()
+	if c.gateDeadline.IsZero() {
+		c.gateDeadline = time.Now().Add(budget)
+	}
+	return time.Until(c.gateDeadline), budget
+}
+
 // projectGate holds a hand-made completion to the project's check too
 // (session_config.integration_check), as `harness validate` does, within
 // what is left of the gate's budget; id is the first task it completes.
 func (c *call) projectGate(s *state.State, id string) (hook.Decision, bool) {
-	budget := gateBudget()
-	if c.gateDeadline.IsZero() {
-		c.gateDeadline = time.Now().Add(budget)
-	}
-	res, ran := runProjectCheck(c.Project, s, time.Until(c.gateDeadline), budget)
+	left, budget := c.gateLeft()
+	res, ran := runProjectCheck(c.Project, s, left, budget)
 	if !ran || res.pass {
 		return hook.Decision{}, false
 	}
