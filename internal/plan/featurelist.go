@@ -32,6 +32,15 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 	}
 	r := &reader{name: name}
 	p := &Plan{}
+	// A "feature" several features share is the group they are in ("F1:
+	// Authentication" over fifty test cases), not a title: each is told
+	// by its description, and the group goes with category.
+	groups := map[string]int{}
+	for _, f := range list.Array() {
+		if g := f.Get("feature"); g.Type == gjson.String && strings.TrimSpace(g.Str) != "" {
+			groups[strings.TrimSpace(g.Str)]++
+		}
+	}
 	unknown := map[string][]string{} // the features of each status word not known
 	var words []string
 	for i, f := range list.Array() {
@@ -40,10 +49,16 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 			return nil, bad(name, where, "a feature must be an object, got %s", kindOf(f))
 		}
 		desc := strings.TrimSpace(r.str(f.Get("description"), where+".description"))
-		var title string
-		for _, k := range []string{"title", "name", "feature"} {
+		var title, group string
+		for _, k := range []string{"title", "name"} {
 			if title == "" {
 				title = strings.TrimSpace(r.str(f.Get(k), where+"."+k))
+			}
+		}
+		if title == "" {
+			title = strings.TrimSpace(r.str(f.Get("feature"), where+".feature"))
+			if desc != "" && groups[title] > 1 {
+				title, group = "", title
 			}
 		}
 		category := r.str(f.Get("category"), where+".category")
@@ -107,6 +122,9 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 		var parts []string
 		if desc != "" && desc != it.Title {
 			parts = append(parts, desc)
+		}
+		if group != "" {
+			parts = append(parts, "feature: "+group)
 		}
 		if category != "" {
 			parts = append(parts, "category: "+category)

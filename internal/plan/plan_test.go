@@ -577,6 +577,35 @@ func TestLenient(t *testing.T) {
 	assert.Equal(t, []string{"beads:a is on lines 1 and 2: the later line is read, as bd import does"}, p.Notes)
 }
 
+// A feature's "feature" is its title when it is its own, the group it is
+// in when several features share it and each has a description (a test
+// plan's "F1: Authentication" over its cases).
+func TestFeatureTitle(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		want       []string // each item's title, then its description
+	}{
+		{"its own", `[{"feature":"Login","description":"Email and password"},{"feature":"Logout","description":"Ends the session"}]`,
+			[]string{"Login", "Email and password", "Logout", "Ends the session"}},
+		{"a group", `[{"feature":"F1: Auth","description":"Registers","category":"Sign-up"},{"feature":"F1: Auth","description":"Logs in"}]`,
+			[]string{"Registers", "feature: F1: Auth\n\ncategory: Sign-up", "Logs in", "feature: F1: Auth"}},
+		{"shared, no description", `[{"id":1,"feature":"Login"},{"id":2,"feature":"Login"}]`,
+			[]string{"Login", "", "Login", ""}},
+		{"a title beside the group", `[{"title":"Upload UI","feature":"F1","description":"d"},{"title":"Progress bar","feature":"F1","description":"e"}]`,
+			[]string{"Upload UI", "d", "Progress bar", "e"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Parse(FeatureList, "f", []byte(tc.file))
+			require.NoError(t, err)
+			var got []string
+			for _, it := range p.Items {
+				got = append(got, it.Title, it.Description)
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
 // A Beads backup keeps its dependencies beside the issues: read with
 // them, the issues wait on each other as an export's do.
 func TestBeadsBackup(t *testing.T) {
