@@ -90,8 +90,8 @@ func Patch(format, name string, stored []byte, verdict func(source string) Verdi
 		}
 		switch format {
 		case FeatureList:
-			if it.mark == "status" {
-				set("status", word("done", "pending", "in_progress"))
+			if it.mark != "" {
+				set(it.mark, word("done", "pending", "in_progress"))
 			} else {
 				set("passes", done)
 			}

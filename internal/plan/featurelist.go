@@ -67,7 +67,13 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 		for _, k := range []string{"steps", "acceptance", "acceptance_criteria", "acceptanceCriteria"} {
 			steps = append(steps, textList(f.Get(k))...)
 		}
-		status := r.str(f.Get("status"), where+".status")
+		// Lists that gate "passing" on a harness's verification call it
+		// "state" (beside "verification_command" and "evidence").
+		statusKey := "status"
+		if !f.Get("status").Exists() && f.Get("state").Exists() {
+			statusKey = "state"
+		}
+		status := r.str(f.Get(statusKey), where+"."+statusKey)
 		passes := f.Get("passes")
 		if passes.Type == gjson.String && (passes.Str == "true" || passes.Str == "false") {
 			passes = gjson.Result{Type: map[bool]gjson.Type{true: gjson.True, false: gjson.False}[passes.Str == "true"], Raw: passes.Str}
@@ -90,7 +96,7 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 			it.Source = FeatureList + ":" + shortHash(title)
 		}
 		if !passes.Exists() && status != "" {
-			it.mark = "status"
+			it.mark = statusKey
 			if w := strings.ToLower(strings.TrimSpace(status)); !featureDone[w] && !featureNotDone[w] {
 				if unknown[status] == nil {
 					words = append(words, status)

@@ -53,7 +53,7 @@ type Item struct {
 	parts    []string // the Sources of its subtasks, children, nested items: some of DependsOn
 	fileOpen bool     // not done in the file though done in the plan read (a subtask of a done Taskmaster task)
 	fileDone bool     // done in the file though not in the plan read (a closed epic with open children)
-	mark     string   // how the file says done where it has a choice: a feature list's "status" (not passes), GitHub's "lower" case state
+	mark     string   // how the file says done where it has a choice: a feature list's "status" or "state" (not passes), GitHub's "lower" case state
 }
 
 // Skipped is an item of the file the harness does not take.

@@ -520,6 +520,7 @@ func TestPatchMovesBack(t *testing.T) {
 	}{
 		{FeatureList, `[{"description":"A","passes":true}]`, Pending, `[{"description":"A","passes":false}]`},
 		{FeatureList, `{"features":[{"id":1,"title":"A","status":"done"}]}`, InProgress, `{"features":[{"id":1,"title":"A","status":"in_progress"}]}`},
+		{FeatureList, `{"features":[{"id":1,"title":"A","state":"passing"}]}`, Pending, `{"features":[{"id":1,"title":"A","state":"pending"}]}`},
 		{Taskmaster, `{"tasks":[{"id":1,"title":"a","status":"done"}]}`, Pending, `{"tasks":[{"id":1,"title":"a","status":"pending"}]}`},
 		{Taskmaster, `{"tasks":[{"id":1,"title":"a","status":"done"}]}`, InProgress, `{"tasks":[{"id":1,"title":"a","status":"in-progress"}]}`},
 		{Beads, "{\"id\":\"a\",\"title\":\"t\",\"status\":\"closed\"}\r\n", Pending, "{\"id\":\"a\",\"title\":\"t\",\"status\":\"open\"}\r\n"},
