@@ -64,6 +64,7 @@ type ghIssue struct {
 	refs   []issueLink // the issues its body says it waits on
 	said   []string    // its priority labels, when they disagree
 	pull   bool        // a pull request, which is skipped
+	closed string      // why it was closed when not done: as not planned, as a duplicate
 	where  string      // where it is in the file, for a note
 }
 
@@ -111,6 +112,18 @@ func readIssues(name string, data []byte) ([]ghIssue, error) {
 				Done: strings.EqualFold(state, "closed"), DependsOn: []string{}, at: at}}
 		if state == "open" || state == "closed" {
 			is.it.mark = "lower" // GitHub's REST API writes the state in lower case
+		}
+		// An issue closed as not planned or as a duplicate of another
+		// (gh's stateReason, the REST API's state_reason) was not done:
+		// it is skipped, as a cancelled Taskmaster task is.
+		if is.it.Done {
+			reason := v.Get("stateReason").String() + v.Get("state_reason").String()
+			switch strings.ToLower(reason) {
+			case "not_planned":
+				is.closed = "closed as not planned"
+			case "duplicate":
+				is.closed = "closed as a duplicate"
+			}
 		}
 		labels := v.Get("labels")
 		if labels.Exists() && labels.Type != gjson.Null && !labels.IsArray() {
@@ -216,6 +229,10 @@ func githubPlan(issues []ghIssue) *Plan {
 		}
 		if is.pull {
 			p.Skipped = append(p.Skipped, Skipped{Source: is.it.Source, Title: is.it.Title, Why: "a pull request, not an issue"})
+			continue
+		}
+		if is.closed != "" {
+			p.Skipped = append(p.Skipped, Skipped{Source: is.it.Source, Title: is.it.Title, Why: is.closed + ", not done"})
 			continue
 		}
 		p.Items = append(p.Items, is.it)

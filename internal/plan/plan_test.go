@@ -607,6 +607,35 @@ func TestFeatureTitle(t *testing.T) {
 	}
 }
 
+// An issue closed as not planned or as a duplicate is skipped, in gh's
+// words (stateReason) and the REST API's (state_reason); one closed as
+// completed, or closed with no reason said, is done.
+func TestGitHubClosedReason(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, skipped string
+		done               bool
+	}{
+		{"gh, not planned", `[{"number":1,"title":"a","state":"CLOSED","stateReason":"NOT_PLANNED"}]`, "closed as not planned, not done", false},
+		{"REST, duplicate", `[{"number":1,"title":"a","state":"closed","state_reason":"duplicate"}]`, "closed as a duplicate, not done", false},
+		{"REST, completed", `[{"number":1,"title":"a","state":"closed","state_reason":"completed"}]`, "", true},
+		{"no reason", `[{"number":1,"title":"a","state":"CLOSED"}]`, "", true},
+		{"open again", `[{"number":1,"title":"a","state":"open","state_reason":"reopened"}]`, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Parse(GitHub, "f", []byte(tc.file))
+			require.NoError(t, err)
+			if tc.skipped != "" {
+				require.Len(t, p.Skipped, 1)
+				assert.Equal(t, tc.skipped, p.Skipped[0].Why)
+				assert.Empty(t, p.Items)
+				return
+			}
+			require.Len(t, p.Items, 1)
+			assert.Equal(t, tc.done, p.Items[0].Done)
+		})
+	}
+}
+
 // A Beads backup keeps its dependencies beside the issues: read with
 // them, the issues wait on each other as an export's do.
 func TestBeadsBackup(t *testing.T) {
