@@ -613,7 +613,7 @@ func TestFeatureTitle(t *testing.T) {
 func TestGitHubClosedReason(t *testing.T) {
 	for _, tc := range []struct {
 		name, file, skipped string
-		done               bool
+		done                bool
 	}{
 		{"gh, not planned", `[{"number":1,"title":"a","state":"CLOSED","stateReason":"NOT_PLANNED"}]`, "closed as not planned, not done", false},
 		{"REST, duplicate", `[{"number":1,"title":"a","state":"closed","state_reason":"duplicate"}]`, "closed as a duplicate, not done", false},
