@@ -55,6 +55,9 @@ var (
 	// listNumber is a word of a list of dependencies that is an item's
 	// number, "T042:" with the colon its note begins with.
 	listNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)*|T\d+)\.?(:?)$`) })
+	// optionalNumber is a sub-task's number marked optional after it
+	// ("7.9* (P) …").
+	optionalNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)+)\*\s`) })
 	// itemNumber is the number an item's title begins with ("2.1 Create
 	// the models", "3. Wire it up", spec-kit's "T004 [P] Contract test").
 	itemNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)*|T\d+)\.?(?:\s|$)`) })

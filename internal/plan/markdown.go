@@ -178,6 +178,12 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 			return
 		}
 		title := plainText(c.text)
+		// cc-sdd's own specs also mark an optional sub-task after its
+		// number ("- [ ] 7.9* (P) Performance tests"): the same mark.
+		if m := optionalNumber().FindStringSubmatchIndex(title); m != nil {
+			c.optional = true
+			title = title[:m[3]] + title[m[3]+1:]
+		}
 		if !c.done && c.mark != " " {
 			marks[c.mark]++
 		}
