@@ -158,12 +158,22 @@ func shorten(ids []string, n int) []string {
 
 // wrappedFeatures is the member of doc that holds its list of features
 // when doc is an object wrapping one ("features", or a Ralph prd.json's
-// "userStories"), "" otherwise: Detect and the reader agree on it.
+// "userStories"), "" otherwise: Detect and the reader agree on it. A list
+// named "stories" or "tasks" is one when its first item says whether it
+// passes: Taskmaster's tasks, the other "tasks" file, never do.
 func wrappedFeatures(doc gjson.Result) string {
-	for _, k := range []string{"features", "userStories"} {
-		if doc.IsObject() && doc.Get(k).IsArray() {
-			return k
+	if !doc.IsObject() {
+		return ""
+	}
+	for _, k := range []string{"features", "userStories", "stories", "tasks"} {
+		list := doc.Get(k)
+		if !list.IsArray() {
+			continue
 		}
+		if (k == "stories" || k == "tasks") && !list.Get("0.passes").Exists() {
+			continue
+		}
+		return k
 	}
 	return ""
 }

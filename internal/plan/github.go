@@ -2,6 +2,7 @@ package plan
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -60,6 +61,7 @@ func parseGitHubLines(name string, data []byte) (*Plan, error) {
 type ghIssue struct {
 	it     Item
 	number string
+	num    int64       // the number, to order the issues by
 	repo   string      // "OWNER/REPO" as the file gives it, "" when it does not say
 	refs   []issueLink // the issues its body says it waits on
 	said   []string    // its priority labels, when they disagree
@@ -104,7 +106,7 @@ func readIssues(name string, data []byte) ([]ghIssue, error) {
 		if title == "" {
 			return nil, bad(name, where+".title", "is missing or empty")
 		}
-		is := ghIssue{number: fmt.Sprint(int64(num.Num)), repo: issueRepo(v), refs: bodyDeps(body), where: where,
+		is := ghIssue{number: fmt.Sprint(int64(num.Num)), num: int64(num.Num), repo: issueRepo(v), refs: bodyDeps(body), where: where,
 			// GitHub's REST API (`gh api repos/O/R/issues`) lists pull
 			// requests among the issues.
 			pull: v.Get("pull_request").IsObject() || v.Get("isPullRequest").Bool(),
@@ -171,6 +173,16 @@ func githubPlan(issues []ghIssue) *Plan {
 		if k := strings.ToLower(is.repo); is.repo != "" && spelt[k] == "" {
 			spelt[k] = is.repo
 		}
+	}
+	// gh and the REST API list a repository's newest issue first, an
+	// order no one chose: its issues take their task ids as they were
+	// filed, oldest first, so the work among issues of one priority
+	// begins where the project did. A file of several repositories'
+	// issues (a script's, a search's) keeps its order: their numbers do
+	// not compare. Stable: an issue written twice keeps its entries'
+	// order.
+	if len(spelt) < 2 {
+		slices.SortStableFunc(issues, func(a, b ghIssue) int { return cmp.Compare(a.num, b.num) })
 	}
 	source := func(repo, number string) string {
 		if len(spelt) > 1 && repo != "" {

@@ -90,10 +90,10 @@ func TestParse(t *testing.T) {
 			text: `[{"number":12,"title":"Config","state":"OPEN","body":"- [ ] reads ~/.toolrc\n- [x] errors name the key","labels":[{"name":"priority: high"}]},
 			        {"number":14,"title":"Env","state":"OPEN","body":"Depends on #12.\nblocked by #9, #10 and #11","labels":[{"name":"P3"}]},
 			        {"number":9,"title":"Flags","state":"CLOSED","body":"","labels":[]}]`,
-			want: []brief{
+			want: []brief{ // oldest first, whatever the file's order
+				{Source: "github:#9", Title: "Flags", Priority: "P1", Done: true},
 				{Source: "github:#12", Title: "Config", Priority: "P0", Acceptance: []string{"reads ~/.toolrc", "errors name the key"}},
 				{Source: "github:#14", Title: "Env", Priority: "P2", DependsOn: []string{"github:#12", "github:#9", "github:#10", "github:#11"}},
-				{Source: "github:#9", Title: "Flags", Priority: "P1", Done: true},
 			}},
 		{name: "github, issues of one repository with their url keep the number alone", format: GitHub, file: "issues.json",
 			text: `[{"number":3,"title":"A","state":"OPEN","url":"https://github.com/o/r/issues/3","body":"Depends on https://github.com/O/R/issues/4"},
@@ -305,6 +305,10 @@ func TestDetect(t *testing.T) {
 		{"issues.json", `[{"id":"bd-1","title":"t","status":"open","issue_type":"task","description":""}]`, Beads},
 		{"x.json", `[{"id":"F1","description":"a","status":"done"}]`, FeatureList},
 		{"feature_list.json", `{"project":"p","features":[{"description":"a"}]}`, FeatureList},
+		{"tasks.json", `{"tasks":[{"id":"F1","description":"a","passes":false}]}`, FeatureList},
+		{"tasks.json", `{"tasks":[{"id":1,"title":"a","status":"pending"}]}`, Taskmaster},
+		{"prd.json", `{"version":"main","stories":[{"id":"US-001","title":"a","passes":true}]}`, FeatureList},
+		{"x.json", `{"stories":[{"title":"a"}]}`, ""},
 		{"issue.json", `{"number":7,"title":"t","state":"OPEN","body":""}`, GitHub},
 		{"issues.jsonl", "{\"number\":7,\"title\":\"t\"}\n{\"number\":8,\"title\":\"u\"}\n", GitHub},
 		{"issues", "{\"number\":7,\"title\":\"t\"}\n{\"number\":8,\"title\":\"u\"}\n", GitHub},
