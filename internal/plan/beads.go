@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -68,6 +70,7 @@ func parseBeads(name string, data []byte, beside Beside) (*Plan, error) {
 	}
 	type link struct{ child, parent string }
 	var parents []link
+	var created []time.Time // each item's creation, in p.Items' order
 	for n, rec := range records {
 		v, where := rec.v, rec.where
 		if !v.IsObject() {
@@ -153,6 +156,7 @@ func parseBeads(name string, data []byte, beside Beside) (*Plan, error) {
 		}
 		index[id] = len(p.Items)
 		p.Items = append(p.Items, it)
+		created = append(created, createdAt(v))
 	}
 	for _, l := range parents {
 		if i, ok := index[l.parent]; ok {
@@ -160,7 +164,39 @@ func parseBeads(name string, data []byte, beside Beside) (*Plan, error) {
 			p.Items[i].parts = append(p.Items[i].parts, Beads+":"+l.child)
 		}
 	}
+	oldestFirst(p.Items, created)
 	return p, nil
+}
+
+// createdAt is when a Beads issue was created, zero when it does not say.
+func createdAt(v gjson.Result) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(v.Get("created_at").Str))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// oldestFirst puts items in the order they were created (created[i] is
+// items[i]'s) when every one says when: bd export writes the issues by
+// id, and an id is a hash, so the file's order is no order of work;
+// bd ready offers the oldest of one priority first, and the tasks' ids,
+// which order the work among tasks of one priority, follow it. Items
+// that do not all say keep the file's order.
+func oldestFirst(items []Item, created []time.Time) {
+	if slices.ContainsFunc(created, time.Time.IsZero) {
+		return
+	}
+	order := make([]int, len(items))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return created[a].Compare(created[b]) })
+	sorted := make([]Item, len(items))
+	for i, j := range order {
+		sorted[i] = items[j]
+	}
+	copy(items, sorted)
 }
 
 // beadsSideLinks reads the dependencies of a Beads backup
