@@ -22,13 +22,19 @@ import (
 
 var importVerb = &command{
 	name:    "import",
-	args:    "FILE [--format " + strings.Join(plan.Formats, "|") + "] [--tag NAME] [--validate CMD] [--dry-run]",
+	args:    "FILE [--format " + strings.Join(plan.Formats, "|") + "] [--tag NAME] [--validate CMD] [--dry-run] [--all]",
 	summary: "add the tasks of a plan kept elsewhere (feature_list.json, Taskmaster, Beads, gh issue list --json, a spec's tasks.md, a Markdown checklist); run again, it updates the tasks not yet started",
 	run:     runImport,
 }
 
 // maxPlanBytes bounds a plan file read whole.
 const maxPlanBytes = 64 << 20
+
+// importListed is how many lines an import prints of what it does to
+// each item (added, updated, kept, skipped) before it sums up the rest:
+// a plan of hundreds of items would fill a terminal, and the context of
+// the agent that ran it, with lines alike. --all prints every one.
+const importListed = 50
 
 // errDryRun ends an import's transaction without saving.
 var errDryRun = errors.New("dry run")
@@ -49,6 +55,7 @@ func runImport(e *Env, c *command, args []string) int {
 	format := fs.String("format", "", "the plan's format (default: told from the file's name and content)")
 	tag := fs.String("tag", "", "of a Taskmaster file, import only this tag (default: every tag)")
 	dryRun := fs.Bool("dry-run", false, "print what would change and change nothing")
+	all := fs.Bool("all", false, fmt.Sprintf("print a line for every item (default: the first %d)", importListed))
 	check := fs.String("validate", "", "the validation command of every imported task that has none (a plan's items carry none)")
 	pos, err := e.parse(fs, args)
 	if err != nil {
@@ -151,8 +158,20 @@ func runImport(e *Env, c *command, args []string) int {
 		would = "would be "
 	}
 	counts := map[string]int{}
+	listed, unlisted := 0, 0
+	list := func(line string) {
+		if *all || listed < importListed {
+			fmt.Fprintln(e.Stdout, line)
+			listed++
+			return
+		}
+		unlisted++
+	}
 	for _, st := range steps {
 		counts[st.verb]++
+		if st.verb == "added" && st.item.Done {
+			counts["done"]++
+		}
 		line := fmt.Sprintf("%s%s %s ← %s: %s", would, st.verb, st.id, st.item.Source, st.item.Title)
 		if len(st.deps) > 0 {
 			// What the plan's nesting, numbers or links came to, for the
@@ -162,16 +181,22 @@ func runImport(e *Env, c *command, args []string) int {
 		switch {
 		case st.verb == "added" && st.item.Done:
 			line += " (done in the plan: imported completed, never verified by the harness)"
-			counts["done"]++
 		case st.verb == "updated":
 			line += " (" + strings.Join(st.fields, ", ") + ")"
 		case st.verb == "kept":
 			line += " (" + st.why + ")"
 		}
-		fmt.Fprintln(e.Stdout, line)
+		list(line)
 	}
 	for _, sk := range p.Skipped {
-		fmt.Fprintf(e.Stdout, "skipped %s: %s (%s)\n", sk.Source, sk.Title, sk.Why)
+		list(fmt.Sprintf("skipped %s: %s (%s)", sk.Source, sk.Title, sk.Why))
+	}
+	if unlisted > 0 {
+		where := "`harness status --all` lists every task"
+		if *dryRun {
+			where = "--all prints each"
+		}
+		fmt.Fprintf(e.Stdout, "… and %d more (%s)\n", unlisted, where)
 	}
 	for _, n := range p.Notes {
 		fmt.Fprintf(e.Stderr, "WARN [%s] %s\n", failure.Config, n)
