@@ -186,6 +186,12 @@ type Beside func(name string) []byte
 // ParseBeside is Parse, with the files beside the plan file at hand.
 func ParseBeside(format, name string, data []byte, beside Beside) (*Plan, error) {
 	text, enc := decode(data)
+	if i := bytes.IndexByte(text, 0); i >= 0 {
+		// No text holds one; read around it, a file would be read one way
+		// and, once an export changed its length, another (UTF-16 without
+		// its mark is told by its zero bytes).
+		return nil, bad(name, "", "holds a NUL byte (at byte %d): not a text file (UTF-16 without its byte-order mark? save it as UTF-8)", i)
+	}
 	p, err := parse(format, name, text, beside)
 	var fe *failure.Error
 	if err == nil || !errors.As(err, &fe) {

@@ -276,6 +276,9 @@ func TestParseMalformed(t *testing.T) {
 		{"github title", GitHub, `[{"number":1,"title":""}]`, "f: [0].title: is missing or empty"},
 		{"github labels", GitHub, `[{"number":1,"title":"t","labels":"bug"}]`, "f: [0].labels: must be a list, got a string"},
 		{"markdown without items", Markdown, "# Title\n\nprose\n", "f: no checklist items"},
+		// Read as UTF-8 (its odd length), it would read as UTF-16 once an
+		// export ticked its box (found by FuzzParse).
+		{"a NUL byte", Markdown, "\x000\x000\n* [] 0", "f: holds a NUL byte (at byte 0): not a text file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse(tc.format, "f", []byte(tc.text))
