@@ -53,8 +53,16 @@ var (
 		return regexp.MustCompile(`(?i)\(\s*depends\s+on\s*:?\s*((?:[^()]|\([^()]*\))*?)\s*\)`)
 	})
 	// listNumber is a word of a list of dependencies that is an item's
-	// number, "T042:" with the colon its note begins with.
-	listNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)*|T\d+)\.?(:?)$`) })
+	// number, "T042:" with the colon its note begins with; or several
+	// ("T005/T006"), or a range of them ("T002-T004", "T006–T007").
+	listNumber = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^((?:\d+(?:\.\d+)*|T\d+)(?:(?:[-–/]|\.\.)(?:\d+(?:\.\d+)*|T\d+))*)\.?(:?)$`)
+	})
+	// rangeGap is a range of item numbers written with spaces around its
+	// dash ("T001 – T008"), closed up to be read as one word.
+	rangeGap = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(T\d+|\d+(?:\.\d+)*)\s+([-–])\s+(T\d+|\d+(?:\.\d+)*)\b`)
+	})
 	// optionalNumber is a sub-task's number marked optional after it
 	// ("7.9* (P) …").
 	optionalNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)+)\*\s`) })

@@ -382,19 +382,82 @@ func listParts(s string) (parts, seps []string) {
 
 // leadingNumbers is the item numbers a part of a list begins with, up to
 // the first word that is none or a number followed by a colon ("T042:").
+// A range ("T002-T004", "T001 – T008") is one of them, written "T002-T004".
 func leadingNumbers(part string) []string {
+	part = rangeGap().ReplaceAllStringFunc(part, func(r string) string {
+		m := rangeGap().FindStringSubmatch(r)
+		if _, _, ok := numberRange(m[1] + "-" + m[3]); !ok {
+			return r
+		}
+		return m[1] + "-" + m[3]
+	})
 	var ids []string
 	for _, f := range strings.Fields(part) {
 		m := listNumber().FindStringSubmatch(f)
 		if m == nil {
 			break
 		}
-		ids = append(ids, m[1])
+		var refs []string
+		for _, ref := range strings.Split(m[1], "/") {
+			ref = strings.NewReplacer("–", "-", "..", "-").Replace(ref)
+			if _, _, ok := numberRange(ref); strings.Contains(ref, "-") && !ok {
+				return ids // "T003-2": no range of item numbers
+			}
+			refs = append(refs, ref)
+		}
+		ids = append(ids, refs...)
 		if m[2] != "" {
 			break
 		}
 	}
 	return ids
+}
+
+// numberRange reads a range of item numbers, "T002-T004" or "2.1-2.4":
+// its ends are of one kind (a spec-kit id, or a number with as many dots
+// and the same ones before the last), the first not after the last.
+func numberRange(ref string) (lo, hi []string, ok bool) {
+	a, b, dash := strings.Cut(ref, "-")
+	if !dash || strings.Contains(b, "-") {
+		return nil, nil, false
+	}
+	lo, hi = numberParts(a), numberParts(b)
+	if lo == nil || hi == nil || len(lo) != len(hi) || !slices.Equal(lo[:len(lo)-1], hi[:len(hi)-1]) {
+		return nil, nil, false
+	}
+	x, _ := strconv.Atoi(lo[len(lo)-1])
+	y, _ := strconv.Atoi(hi[len(hi)-1])
+	return lo, hi, x <= y
+}
+
+// numberParts cuts an item number into what it is made of: "T012" is
+// ["T", "12"], "2.1" is ["2", "1"]; nil for anything else.
+func numberParts(n string) []string {
+	if d, ok := strings.CutPrefix(n, "T"); ok {
+		if _, err := strconv.Atoi(d); err != nil {
+			return nil
+		}
+		return []string{"T", d}
+	}
+	parts := strings.Split(n, ".")
+	for _, p := range parts {
+		if _, err := strconv.Atoi(p); err != nil {
+			return nil
+		}
+	}
+	return parts
+}
+
+// inRange reports whether the item number n is one of the range lo-hi.
+func inRange(lo, hi []string, n string) bool {
+	parts := numberParts(n)
+	if len(parts) != len(lo) || !slices.Equal(parts[:len(parts)-1], lo[:len(lo)-1]) {
+		return false
+	}
+	x, _ := strconv.Atoi(parts[len(parts)-1])
+	a, _ := strconv.Atoi(lo[len(lo)-1])
+	b, _ := strconv.Atoi(hi[len(hi)-1])
+	return a <= x && x <= b
 }
 
 // noDependency reports whether a list says there is none ("none
@@ -449,6 +512,26 @@ func numberedWaits(name string, items []Item, waits map[int][]string, optional m
 	}
 	for _, i := range slices.Sorted(maps.Keys(waits)) {
 		for _, ref := range waits[i] {
+			if lo, hi, ok := numberRange(ref); ok {
+				// A range names the items numbered within it: a number
+				// it skips (T015a, a task removed) is no item's.
+				found := false
+				for k, n := range number {
+					if n == "" || !inRange(lo, hi, n) {
+						continue
+					}
+					found = true
+					if numbered[n] == twice {
+						notes = append(notes, fmt.Sprintf("%s: %q depends on %s, which more than one item of the file is numbered: not taken as a dependency", name, items[i].Title, n))
+					} else if k != i {
+						link(i, k, "\x01")
+					}
+				}
+				if !found {
+					notes = append(notes, fmt.Sprintf("%s: %q depends on %s, in which no item of the file is numbered: not taken as a dependency", name, items[i].Title, ref))
+				}
+				continue
+			}
 			k, ok := numbered[strings.TrimSuffix(ref, ".")]
 			switch {
 			case !ok:

@@ -220,6 +220,14 @@ func TestItemNumbers(t *testing.T) {
 		{"T007 models", []string{"T007"}, false},
 		{"T042: auth fix", []string{"T042"}, false},
 		{"T003, T006; contracts/api.md", []string{"T003", "T006"}, false},
+		{"T002-T004", []string{"T002-T004"}, false},
+		{"T001, T006–T007", []string{"T001", "T006-T007"}, false},
+		{"T001 – T008", []string{"T001-T008"}, false},
+		{"T005/T006", []string{"T005", "T006"}, false},
+		{"2.1-2.3 (the models)", []string{"2.1-2.3"}, false},
+		{"T003 - 2 files", []string{"T003"}, false},
+		{"2.1-3.2", nil, true},
+		{"T009-T003", nil, true},
 		{"1, 2.", []string{"1", "2"}, false},
 		{"T003, same file", nil, true},
 		{"the API", nil, true},
@@ -229,6 +237,33 @@ func TestItemNumbers(t *testing.T) {
 		refs, prose := itemNumbers(tc.in)
 		assert.Equal(t, tc.refs, refs, tc.in)
 		assert.Equal(t, tc.prose, prose, tc.in)
+	}
+}
+
+// A range of item numbers names the items numbered within it: its ends
+// of one kind, the first not after the last.
+func TestNumberRange(t *testing.T) {
+	for _, tc := range []struct {
+		ref string
+		in  []string
+		out []string
+	}{
+		{"T002-T004", []string{"T002", "T003", "T004"}, []string{"T001", "T005", "2", "T0035"}},
+		{"2.1-2.3", []string{"2.1", "2.2", "2.3"}, []string{"2.4", "3.1", "2", "2.1.1"}},
+		{"1-3", []string{"1", "2", "3"}, []string{"1.1", "4", "T002"}},
+	} {
+		lo, hi, ok := numberRange(tc.ref)
+		require.True(t, ok, tc.ref)
+		for _, n := range tc.in {
+			assert.True(t, inRange(lo, hi, n), "%s in %s", n, tc.ref)
+		}
+		for _, n := range tc.out {
+			assert.False(t, inRange(lo, hi, n), "%s in %s", n, tc.ref)
+		}
+	}
+	for _, ref := range []string{"T004-T002", "2.1-3.2", "T001-2", "2024-01-01", "T001", "a-b"} {
+		_, _, ok := numberRange(ref)
+		assert.False(t, ok, ref)
 	}
 }
 
