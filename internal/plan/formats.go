@@ -52,6 +52,13 @@ var (
 	dependsInline = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\(\s*depends\s+on\s*:?\s*((?:[^()]|\([^()]*\))*?)\s*\)`)
 	})
+	// dependsSentence is the same said as a sentence of an item's text,
+	// as spec-kit task lists in the wild end an item: "… in the same
+	// file. Depends on: T006, T007." The colon makes it a list: "Depends
+	// on the API" is prose.
+	dependsSentence = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:^|\s)depends(?:\s+on)?\s*:\s*(.*?)[\s*_]*(?:\.\s|\.?$)`)
+	})
 	// listNumber is a word of a list of dependencies that is an item's
 	// number, "T042:" with the colon its note begins with; or several
 	// ("T005/T006"), or a range of them ("T002-T004", "T006–T007").

@@ -89,9 +89,9 @@ func oneMark(s string) bool {
 // description. An item's or a criterion's text goes on over the indented
 // lines right under it, as a Markdown paragraph does.
 // Kiro-style plans add two things: a detail line "_Depends: 1.1, 2.3_"
-// (spec-kit's "(depends on T012, T013)" in the item's text) makes the item
-// wait on the items numbered so, and "- [ ]*" marks an optional item,
-// imported at P2 (after the rest at P1). Other lines are ignored. An item
+// (spec-kit's "(depends on T012, T013)" or "Depends on: T012." in the
+// item's text) makes the item wait on the items numbered so, and "- [ ]*"
+// marks an optional item, imported at P2 (after the rest at P1). Other lines are ignored. An item
 // has no id, so its Source is the hash of its text.
 func parseMarkdown(name string, data []byte) (*Plan, error) {
 	p := &Plan{}
@@ -198,7 +198,9 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 			it.Priority = "P2"
 			optional[len(p.Items)] = true
 		}
-		for _, m := range dependsInline().FindAllStringSubmatch(title, -1) {
+		lists := dependsInline().FindAllStringSubmatch(title, -1)
+		lists = append(lists, dependsSentence().FindAllStringSubmatch(dependsInline().ReplaceAllString(title, ""), -1)...)
+		for _, m := range lists {
 			if refs, prose := itemNumbers(m[1]); refs != nil {
 				waits[len(p.Items)] = append(waits[len(p.Items)], refs...)
 			} else if prose {
