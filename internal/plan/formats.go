@@ -63,7 +63,7 @@ var (
 	// number, "T042:" with the colon its note begins with; or several
 	// ("T005/T006"), or a range of them ("T002-T004", "T006–T007").
 	listNumber = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^((?:\d+(?:\.\d+)*|T\d+)(?:(?:[-–/]|\.\.)(?:\d+(?:\.\d+)*|T\d+))*)\.?(:?)$`)
+		return regexp.MustCompile(`^((?:\d+(?:\.\d+)*|T\d+[a-z]?)(?:(?:[-–/]|\.\.)(?:\d+(?:\.\d+)*|T\d+[a-z]?))*)\.?(:?)$`)
 	})
 	// rangeGap is a range of item numbers written with spaces around its
 	// dash ("T001 – T008"), closed up to be read as one word.
@@ -74,8 +74,9 @@ var (
 	// ("7.9* (P) …").
 	optionalNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)+)\*\s`) })
 	// itemNumber is the number an item's title begins with ("2.1 Create
-	// the models", "3. Wire it up", spec-kit's "T004 [P] Contract test").
-	itemNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)*|T\d+)\.?(?:\s|$)`) })
+	// the models", "3. Wire it up", spec-kit's "T004 [P] Contract test",
+	// and "T004a", a task put in after T004 once the list was numbered).
+	itemNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)*|T\d+[a-z]?)\.?(?:\s|$)`) })
 )
 
 // listLines reads a text of criteria as a list: one a line, list markers

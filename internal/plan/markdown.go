@@ -420,7 +420,7 @@ func leadingNumbers(part string) []string {
 // and the same ones before the last), the first not after the last.
 func numberRange(ref string) (lo, hi []string, ok bool) {
 	a, b, dash := strings.Cut(ref, "-")
-	if !dash || strings.Contains(b, "-") {
+	if !dash || strings.Contains(b, "-") || lettered(a) || lettered(b) {
 		return nil, nil, false
 	}
 	lo, hi = numberParts(a), numberParts(b)
@@ -433,9 +433,13 @@ func numberRange(ref string) (lo, hi []string, ok bool) {
 }
 
 // numberParts cuts an item number into what it is made of: "T012" is
-// ["T", "12"], "2.1" is ["2", "1"]; nil for anything else.
+// ["T", "12"], "2.1" is ["2", "1"]; nil for anything else. A task put in
+// after T012 ("T012a") is T012's number, so a range holds it.
 func numberParts(n string) []string {
 	if d, ok := strings.CutPrefix(n, "T"); ok {
+		if lettered(d) {
+			d = d[:len(d)-1]
+		}
 		if _, err := strconv.Atoi(d); err != nil {
 			return nil
 		}
@@ -448,6 +452,11 @@ func numberParts(n string) []string {
 		}
 	}
 	return parts
+}
+
+// lettered reports whether an item number ends with a letter ("T004a").
+func lettered(n string) bool {
+	return n != "" && n[len(n)-1] >= 'a' && n[len(n)-1] <= 'z'
 }
 
 // inRange reports whether the item number n is one of the range lo-hi.

@@ -224,6 +224,7 @@ func TestItemNumbers(t *testing.T) {
 		{"T001, T006–T007", []string{"T001", "T006-T007"}, false},
 		{"T001 – T008", []string{"T001-T008"}, false},
 		{"T005/T006", []string{"T005", "T006"}, false},
+		{"T004, T004a", []string{"T004", "T004a"}, false},
 		{"2.1-2.3 (the models)", []string{"2.1-2.3"}, false},
 		{"T003 - 2 files", []string{"T003"}, false},
 		{"2.1-3.2", nil, true},
@@ -248,7 +249,7 @@ func TestNumberRange(t *testing.T) {
 		in  []string
 		out []string
 	}{
-		{"T002-T004", []string{"T002", "T003", "T004"}, []string{"T001", "T005", "2", "T0035"}},
+		{"T002-T004", []string{"T002", "T003", "T004", "T003a"}, []string{"T001", "T005", "2", "T0035", "T001a"}},
 		{"2.1-2.3", []string{"2.1", "2.2", "2.3"}, []string{"2.4", "3.1", "2", "2.1.1"}},
 		{"1-3", []string{"1", "2", "3"}, []string{"1.1", "4", "T002"}},
 	} {
@@ -261,7 +262,7 @@ func TestNumberRange(t *testing.T) {
 			assert.False(t, inRange(lo, hi, n), "%s in %s", n, tc.ref)
 		}
 	}
-	for _, ref := range []string{"T004-T002", "2.1-3.2", "T001-2", "2024-01-01", "T001", "a-b"} {
+	for _, ref := range []string{"T004-T002", "2.1-3.2", "T001-2", "2024-01-01", "T001", "a-b", "T004a-T004c"} {
 		_, _, ok := numberRange(ref)
 		assert.False(t, ok, ref)
 	}
