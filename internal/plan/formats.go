@@ -48,9 +48,11 @@ var (
 	detailLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[*_]{1,2}\pL[\pL\s-]*[*_]{0,2}\s*:`) })
 	// dependsInline is the same said in an item's own text, as spec-kit
 	// writes it: "T014 Implement the service (depends on T012, T013)", a
-	// note in parentheses in it too ("(depends on T003 (the template))").
+	// note in parentheses in it too ("(depends on T003 (the template))"),
+	// "(depends only on T012)". "on" is a word: "(depends only …)" is not
+	// "(depends on ly …)".
 	dependsInline = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\(\s*depends\s+on\s*:?\s*((?:[^()]|\([^()]*\))*?)\s*\)`)
+		return regexp.MustCompile(`(?i)\(\s*depends\s+(?:only\s+)?on\b\s*:?\s*((?:[^()]|\([^()]*\))*?)\s*\)`)
 	})
 	// dependsSentence is the same said as a sentence of an item's text,
 	// as spec-kit task lists in the wild end an item: "… in the same
