@@ -137,10 +137,11 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 				// (as an export writes them), other text goes on with its
 				// description.
 				indent := indentOf(line)
-				owner := -1
-				for k := len(stack) - 1; k >= 0 && owner < 0; k-- {
+				owner := -1 // under no item, or under one dropped
+				for k := len(stack) - 1; k >= 0; k-- {
 					if stack[k].indent < indent {
 						owner = stack[k].index
+						break
 					}
 				}
 				if owner < 0 {
@@ -192,6 +193,23 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 				Why: "a placeholder, not a task"})
 			return
 		}
+		for len(stack) > 0 && stack[len(stack)-1].indent >= c.indent {
+			stack = stack[:len(stack)-1]
+		}
+		// An item struck through is one the plan dropped (cancelled,
+		// deferred, out of scope: "- [ ] ~~Port to Windows~~ (deferred)"),
+		// and so is every item under it, as a cancelled Taskmaster task's
+		// subtasks are.
+		under := len(stack) > 0 && stack[len(stack)-1].index < 0
+		if struck(title) || under {
+			why := "struck through: dropped from the plan"
+			if under {
+				why = "under an item struck through"
+			}
+			p.Skipped = append(p.Skipped, Skipped{Source: Markdown + ":" + shortHash(key), Title: title, Why: why})
+			stack = append(stack, open{c.indent, -1})
+			return
+		}
 		it := Item{Source: Markdown + ":" + shortHash(key), Title: title, Priority: "P1", Done: c.done,
 			DependsOn: []string{}, line: n}
 		if c.optional {
@@ -206,9 +224,6 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 			} else if prose {
 				said = append(said, notNumbers(name, title, m[1]))
 			}
-		}
-		for len(stack) > 0 && stack[len(stack)-1].indent >= c.indent {
-			stack = stack[:len(stack)-1]
 		}
 		p.Items = append(p.Items, it)
 		if len(stack) > 0 {
@@ -647,6 +662,17 @@ func closingRun(s string, n int) int {
 		i += run
 	}
 	return -1
+}
+
+// struck reports whether a title's name is struck through ("~~Port to
+// Windows~~ (deferred)", spec-kit's "T009 ~~Export the types~~"), not a
+// word of it ("Support ~~XML~~ JSON").
+func struck(title string) bool {
+	if m := itemNumber().FindStringIndex(title); m != nil {
+		title = title[m[1]:]
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(title), "~~")
+	return ok && strings.Index(rest, "~~") > 0
 }
 
 // placeholder reports whether a checklist item's text holds no work of
