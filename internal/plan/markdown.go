@@ -316,14 +316,16 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 // continues reports whether a line goes on with the paragraph of the list
 // line above it: indented text that is not a list item of its own, nor a
 // detail line ("_Requirements: 1.1_", "**Depends on**: 2"), nor the start
-// of a code block, a comment or a heading, which Markdown reads as
-// breaking the paragraph.
+// of a code block, a comment, a heading or a table, which Markdown reads
+// as breaking the paragraph.
 func continues(line string) bool {
 	t := strings.TrimSpace(line)
 	if t == "" || (!strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t")) {
 		return false
 	}
-	if bulletLine().MatchString(line) || fenceOf(line) != "" || strings.HasPrefix(t, "<!--") || heading(t) {
+	// A table's row ("| spec | verdict |") is no title's: a table under an
+	// item's first lines is its description, as GitHub renders it.
+	if bulletLine().MatchString(line) || fenceOf(line) != "" || strings.HasPrefix(t, "<!--") || heading(t) || strings.HasPrefix(t, "|") {
 		return false
 	}
 	return !detailLine().MatchString(t) && dependsDetail().FindStringSubmatch(t) == nil
