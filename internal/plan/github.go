@@ -150,6 +150,15 @@ func readIssues(name string, data []byte) ([]ghIssue, error) {
 		if len(differ) > 1 {
 			is.said = said
 		}
+		// A repository without priority labels often says it in the
+		// title's first brackets ("[LOW] Add a dark theme", "[P1] …").
+		if len(said) == 0 {
+			if inner, ok := bracketed(title); ok {
+				if m := priorityTag().FindStringSubmatch(inner); m != nil {
+					is.it.Priority = labelPriority(strings.ToLower(m[1]))
+				}
+			}
+		}
 		for _, l := range lines([]byte(body)) {
 			if c := checkbox(l); c != nil {
 				is.it.Acceptance = append(is.it.Acceptance, c.text)
@@ -338,6 +347,18 @@ func repoOf(url string) string {
 	return parts[0] + "/" + parts[1]
 }
 
+// bracketed is what a title's first brackets hold ("LOW" of "[LOW] Add
+// a dark theme").
+func bracketed(title string) (string, bool) {
+	rest, ok := strings.CutPrefix(title, "[")
+	if !ok {
+		return "", false
+	}
+	inner, _, ok := strings.Cut(rest, "]")
+	return strings.TrimSpace(inner), ok
+}
+
+// labelPriority is the priority a label's word gives (priorityTag's).
 func labelPriority(l string) string {
 	switch l {
 	case "p0", "critical", "urgent", "high":

@@ -679,6 +679,27 @@ func TestGitHubClosedReason(t *testing.T) {
 	}
 }
 
+// A repository without priority labels says it in the title's first
+// brackets; a label says it over the title.
+func TestGitHubTitlePriority(t *testing.T) {
+	for _, tc := range []struct{ name, issue, want string }{
+		{"low", `{"number":1,"title":"[LOW] Add a dark theme"}`, "P2"},
+		{"medium", `{"number":1,"title":"[Medium] Cache the feed"}`, "P1"},
+		{"high", `{"number":1,"title":"[HIGH] Fix the crash"}`, "P0"},
+		{"p3", `{"number":1,"title":"[P3] Tidy the docs"}`, "P2"},
+		{"no priority", `{"number":1,"title":"[Bug] Fix the crash"}`, "P1"},
+		{"not first", `{"number":1,"title":"Fix the crash [HIGH]"}`, "P1"},
+		{"a label over it", `{"number":1,"title":"[LOW] Fix the crash","labels":[{"name":"P0"}]}`, "P0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Parse(GitHub, "f", []byte("["+tc.issue+"]"))
+			require.NoError(t, err)
+			require.Len(t, p.Items, 1)
+			assert.Equal(t, tc.want, p.Items[0].Priority)
+		})
+	}
+}
+
 // A Beads backup keeps its dependencies beside the issues: read with
 // them, the issues wait on each other as an export's do.
 func TestBeadsBackup(t *testing.T) {
