@@ -114,10 +114,8 @@ func parseFeatureList(name string, data []byte) (*Plan, error) {
 		}
 		if pr := f.Get("priority"); pr.Type == gjson.Number {
 			it.Priority = [...]string{"P0", "P0", "P1", "P2"}[min(max(int(pr.Num), 0), 3)]
-		} else if pr.Type == gjson.String {
-			if m := priorityTag().FindStringSubmatch(strings.TrimSpace(pr.Str)); m != nil {
-				it.Priority = labelPriority(strings.ToLower(m[1]))
-			}
+		} else if said, ok := tagPriority(pr.Str); ok {
+			it.Priority = said
 		}
 		// The pattern's title is the description; a description longer
 		// than a line, or beside a title of its own, is kept whole.

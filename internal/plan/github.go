@@ -138,8 +138,7 @@ func readIssues(name string, data []byte) ([]ghIssue, error) {
 			if l.Type == gjson.String {
 				label = l.Str
 			}
-			if m := priorityTag().FindStringSubmatch(strings.TrimSpace(label)); m != nil {
-				pr := labelPriority(strings.ToLower(m[1]))
+			if pr, ok := tagPriority(label); ok {
 				if len(said) == 0 || pr < is.it.Priority {
 					is.it.Priority = pr // the most urgent label wins
 				}
@@ -154,8 +153,8 @@ func readIssues(name string, data []byte) ([]ghIssue, error) {
 		// title's first brackets ("[LOW] Add a dark theme", "[P1] …").
 		if len(said) == 0 {
 			if inner, ok := bracketed(title); ok {
-				if m := priorityTag().FindStringSubmatch(inner); m != nil {
-					is.it.Priority = labelPriority(strings.ToLower(m[1]))
+				if pr, ok := tagPriority(inner); ok {
+					is.it.Priority = pr
 				}
 			}
 		}
@@ -358,13 +357,18 @@ func bracketed(title string) (string, bool) {
 	return strings.TrimSpace(inner), ok
 }
 
-// labelPriority is the priority a label's word gives (priorityTag's).
-func labelPriority(l string) string {
-	switch l {
-	case "p0", "critical", "urgent", "high":
-		return "P0"
-	case "p1", "medium", "normal":
-		return "P1"
+// tagPriority is the priority a label or a tag says ("P3", "priority:
+// high", "medium-priority": priorityTag's words), false when it says none.
+func tagPriority(tag string) (string, bool) {
+	m := priorityTag().FindStringSubmatch(strings.TrimSpace(tag))
+	if m == nil {
+		return "", false
 	}
-	return "P2"
+	switch strings.ToLower(m[1]) {
+	case "p0", "critical", "urgent", "high":
+		return "P0", true
+	case "p1", "medium", "normal":
+		return "P1", true
+	}
+	return "P2", true
 }
