@@ -203,9 +203,7 @@ func (w *tmWalk) task(t gjson.Result, at, id string, parent tmParent) (tmParent,
 	}
 	priority := parent.priority
 	if prio != "" {
-		if pr, ok := PriorityWord(prio); ok {
-			priority = pr
-		} else if pr, ok := tagPriority(prio); ok {
+		if pr, ok := tagPriority(prio); ok {
 			priority = pr
 		} else {
 			w.p.Notes = append(w.p.Notes, fmt.Sprintf("%s:%s/%s: priority %q is not Taskmaster's (high, medium, low): it takes %s", Taskmaster, w.tag, id, prio, priority))
