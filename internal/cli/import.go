@@ -169,9 +169,6 @@ func runImport(e *Env, c *command, args []string) int {
 	}
 	for _, st := range steps {
 		counts[st.verb]++
-		if st.verb == "added" && st.item.Done {
-			counts["done"]++
-		}
 		line := fmt.Sprintf("%s%s %s ← %s: %s", would, st.verb, st.id, st.item.Source, st.item.Title)
 		if len(st.deps) > 0 {
 			// What the plan's nesting, numbers or links came to, for the
@@ -181,6 +178,7 @@ func runImport(e *Env, c *command, args []string) int {
 		switch {
 		case st.verb == "added" && st.item.Done:
 			line += " (done in the plan: imported completed, never verified by the harness)"
+			counts["done"]++
 		case st.verb == "updated":
 			line += " (" + strings.Join(st.fields, ", ") + ")"
 		case st.verb == "kept":
