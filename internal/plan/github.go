@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -60,8 +61,7 @@ func parseGitHubLines(name string, data []byte) (*Plan, error) {
 // on the repositories of the whole file.
 type ghIssue struct {
 	it     Item
-	number string
-	num    int64       // the number, to order the issues by
+	number int64
 	repo   string      // "OWNER/REPO" as the file gives it, "" when it does not say
 	refs   []issueLink // the issues its body says it waits on
 	said   []string    // its priority labels, when they disagree
@@ -106,7 +106,7 @@ func readIssues(name string, data []byte) ([]ghIssue, error) {
 		if title == "" {
 			return nil, bad(name, where+".title", "is missing or empty")
 		}
-		is := ghIssue{number: fmt.Sprint(int64(num.Num)), num: int64(num.Num), repo: issueRepo(v), refs: bodyDeps(body), where: where,
+		is := ghIssue{number: int64(num.Num), repo: issueRepo(v), refs: bodyDeps(body), where: where,
 			// GitHub's REST API (`gh api repos/O/R/issues`) lists pull
 			// requests among the issues.
 			pull: v.Get("pull_request").IsObject() || v.Get("isPullRequest").Bool(),
@@ -190,7 +190,7 @@ func githubPlan(issues []ghIssue) *Plan {
 	// not compare. Stable: an issue written twice keeps its entries'
 	// order.
 	if len(spelt) < 2 {
-		slices.SortStableFunc(issues, func(a, b ghIssue) int { return cmp.Compare(a.num, b.num) })
+		slices.SortStableFunc(issues, func(a, b ghIssue) int { return cmp.Compare(a.number, b.number) })
 	}
 	source := func(repo, number string) string {
 		if len(spelt) > 1 && repo != "" {
@@ -201,7 +201,7 @@ func githubPlan(issues []ghIssue) *Plan {
 	p := &Plan{}
 	for i := range issues {
 		is := &issues[i]
-		is.it.Source = source(is.repo, is.number)
+		is.it.Source = source(is.repo, strconv.FormatInt(is.number, 10))
 	}
 	// An issue is read from its last entry, and numbered ("~2") by its
 	// first, so appending an issue again renames none.
