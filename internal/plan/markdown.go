@@ -226,7 +226,10 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 			}
 		}
 		p.Items = append(p.Items, it)
-		if len(stack) > 0 {
+		// An optional part ("  - [ ]* 8.1") may be left for after the
+		// rest: the item above it does not wait on it, as under the
+		// numbering rule.
+		if len(stack) > 0 && !c.optional {
 			parent := stack[len(stack)-1].index
 			p.Items[parent].DependsOn = append(p.Items[parent].DependsOn, "\x00"+strconv.Itoa(len(p.Items)-1))
 		}
@@ -283,7 +286,7 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 			name, strings.Join(said, ", ")))
 	}
 	if len(optional) > 0 {
-		p.Notes = append(p.Notes, fmt.Sprintf("%s: %d item(s) marked optional (`- [ ]*`) are imported at priority P2, after the rest", name, len(optional)))
+		p.Notes = append(p.Notes, fmt.Sprintf("%s: %d item(s) marked optional (`- [ ]*`, `1.1*`) are imported at priority P2, after the rest, and the task they are part of does not wait on them", name, len(optional)))
 	}
 	if len(p.Items) == 0 && len(p.Skipped) == 0 {
 		err := bad(name, "", "no checklist items (lines like `- [ ] title`)")
@@ -314,13 +317,18 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 }
 
 // continues reports whether a line goes on with the paragraph of the list
-// line above it: indented text that is not a list item of its own, nor a
-// detail line ("_Requirements: 1.1_", "**Depends on**: 2"), nor the start
-// of a code block, a comment, a heading or a table, which Markdown reads
-// as breaking the paragraph.
+// line above it: text that is not a list item of its own, nor a detail
+// line ("_Requirements: 1.1_", "**Depends on**: 2"), nor the start of a
+// code block, a comment, a heading or a table, which Markdown reads as
+// breaking the paragraph. A line wrapped at column 0 goes on with it too
+// (CommonMark's "lazy" continuation: GitHub renders it in the item),
+// unless it begins a block of its own.
 func continues(line string) bool {
 	t := strings.TrimSpace(line)
-	if t == "" || (!strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t")) {
+	if t == "" {
+		return false
+	}
+	if !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t") && startsBlock(t) {
 		return false
 	}
 	// A table's row ("| spec | verdict |") is no title's: a table under an
@@ -330,6 +338,24 @@ func continues(line string) bool {
 	}
 	return !detailLine().MatchString(t) && dependsDetail().FindStringSubmatch(t) == nil
 }
+
+// startsBlock reports whether an unindented line begins a block that ends
+// a paragraph, beside those continues reads for any line: a block quote,
+// an HTML block, a thematic break ("---", "* * *") or a setext heading's
+// underline.
+func startsBlock(t string) bool {
+	if strings.HasPrefix(t, ">") {
+		return true
+	}
+	if len(t) > 1 && t[0] == '<' && (t[1] == '/' || t[1] == '!' || t[1] == '?' || isASCIILetter(t[1])) {
+		return true
+	}
+	rule := strings.NewReplacer(" ", "", "\t", "").Replace(t)
+	return len(rule) > 0 && strings.Trim(rule, rule[:1]) == "" && strings.ContainsAny(rule[:1], "-*_=") &&
+		(len(rule) >= 3 || rule[0] == '=' || rule[0] == '-')
+}
+
+func isASCIILetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
 
 // heading reports whether a line is an ATX heading ("## Phase 2"), not
 // text that begins with an issue's "#12".
