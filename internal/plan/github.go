@@ -16,9 +16,10 @@ import (
 
 // parseGitHub reads `gh issue list --json number,title,body,labels,state`:
 // a list of issues. A closed issue is done; "depends on #N" and "blocked
-// by #N" in a body make it wait on issue N; the body's task list ("- [ ]
-// …") is its acceptance criteria; a label P0–P4 or priority: high|medium|
-// low (critical, urgent) sets its priority.
+// by #N" in a body make it wait on issue N, as GitHub's own relations do
+// (blockedBy, sub-issues: `gh api graphql`'s answer is read too); the
+// body's task list ("- [ ] …") is its acceptance criteria; a label P0–P4
+// or priority: high|medium|low (critical, urgent) sets its priority.
 func parseGitHub(name string, data []byte) (*Plan, error) {
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' && !gjson.ValidBytes(t) {
 		return parseGitHubLines(name, data)
@@ -63,7 +64,8 @@ type ghIssue struct {
 	it     Item
 	number int64
 	repo   string      // "OWNER/REPO" as the file gives it, "" when it does not say
-	refs   []issueLink // the issues its body says it waits on
+	refs   []issueLink // the issues it waits on: its body's, and GitHub's blockedBy and subIssues
+	before []issueLink // the issues that wait on it: GitHub's blocking, and its parent
 	said   []string    // its priority labels, when they disagree
 	pull   bool        // a pull request, which is skipped
 	closed string      // why it was closed when not done: as not planned, as a duplicate
@@ -77,18 +79,26 @@ func readIssues(name string, data []byte) ([]ghIssue, error) {
 	if err != nil {
 		return nil, err
 	}
-	issues, whole := doc.Array(), false
-	if doc.IsObject() && doc.Get("number").Exists() {
+	issues, paths, graphQL := graphQLIssues(doc)
+	whole := false
+	switch {
+	case graphQL:
+	case doc.IsObject() && doc.Get("number").Exists():
 		issues, whole = []gjson.Result{doc}, true // `gh issue view N --json …`
-	} else if !doc.IsArray() {
+	case doc.IsArray():
+		issues = doc.Array()
+	default:
 		return nil, bad(name, "", "`gh issue list --json …` writes a JSON list of issues, got %s", kindOf(doc))
 	}
 	r := &reader{name: name}
 	var out []ghIssue
 	for i, v := range issues {
 		where, at := fmt.Sprintf("[%d]", i), fmt.Sprint(i)
-		if whole {
+		switch {
+		case whole:
 			where, at = "issue", ""
+		case graphQL:
+			where, at = paths[i], paths[i]
 		}
 		if !v.IsObject() {
 			return nil, bad(name, where, "an issue must be an object, got %s", kindOf(v))
@@ -127,7 +137,23 @@ func readIssues(name string, data []byte) ([]ghIssue, error) {
 				is.closed = "closed as a duplicate"
 			}
 		}
+		// GitHub's own relations (`gh api graphql`'s blockedBy, blocking,
+		// parent and subIssues; the REST API's parent_issue_url): a
+		// parent is done when its sub-issues are, as a body's task list
+		// of issues says.
+		is.refs = append(is.refs, issueLinks(v.Get("blockedBy"))...)
+		is.refs = append(is.refs, issueLinks(v.Get("subIssues"))...)
+		is.before = append(is.before, issueLinks(v.Get("blocking"))...)
+		is.before = append(is.before, issueLinks(v.Get("parent"))...)
+		if u := v.Get("parent_issue_url").Str; repoOf(u) != "" {
+			if n := u[strings.LastIndexByte(u, '/')+1:]; n != "" && strings.Trim(n, "0123456789") == "" {
+				is.before = append(is.before, issueLink{number: n, url: u})
+			}
+		}
 		labels := v.Get("labels")
+		if labels.IsObject() && labels.Get("nodes").IsArray() {
+			labels = labels.Get("nodes") // GraphQL's connection
+		}
 		if labels.Exists() && labels.Type != gjson.Null && !labels.IsArray() {
 			return nil, bad(name, where+".labels", "must be a list, got %s", kindOf(labels))
 		}
@@ -176,6 +202,7 @@ func readIssues(name string, data []byte) ([]ghIssue, error) {
 // twice is told apart as other formats' ids are ("#N~2"), unless it is the
 // same issue twice (a file appended to), read from its later entry.
 func githubPlan(issues []ghIssue) *Plan {
+	waitBack(issues)
 	spelt := map[string]string{} // each repository as first written, by its lower case
 	for _, is := range issues {
 		if k := strings.ToLower(is.repo); is.repo != "" && spelt[k] == "" {
@@ -264,6 +291,65 @@ func githubPlan(issues []ghIssue) *Plan {
 // written as ("" for "#N").
 type issueLink struct{ number, url string }
 
+// issueLinks reads one of GitHub's relations of an issue: an issue
+// (`parent`), a list of them, or GraphQL's connection of them
+// (`blockedBy { nodes { number url } }`), each known by its number, and
+// its repository by its url or repository.nameWithOwner where given.
+func issueLinks(v gjson.Result) []issueLink {
+	if v.IsObject() && v.Get("nodes").IsArray() {
+		v = v.Get("nodes")
+	}
+	var out []issueLink
+	for _, n := range v.Array() { // one issue (a parent) is a list of one
+		num := n
+		if n.IsObject() {
+			num = n.Get("number")
+		}
+		if num.Type != gjson.Number || num.Num != float64(int64(num.Num)) || num.Num < 1 {
+			continue
+		}
+		link := issueLink{number: strconv.FormatInt(int64(num.Num), 10)}
+		if r := issueRepo(n); r != "" {
+			link.url = "https://github.com/" + r + "/issues/" + link.number
+		}
+		out = append(out, link)
+	}
+	return out
+}
+
+// waitBack turns the links that say another issue waits on this one
+// (`blocking`, `parent`) into that issue's own, where the file has it:
+// an issue not in the file is not imported, and has nothing to wait on.
+func waitBack(issues []ghIssue) {
+	repos := map[string]bool{}
+	for _, is := range issues {
+		if is.repo != "" {
+			repos[strings.ToLower(is.repo)] = true
+		}
+	}
+	several := len(repos) > 1
+	for i := range issues {
+		is := &issues[i]
+		self := issueLink{number: strconv.FormatInt(is.number, 10)}
+		if is.repo != "" {
+			self.url = "https://github.com/" + is.repo + "/issues/" + self.number
+		}
+		for _, ref := range is.before {
+			repo := is.repo
+			if r := repoOf(ref.url); r != "" {
+				repo = r
+			}
+			for j := range issues {
+				w := &issues[j]
+				same := strings.EqualFold(w.repo, repo) || !several && (w.repo == "" || repo == "")
+				if j != i && same && strconv.FormatInt(w.number, 10) == ref.number {
+					w.refs = append(w.refs, self)
+				}
+			}
+		}
+	}
+}
+
 // bodyDeps reads the issues a body says it waits on: "depends on #12",
 // "blocked by #3, #4 and #5", "- **Blocked by**: #155", and the list
 // items under a "## Blocked by" heading (#N or an issue's URL).
@@ -303,6 +389,46 @@ func bodyDeps(body string) []issueLink {
 		}
 	}
 	return out
+}
+
+// graphQLIssues finds the issues in the answer of `gh api graphql`
+// ({"data": …}), and the path of each in it (where an export marks it): a
+// repository's issues (repository.issues.nodes), a search's (search.nodes:
+// its pull requests and other nodes, which carry no number, are left out),
+// or one issue (repository.issue) with its sub-issues when the query asked
+// for them whole (subIssues.nodes with their titles: an epic and its
+// parts). ok is false for any other document.
+func graphQLIssues(doc gjson.Result) (issues []gjson.Result, paths []string, ok bool) {
+	data := doc.Get("data")
+	if !doc.IsObject() || !data.IsObject() {
+		return nil, nil, false
+	}
+	take := func(path string) {
+		if v := doc.Get(path); v.IsObject() && v.Get("number").Exists() {
+			issues, paths = append(issues, v), append(paths, path)
+		}
+	}
+	list := func(path string) {
+		for i := range doc.Get(path).Array() {
+			take(fmt.Sprintf("%s.%d", path, i))
+		}
+	}
+	switch one := "data.repository.issue"; {
+	case doc.Get("data.repository.issues.nodes").IsArray():
+		list("data.repository.issues.nodes")
+	case doc.Get("data.search.nodes").IsArray():
+		list("data.search.nodes")
+	case doc.Get(one).IsObject():
+		take(one)
+		for i, sub := range doc.Get(one + ".subIssues.nodes").Array() {
+			if sub.Get("title").Exists() {
+				take(fmt.Sprintf("%s.subIssues.nodes.%d", one, i))
+			}
+		}
+	default:
+		return nil, nil, false
+	}
+	return issues, paths, true
 }
 
 // issueRepo is the repository an issue is of, "OWNER/REPO", as the file

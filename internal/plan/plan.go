@@ -128,6 +128,9 @@ func Detect(name string, data []byte) (string, error) {
 			if doc.Get("number").Exists() && doc.Get("title").Exists() {
 				return GitHub, nil // `gh issue view N --json …`
 			}
+			if issues, _, ok := graphQLIssues(doc); ok && len(issues) > 0 {
+				return GitHub, nil // `gh api graphql …`
+			}
 			if doc.Get("id").Exists() && doc.Get("title").Exists() {
 				return Beads, nil // a file of one issue
 			}
