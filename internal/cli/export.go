@@ -150,6 +150,8 @@ func exportExt(format string) string {
 	switch format {
 	case plan.Markdown:
 		return "md"
+	case plan.Cursor:
+		return "plan.md"
 	case plan.Beads:
 		return "jsonl"
 	}

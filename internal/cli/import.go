@@ -650,6 +650,7 @@ var cycleFix = map[string]string{
 	plan.Taskmaster: " (`task-master fix-dependencies` does it)",
 	plan.Beads:      " (`bd dep cycles` lists them, `bd dep remove` takes one out)",
 	plan.GitHub:     ` (a "depends on" or "blocked by" line of an issue's body)`,
+	plan.Cursor:     " (a to-do's `dependencies:` in the plan's front matter)",
 	plan.Markdown:   " (an item's nesting, a `_Depends:` line, or a sub-task's number)",
 }
 

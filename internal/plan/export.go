@@ -51,6 +51,7 @@ func Patch(format, name string, stored []byte, verdict func(source string) Verdi
 	// The file's lines with their endings, for the line formats.
 	lineOf := strings.SplitAfter(string(data), "\n")
 	byLine := false
+	shifted := map[int]int{} // how far a line's earlier edits moved what follows them
 	for _, it := range p.Items {
 		v := verdict(it.Source)
 		// What the file says, which the plan read may not (an epic closed
@@ -105,6 +106,22 @@ func Patch(format, name string, stored []byte, verdict func(source string) Verdi
 			set("state", state)
 		case Beads:
 			set("status", word("closed", "open", "in_progress"))
+		case Cursor:
+			l := lineOf[max(it.line, 0)]
+			body := strings.TrimRight(l, "\r\n")
+			var edited string
+			if it.line < 0 {
+				err = fmt.Errorf("the to-do has no `status:` to change")
+			} else if it.mark == "insert" {
+				lineOf[it.line] = l + strings.Repeat(" ", it.col) + "status: " + word("completed", "pending", "in_progress") + l[len(body):]
+				if len(l) == len(body) { // the file's last line, without its ending
+					lineOf[it.line] = l + "\n" + strings.Repeat(" ", it.col) + "status: " + word("completed", "pending", "in_progress")
+				}
+			} else if edited, err = setCursorStatus(body, it.col+shifted[it.line], word("completed", "pending", "in_progress")); err == nil {
+				lineOf[it.line] = edited + l[len(body):]
+				shifted[it.line] += len(edited) - len(body) // to-dos written on one line: `[{…}, {…}]`
+			}
+			byLine = true
 		case Markdown:
 			l := lineOf[it.line]
 			m := boxLine().FindStringSubmatchIndex(strings.TrimRight(l, "\r\n"))
@@ -196,6 +213,8 @@ func Write(format string, tasks []state.Task) ([]byte, error) {
 		return b.Bytes(), nil
 	case Markdown:
 		return writeMarkdown(tasks), nil
+	case Cursor:
+		return writeCursor(tasks)
 	case GitHub:
 		return nil, failure.New(failure.Usage, "an export to github marks the issues of the file `gh issue list` wrote: it needs that file").
 			WithHint("harness export --format github --from ISSUES.json")

@@ -18,6 +18,8 @@ func FuzzParse(f *testing.F) {
 		`{"features":[{"id":"F1","title":"a","status":"todo","dependencies":["F2"]}]}`,
 		"\xff\xfe[\x00{\x00\"\x00n\x00u\x00m\x00b\x00e\x00r\x00\"\x00:\x001\x00,\x00\"\x00t\x00i\x00t\x00l\x00e\x00\"\x00:\x00\"\x00t\x00\"\x00}\x00]\x00",
 		"```\n- [ ] a\n```\n- [/] **b**\n  - [-] c\n",
+		"---\nname: p\ntodos:\n  - id: a\n    content: \"x: y\"\n    status: pending\n    dependencies: [b]\n  - id: b\n    content: z\n---\n# p\n",
+		"---\r\ntodos: [{id: a, content: x, status: pending}, {content: |\n  y\n}]\r\n...\r\n",
 		"{\"number\":1,\"title\":\"t\",\"state\":\"OPEN\",\"body\":\"## Blocked by\\n- https://github.com/o/r/issues/2\",\"url\":\"https://github.com/o/r/issues/1\"}\n{\"number\":2,\"title\":\"u\"}\n",
 	} {
 		for i := range Formats {

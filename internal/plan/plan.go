@@ -1,5 +1,6 @@
 // Package plan reads the plans people keep in other tools (Anthropic's
-// feature list, Taskmaster, Beads, GitHub issues, a Markdown checklist) as
+// feature list, Taskmaster, Beads, GitHub issues, Cursor's plans, a
+// Markdown checklist) as
 // items the harness can hold as tasks, and writes the harness's progress
 // back into them.
 //
@@ -31,11 +32,12 @@ const (
 	Taskmaster  = "taskmaster"
 	Beads       = "beads"
 	GitHub      = "github"
+	Cursor      = "cursor"
 	Markdown    = "markdown"
 )
 
 // Formats lists every format, in the order help names them.
-var Formats = []string{FeatureList, Taskmaster, Beads, GitHub, Markdown}
+var Formats = []string{FeatureList, Taskmaster, Beads, GitHub, Markdown, Cursor}
 
 // Item is one task of a plan as the harness holds it.
 type Item struct {
@@ -48,7 +50,8 @@ type Item struct {
 	Done        bool     // done in the source (passes, done, closed, [x])
 
 	at       string   // where the item is in a JSON file: a gjson path
-	line     int      // where it is in a file of lines (Beads, Markdown): 0-based
+	line     int      // where it is in a file of lines (Beads, Markdown; Cursor: its status): 0-based
+	col      int      // where its status is on that line (Cursor): 0-based
 	inLine   bool     // a JSON object alone on its line: at is "" and line says where
 	parts    []string // the Sources of its subtasks, children, nested items: some of DependsOn
 	fileOpen bool     // not done in the file though done in the plan read (a subtask of a done Taskmaster task)
@@ -92,6 +95,9 @@ func Detect(name string, data []byte) (string, error) {
 	case ext == ".jsonl" || filepath.Base(filepath.Dir(name)) == ".beads":
 		return linesFormat(data), nil
 	case ext == ".md" || ext == ".markdown":
+		if isCursorPlan(data) {
+			return Cursor, nil
+		}
 		return Markdown, nil
 	}
 	trimmed := bytes.TrimSpace(data)
@@ -137,6 +143,8 @@ func Detect(name string, data []byte) (string, error) {
 		} else if lines := bytes.Split(trimmed, []byte("\n")); len(lines) > 0 && gjson.ValidBytes(bytes.TrimSpace(lines[0])) {
 			return linesFormat(data), nil
 		}
+	case isCursorPlan(trimmed):
+		return Cursor, nil
 	default:
 		// A checklist under a heading or a paragraph (TODO.txt, ROADMAP).
 		for _, l := range lines(trimmed) {
@@ -226,6 +234,8 @@ func parse(format, name string, data []byte, beside Beside) (*Plan, error) {
 		p, err = parseBeads(name, data, beside)
 	case GitHub:
 		p, err = parseGitHub(name, data)
+	case Cursor:
+		p, err = parseCursor(name, data)
 	case Markdown:
 		p, err = parseMarkdown(name, data)
 	default:
