@@ -328,6 +328,11 @@ func waitBack(issues []ghIssue) {
 		}
 	}
 	several := len(repos) > 1
+	byNumber := map[string][]int{}
+	for i, is := range issues {
+		n := strconv.FormatInt(is.number, 10)
+		byNumber[n] = append(byNumber[n], i)
+	}
 	for i := range issues {
 		is := &issues[i]
 		self := issueLink{number: strconv.FormatInt(is.number, 10)}
@@ -339,10 +344,9 @@ func waitBack(issues []ghIssue) {
 			if r := repoOf(ref.url); r != "" {
 				repo = r
 			}
-			for j := range issues {
+			for _, j := range byNumber[ref.number] {
 				w := &issues[j]
-				same := strings.EqualFold(w.repo, repo) || !several && (w.repo == "" || repo == "")
-				if j != i && same && strconv.FormatInt(w.number, 10) == ref.number {
+				if same := strings.EqualFold(w.repo, repo) || !several && (w.repo == "" || repo == ""); j != i && same {
 					w.refs = append(w.refs, self)
 				}
 			}
@@ -403,28 +407,26 @@ func graphQLIssues(doc gjson.Result) (issues []gjson.Result, paths []string, ok 
 	if !doc.IsObject() || !data.IsObject() {
 		return nil, nil, false
 	}
-	take := func(path string) {
-		if v := doc.Get(path); v.IsObject() && v.Get("number").Exists() {
+	take := func(v gjson.Result, path string) {
+		if v.IsObject() && v.Get("number").Exists() {
 			issues, paths = append(issues, v), append(paths, path)
 		}
 	}
-	list := func(path string) {
-		for i := range doc.Get(path).Array() {
-			take(fmt.Sprintf("%s.%d", path, i))
+	list := func(path string, whole bool) {
+		for i, v := range doc.Get(path).Array() {
+			if whole || v.Get("title").Exists() {
+				take(v, fmt.Sprintf("%s.%d", path, i))
+			}
 		}
 	}
 	switch one := "data.repository.issue"; {
 	case doc.Get("data.repository.issues.nodes").IsArray():
-		list("data.repository.issues.nodes")
+		list("data.repository.issues.nodes", true)
 	case doc.Get("data.search.nodes").IsArray():
-		list("data.search.nodes")
+		list("data.search.nodes", true)
 	case doc.Get(one).IsObject():
-		take(one)
-		for i, sub := range doc.Get(one + ".subIssues.nodes").Array() {
-			if sub.Get("title").Exists() {
-				take(fmt.Sprintf("%s.subIssues.nodes.%d", one, i))
-			}
-		}
+		take(doc.Get(one), one)
+		list(one+".subIssues.nodes", false)
 	default:
 		return nil, nil, false
 	}
