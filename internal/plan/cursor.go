@@ -181,6 +181,30 @@ func kindName(n *yaml.Node) string {
 	return strconv.Quote(n.Value)
 }
 
+// setCursorLine writes status as the to-do it's, in lineOf (the file's
+// lines with their endings): in place of the status it has, or on a line
+// of its own after its first key's. shifted keeps how far each line's
+// edits moved what follows them on it (to-dos written on one line: `[{…},
+// {…}]`).
+func setCursorLine(lineOf []string, it Item, status string, shifted map[int]int) error {
+	if it.line < 0 {
+		return fmt.Errorf("the to-do has no `status:` to change")
+	}
+	l := lineOf[it.line]
+	body := strings.TrimRight(l, "\r\n")
+	if it.mark == "insert" { // never the file's last line: the front matter's end follows
+		lineOf[it.line] = l + strings.Repeat(" ", it.col) + "status: " + status + l[len(body):]
+		return nil
+	}
+	edited, err := setCursorStatus(body, it.col+shifted[it.line], status)
+	if err != nil {
+		return err
+	}
+	lineOf[it.line] = edited + l[len(body):]
+	shifted[it.line] += len(edited) - len(body)
+	return nil
+}
+
 // setCursorStatus writes status as the value at column col of line (its
 // ending excluded), where a to-do's status is: a plain or quoted scalar,
 // up to a comment.

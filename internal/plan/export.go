@@ -107,20 +107,7 @@ func Patch(format, name string, stored []byte, verdict func(source string) Verdi
 		case Beads:
 			set("status", word("closed", "open", "in_progress"))
 		case Cursor:
-			l := lineOf[max(it.line, 0)]
-			body := strings.TrimRight(l, "\r\n")
-			var edited string
-			if it.line < 0 {
-				err = fmt.Errorf("the to-do has no `status:` to change")
-			} else if it.mark == "insert" {
-				lineOf[it.line] = l + strings.Repeat(" ", it.col) + "status: " + word("completed", "pending", "in_progress") + l[len(body):]
-				if len(l) == len(body) { // the file's last line, without its ending
-					lineOf[it.line] = l + "\n" + strings.Repeat(" ", it.col) + "status: " + word("completed", "pending", "in_progress")
-				}
-			} else if edited, err = setCursorStatus(body, it.col+shifted[it.line], word("completed", "pending", "in_progress")); err == nil {
-				lineOf[it.line] = edited + l[len(body):]
-				shifted[it.line] += len(edited) - len(body) // to-dos written on one line: `[{…}, {…}]`
-			}
+			err = setCursorLine(lineOf, it, word("completed", "pending", "in_progress"), shifted)
 			byLine = true
 		case Markdown:
 			l := lineOf[it.line]

@@ -1,8 +1,7 @@
 // Package plan reads the plans people keep in other tools (Anthropic's
 // feature list, Taskmaster, Beads, GitHub issues, Cursor's plans, a
-// Markdown checklist) as
-// items the harness can hold as tasks, and writes the harness's progress
-// back into them.
+// Markdown checklist) as items the harness can hold as tasks, and writes
+// the harness's progress back into them.
 //
 // Each item keeps the id the source gave it, as a Source ("beads:bd-a1b2"):
 // a second import of the same file finds its tasks by it, and an export
