@@ -46,6 +46,9 @@ func runExport(e *Env, c *command, args []string) int {
 	}
 	var text []byte
 	var changes []plan.Change
+	if *from != "" && isDir(e.path(*from)) {
+		return exportDir(e, c, s, dir, *from, *format, *out)
+	}
 	if *from != "" {
 		data, err := safefile.ReadFile(e.path(*from), maxPlanBytes)
 		if err != nil {
@@ -56,30 +59,7 @@ func runExport(e *Env, c *command, args []string) int {
 				return e.fail(err)
 			}
 		}
-		verdicts := map[string]plan.Verdict{}
-		apart := false // a task an import set apart (its source SOURCE@KEY)
-		for i := range s.Tasks {
-			if t := &s.Tasks[i]; t.Source != "" {
-				verdicts[t.Source] = verdictOf(t)
-				apart = apart || strings.Contains(t.Source, "@")
-			}
-		}
-		// An item its import set apart (another plan holds one of its
-		// source) is its own task's. Only such a task can be one an item is
-		// renamed to: without one, the log is not read.
-		var renamed map[string]string
-		if apart {
-			if p, err := plan.Parse(*format, *from, data); err == nil {
-				_, logged := importLog(dir)
-				renamed, _ = apartSources(s, p, dir, e.path(*from), *from, logged)
-			}
-		}
-		verdict := func(src string) plan.Verdict {
-			if v, ok := verdicts[renamed[src]]; ok {
-				return v
-			}
-			return verdicts[src]
-		}
+		verdict := verdicts(s, dir, e.path(*from), *from, func() (*plan.Plan, error) { return plan.Parse(*format, *from, data) })
 		if text, changes, err = plan.Patch(*format, *from, data, verdict); err != nil {
 			return e.fail(err)
 		}
@@ -107,6 +87,58 @@ func runExport(e *Env, c *command, args []string) int {
 	}
 	printChanges(e.Stdout, changes)
 	fmt.Fprintf(e.Stdout, "wrote %s (%s)\n", *out, *format)
+	return ExitOK
+}
+
+// verdicts is what an export writes of each item of the plan at path
+// (name as given; read reads it): its task's verdict (verdictOf). An item
+// its import set apart (another plan holds one of its source) is its own
+// task's. Only such a task can be one an item is renamed to: without one,
+// the plan and the log are not read.
+func verdicts(s *state.State, dir, path, name string, read func() (*plan.Plan, error)) func(string) plan.Verdict {
+	of := map[string]plan.Verdict{}
+	apart := false // a task an import set apart (its source SOURCE@KEY)
+	for i := range s.Tasks {
+		if t := &s.Tasks[i]; t.Source != "" {
+			of[t.Source] = verdictOf(t)
+			apart = apart || strings.Contains(t.Source, "@")
+		}
+	}
+	var renamed map[string]string
+	if apart {
+		if p, err := read(); err == nil {
+			_, logged := importLog(dir)
+			renamed, _ = apartSources(s, p, dir, path, name, logged)
+		}
+	}
+	return func(src string) plan.Verdict {
+		if v, ok := of[renamed[src]]; ok {
+			return v
+		}
+		return of[src]
+	}
+}
+
+// exportDir writes the harness's progress into the task files of the
+// Backlog.md directory from, in place.
+func exportDir(e *Env, c *command, s *state.State, dir, from, format, out string) int {
+	if format != "" && format != plan.Backlog {
+		return e.fail(usageErr(c, "%s is a directory: a %s plan is a file", from, format))
+	}
+	if out != "" {
+		return e.fail(usageErr(c, "an export to a Backlog.md directory writes its task files in place: leave out --out"))
+	}
+	d, err := readBacklogDir(e.path(from), from)
+	if err != nil {
+		return e.fail(err)
+	}
+	verdict := verdicts(s, dir, e.path(from), from, d.parse)
+	changes, wrote, err := d.patch(e.path(from), verdict)
+	if err != nil {
+		return e.fail(err)
+	}
+	printChanges(e.Stdout, changes)
+	fmt.Fprintf(e.Stdout, "wrote %d task file(s) of %s (%s)\n", len(wrote), from, plan.Backlog)
 	return ExitOK
 }
 

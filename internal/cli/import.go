@@ -65,23 +65,7 @@ func runImport(e *Env, c *command, args []string) int {
 		return e.fail(usageErr(c, "expected one FILE"))
 	}
 	file := pos[0]
-	data, err := safefile.ReadFile(e.path(file), maxPlanBytes)
-	if err != nil {
-		return e.fail(failure.Wrap(failure.Config, err, "cannot read %s: %v", file, err))
-	}
-	if *format == "" {
-		if *format, err = plan.Detect(file, data); err != nil {
-			return e.fail(err)
-		}
-	}
-	beside := func(name string) []byte {
-		b, err := safefile.ReadFile(filepath.Join(filepath.Dir(e.path(file)), name), maxPlanBytes)
-		if err != nil {
-			return nil
-		}
-		return b
-	}
-	p, err := plan.ParseBeside(*format, file, data, beside)
+	p, err := readPlan(e.path(file), file, *format)
 	if err != nil {
 		return e.fail(err)
 	}
@@ -623,19 +607,44 @@ func sameFile(a, b string) bool {
 	return err == nil && os.SameFile(ai, bi)
 }
 
-// planSources is the set of the sources of the plan file at path; empty
-// when it is gone or does not read.
-func planSources(path string) map[string]bool {
-	out := map[string]bool{}
+// readPlan reads the plan at path (name as the person gave it), of
+// format ("": told from the file): a plan file, with the files beside it
+// at hand, or a Backlog.md directory.
+func readPlan(path, name, format string) (*plan.Plan, error) {
+	if isDir(path) {
+		if format != "" && format != plan.Backlog {
+			return nil, failure.New(failure.Usage, "%s is a directory: a %s plan is a file", name, format)
+		}
+		d, err := readBacklogDir(path, name)
+		if err != nil {
+			return nil, err
+		}
+		return d.parse()
+	}
 	data, err := safefile.ReadFile(path, maxPlanBytes)
 	if err != nil {
-		return out
+		return nil, failure.Wrap(failure.Config, err, "cannot read %s: %v", name, err)
 	}
-	format, err := plan.Detect(path, data)
-	if err != nil {
-		return out
+	if format == "" {
+		if format, err = plan.Detect(name, data); err != nil {
+			return nil, err
+		}
 	}
-	p, err := plan.Parse(format, path, data)
+	beside := func(other string) []byte {
+		b, err := safefile.ReadFile(filepath.Join(filepath.Dir(path), other), maxPlanBytes)
+		if err != nil {
+			return nil
+		}
+		return b
+	}
+	return plan.ParseBeside(format, name, data, beside)
+}
+
+// planSources is the set of the sources of the plan at path; empty when
+// it is gone or does not read.
+func planSources(path string) map[string]bool {
+	out := map[string]bool{}
+	p, err := readPlan(path, path, "")
 	if err != nil {
 		return out
 	}
@@ -651,6 +660,7 @@ var cycleFix = map[string]string{
 	plan.Beads:      " (`bd dep cycles` lists them, `bd dep remove` takes one out)",
 	plan.GitHub:     ` (a "depends on" or "blocked by" line of an issue's body)`,
 	plan.Cursor:     " (a to-do's `dependencies:` in the plan's front matter)",
+	plan.Backlog:    " (`backlog task edit ID --dep …`)",
 	plan.Markdown:   " (an item's nesting, a `_Depends:` line, or a sub-task's number)",
 }
 

@@ -70,6 +70,9 @@ func parseCursor(name string, data []byte) (*Plan, error) {
 		status := valueOf(node, "status")
 		if key, value := node.Content[0], node.Content[1]; status != nil {
 			it.line, it.col = first+status.Line-1, status.Column-1
+			if node.Style&yaml.FlowStyle != 0 {
+				it.mark = "flow" // `{id: a, status: pending}`: a comma ends the status
+			}
 		} else if node.Style&yaml.FlowStyle == 0 && value.Line == key.Line && value.Kind == yaml.ScalarNode &&
 			value.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
 			it.line, it.col, it.mark = first+key.Line-1, key.Column-1, "insert"
@@ -196,7 +199,7 @@ func setCursorLine(lineOf []string, it Item, status string, shifted map[int]int)
 		lineOf[it.line] = l + strings.Repeat(" ", it.col) + "status: " + status + l[len(body):]
 		return nil
 	}
-	edited, err := setCursorStatus(body, it.col+shifted[it.line], status)
+	edited, err := setCursorStatus(body, it.col+shifted[it.line], status, it.mark == "flow")
 	if err != nil {
 		return err
 	}
@@ -207,12 +210,23 @@ func setCursorLine(lineOf []string, it Item, status string, shifted map[int]int)
 
 // setCursorStatus writes status as the value at column col of line (its
 // ending excluded), where a to-do's status is: a plain or quoted scalar,
-// up to a comment.
-func setCursorStatus(line string, col int, status string) (string, error) {
-	if col < 0 || col >= len(line) {
+// up to a comment (in a flow mapping, flow, up to a comma or a bracket).
+func setCursorStatus(line string, col int, status string, flow bool) (string, error) {
+	if col < 0 || col > len(line) {
 		return "", fmt.Errorf("no status at column %d", col+1)
 	}
 	rest := line[col:]
+	if value := strings.TrimLeft(rest, " \t"); value == "" || value[0] == '#' {
+		// `status:` with no value (a comment after it, or nothing)
+		sep := ""
+		if col > 0 && line[col-1] == ':' {
+			sep = " "
+		}
+		if value != "" {
+			value = " " + value
+		}
+		return line[:col] + sep + status + value, nil
+	}
 	end := len(rest)
 	switch rest[0] {
 	case '"', '\'':
@@ -224,8 +238,8 @@ func setCursorStatus(line string, col int, status string) (string, error) {
 		if i := strings.Index(rest, " #"); i >= 0 {
 			end = i
 		}
-		if i := strings.IndexAny(rest[:end], ",}]"); i >= 0 {
-			end = i // a flow mapping: `{id: a, status: pending}`
+		if i := strings.IndexAny(rest[:end], ",}]"); flow && i >= 0 {
+			end = i
 		}
 		end = len(strings.TrimRight(rest[:end], " \t"))
 	}

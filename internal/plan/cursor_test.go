@@ -13,21 +13,31 @@ func TestSetCursorStatus(t *testing.T) {
 	for _, tc := range []struct {
 		line, want string
 		col        int
+		flow       bool
 	}{
-		{"    status: pending", "    status: completed", 12},
-		{"    status: pending # not yet", "    status: completed # not yet", 12},
-		{`    status: "pending"`, "    status: completed", 12},
-		{"    status: 'in_progress'  ", "    status: completed  ", 12},
-		{"  - status: pending", "  - status: completed", 12},
-		{"todos: [{id: a, status: pending}, {id: b, status: pending}]", "todos: [{id: a, status: completed}, {id: b, status: pending}]", 24},
+		{"    status: pending", "    status: completed", 12, false},
+		{"    status: pending # not yet", "    status: completed # not yet", 12, false},
+		{`    status: "pending"`, "    status: completed", 12, false},
+		{"    status: 'in_progress'  ", "    status: completed  ", 12, false},
+		{"  - status: pending", "  - status: completed", 12, false},
+		{"todos: [{id: a, status: pending}, {id: b, status: pending}]", "todos: [{id: a, status: completed}, {id: b, status: pending}]", 24, true},
+		{"status: 00,", "status: completed", 8, false},
 	} {
-		got, err := setCursorStatus(tc.line, tc.col, "completed")
+		got, err := setCursorStatus(tc.line, tc.col, "completed", tc.flow)
 		require.NoError(t, err, tc.line)
 		assert.Equal(t, tc.want, got)
 	}
-	_, err := setCursorStatus(`    status: "pending`, 12, "completed")
+	_, err := setCursorStatus(`    status: "pending`, 12, "completed", false)
 	assert.Error(t, err)
-	_, err = setCursorStatus("    status:", 12, "completed")
+	for _, empty := range []struct {
+		line string
+		col  int
+	}{{"    status:", 11}, {"    status: ", 11}, {"    status:   # later", 12}} {
+		got, err := setCursorStatus(empty.line, empty.col, "completed", false)
+		require.NoError(t, err)
+		assert.Regexp(t, `^    status: completed( # later)?$`, got, "a status without a value: %q", empty.line)
+	}
+	_, err = setCursorStatus("    status", 12, "completed", false)
 	assert.Error(t, err)
 }
 
@@ -121,4 +131,13 @@ func TestDetectCursor(t *testing.T) {
 		require.NoError(t, err, tc.data)
 		assert.Equal(t, tc.want, got, tc.data)
 	}
+}
+
+func TestStatusOverTwoLinesIsSaid(t *testing.T) {
+	data := []byte("---\ntodos:\n  - id: a\n    content: x\n    status: in\n      progress\n---\n")
+	_, _, err := Patch(Cursor, "x.plan.md", data, func(string) Verdict { return Done })
+	assert.ErrorContains(t, err, "cannot change cursor:a in place: its status does not read as written")
+	files := []File{{Name: "tasks/t-1.md", Data: []byte("---\nid: t-1\ntitle: x\nstatus: To\n  Do\n---\n")}}
+	_, _, err = PatchBacklog("backlog", nil, files, func(string) Verdict { return Done })
+	assert.ErrorContains(t, err, "cannot change backlog:t-1 in place")
 }

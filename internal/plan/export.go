@@ -109,6 +109,11 @@ func Patch(format, name string, stored []byte, verdict func(source string) Verdi
 		case Cursor:
 			err = setCursorLine(lineOf, it, word("completed", "pending", "in_progress"), shifted)
 			byLine = true
+		case Backlog:
+			// One task file (a directory whole: PatchBacklog).
+			c := readBacklogConfig(nil)
+			err = setCursorLine(lineOf, it, word(c.done(), c.initial, c.working()), shifted)
+			byLine = true
 		case Markdown:
 			l := lineOf[it.line]
 			m := boxLine().FindStringSubmatchIndex(strings.TrimRight(l, "\r\n"))
@@ -126,7 +131,34 @@ func Patch(format, name string, stored []byte, verdict func(source string) Verdi
 	if byLine {
 		out = []byte(strings.Join(lineOf, ""))
 	}
+	if format == Cursor || format == Backlog {
+		// A YAML status edited on its line: read back, so that one the
+		// edit could not reach whole (a value over two lines) is said, not
+		// written wrong.
+		if err := readsAs(format, name, out, changes); err != nil {
+			return nil, nil, err
+		}
+	}
 	return enc.encode(out), changes, nil
+}
+
+// readsAs reports an error unless data, a plan of format, says of each
+// changed item what the change made of it.
+func readsAs(format, name string, data []byte, changes []Change) error {
+	p, err := parse(format, name, data, nil)
+	if err != nil {
+		return failure.Wrap(failure.Config, err, "%s: the export's edit would leave a file that does not read: %v", name, err)
+	}
+	done := map[string]bool{}
+	for _, it := range p.Items {
+		done[it.Source] = it.Done
+	}
+	for _, c := range changes {
+		if d, ok := done[c.Source]; !ok || d != c.Done {
+			return failure.New(failure.Config, "%s: cannot change %s in place: its status does not read as written (a value over several lines?); set it by hand", name, c.Source)
+		}
+	}
+	return nil
 }
 
 // member is the gjson path of key in the object at at ("" for the whole
@@ -202,6 +234,9 @@ func Write(format string, tasks []state.Task) ([]byte, error) {
 		return writeMarkdown(tasks), nil
 	case Cursor:
 		return writeCursor(tasks)
+	case Backlog:
+		return nil, failure.New(failure.Usage, "an export to backlog marks the task files of a Backlog.md directory: it needs that directory").
+			WithHint("harness export --from backlog")
 	case GitHub:
 		return nil, failure.New(failure.Usage, "an export to github marks the issues of the file `gh issue list` wrote: it needs that file").
 			WithHint("harness export --format github --from ISSUES.json")

@@ -20,6 +20,7 @@ func FuzzParse(f *testing.F) {
 		"```\n- [ ] a\n```\n- [/] **b**\n  - [-] c\n",
 		"---\nname: p\ntodos:\n  - id: a\n    content: \"x: y\"\n    status: pending\n    dependencies: [b]\n  - id: b\n    content: z\n---\n# p\n",
 		"---\r\ntodos: [{id: a, content: x, status: pending}, {content: |\n  y\n}]\r\n...\r\n",
+		"---\nid: BACK-2\ntitle: b\nstatus: To Do\nassignee: @a\ndependencies: [task-1, '3']\nparent_task_id: BACK-1\n---\n## Acceptance Criteria\n- [ ] #1 x\n",
 		"{\"number\":1,\"title\":\"t\",\"state\":\"OPEN\",\"body\":\"## Blocked by\\n- https://github.com/o/r/issues/2\",\"url\":\"https://github.com/o/r/issues/1\"}\n{\"number\":2,\"title\":\"u\"}\n",
 	} {
 		for i := range Formats {

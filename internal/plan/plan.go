@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -32,11 +33,12 @@ const (
 	Beads       = "beads"
 	GitHub      = "github"
 	Cursor      = "cursor"
+	Backlog     = "backlog"
 	Markdown    = "markdown"
 )
 
 // Formats lists every format, in the order help names them.
-var Formats = []string{FeatureList, Taskmaster, Beads, GitHub, Markdown, Cursor}
+var Formats = []string{FeatureList, Taskmaster, Beads, GitHub, Markdown, Cursor, Backlog}
 
 // Item is one task of a plan as the harness holds it.
 type Item struct {
@@ -49,8 +51,9 @@ type Item struct {
 	Done        bool     // done in the source (passes, done, closed, [x])
 
 	at       string   // where the item is in a JSON file: a gjson path
-	line     int      // where it is in a file of lines (Beads, Markdown; Cursor: its status): 0-based
-	col      int      // where its status is on that line (Cursor): 0-based
+	line     int      // where it is in a file of lines (Beads, Markdown; Cursor, Backlog: its status): 0-based
+	col      int      // where its status is on that line (Cursor, Backlog): 0-based
+	file     int      // which of a directory's files it is in (Backlog)
 	inLine   bool     // a JSON object alone on its line: at is "" and line says where
 	parts    []string // the Sources of its subtasks, children, nested items: some of DependsOn
 	fileOpen bool     // not done in the file though done in the plan read (a subtask of a done Taskmaster task)
@@ -96,6 +99,9 @@ func Detect(name string, data []byte) (string, error) {
 	case ext == ".md" || ext == ".markdown":
 		if isCursorPlan(data) {
 			return Cursor, nil
+		}
+		if isBacklogTask(data) {
+			return Backlog, nil
 		}
 		return Markdown, nil
 	}
@@ -235,6 +241,10 @@ func parse(format, name string, data []byte, beside Beside) (*Plan, error) {
 		p, err = parseGitHub(name, data)
 	case Cursor:
 		p, err = parseCursor(name, data)
+	case Backlog:
+		// One task file of a Backlog.md directory (the directory whole:
+		// ParseBacklog).
+		p, err = parseBacklog(path.Dir(filepath.ToSlash(name)), nil, []File{{Name: path.Base(filepath.ToSlash(name)), Data: data}})
 	case Markdown:
 		p, err = parseMarkdown(name, data)
 	default:
