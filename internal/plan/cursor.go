@@ -54,11 +54,14 @@ func parseCursor(name string, data []byte) (*Plan, error) {
 			return nil, bad(name, where, "a to-do must be a mapping (`- id: …` and `content: …`), got %s", kindName(node))
 		}
 		content := strings.TrimSpace(scalarOf(valueOf(node, "content")))
-		if content == "" {
-			return nil, bad(name, where+".content", "is missing or empty")
-		}
 		id := scalarOf(valueOf(node, "id"))
-		if id == "" {
+		switch {
+		case content == "" && id == "":
+			p.Notes = append(p.Notes, fmt.Sprintf("%s: %s has neither `content:` nor `id:`: left out", name, where))
+			continue
+		case content == "":
+			content = id // a to-do known by its id alone ("t1-attempt-runtime-binding")
+		case id == "":
 			id = shortHash(content)
 		}
 		it := Item{Source: Cursor + ":" + id, Title: oneLine(content), Description: description, Priority: "P1",
@@ -78,16 +81,19 @@ func parseCursor(name string, data []byte) (*Plan, error) {
 			it.line, it.col, it.mark = first+key.Line-1, key.Column-1, "insert"
 		}
 		switch word := strings.ToLower(scalarOf(status)); word {
-		case "completed", "done":
+		case "completed", "complete", "done":
 			it.Done = true
 		case "cancelled", "canceled":
 			p.Skipped = append(p.Skipped, Skipped{Source: it.Source, Title: it.Title, Why: "cancelled in the plan"})
 			continue
-		case "", "pending", "in_progress":
+		case "", "pending", "in_progress", "todo":
 		default:
 			odd = append(odd, fmt.Sprintf("%s (%s)", it.Source, word))
 		}
 		deps := valueOf(node, "dependencies")
+		if deps == nil {
+			deps = valueOf(node, "depends_on") // as plans written by hand in Cursor's format name it
+		}
 		if deps != nil && deps.Kind == yaml.ScalarNode && deps.Tag != "!!null" {
 			deps = &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{deps}} // one id, not in a list
 		}
@@ -137,8 +143,11 @@ func isCursorPlan(data []byte) bool {
 		return false
 	}
 	todos := valueOf(mappingOf(&doc), "todos")
-	return todos != nil && todos.Kind == yaml.SequenceNode && len(todos.Content) > 0 &&
-		valueOf(todos.Content[0], "content") != nil
+	if todos == nil || todos.Kind != yaml.SequenceNode || len(todos.Content) == 0 {
+		return false
+	}
+	first := todos.Content[0]
+	return valueOf(first, "content") != nil || valueOf(first, "id") != nil
 }
 
 // mappingOf is the mapping a YAML document holds, nil when it holds none.

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,12 +61,29 @@ func TestCursorMalformed(t *testing.T) {
 		{"no todos", "---\nname: x\n---\n", "no `todos:` list"},
 		{"todos not a list", "---\ntodos: soon\n---\n", "no `todos:` list"},
 		{"a to-do not a mapping", "---\ntodos:\n  - write it\n---\n", `todos[0]: a to-do must be a mapping`},
-		{"no content", "---\ntodos:\n  - id: a\n    status: pending\n---\n", "todos[0].content: is missing or empty"},
 	} {
 		_, err := Parse(Cursor, "x.plan.md", []byte(tc.data))
 		require.Error(t, err, tc.name)
 		assert.Contains(t, err.Error(), tc.want, tc.name)
 	}
+}
+
+func TestCursorToDosOfOtherShapes(t *testing.T) {
+	data := []byte("---\ntodos:\n  - id: t1-runtime-binding\n    status: complete\n  - status: todo\n" +
+		"  - id: t3\n    content: Ship\n    status: blocked\n    depends_on: ['t1-runtime-binding']\n---\n- [ ] a body's check\n")
+	format, err := Detect("x.plan.md", data)
+	require.NoError(t, err)
+	assert.Equal(t, Cursor, format, "a to-do known by its id alone")
+	p, err := Parse(Cursor, "x.plan.md", data)
+	require.NoError(t, err)
+	require.Len(t, p.Items, 2)
+	assert.Equal(t, "t1-runtime-binding", p.Items[0].Title)
+	assert.True(t, p.Items[0].Done, "complete")
+	assert.Equal(t, []string{"cursor:t1-runtime-binding"}, p.Items[1].DependsOn, "depends_on")
+	notes := strings.Join(p.Notes, "\n")
+	assert.Contains(t, notes, "todos[1] has neither `content:` nor `id:`: left out")
+	assert.Contains(t, notes, "cursor:t3 (blocked)")
+	assert.NotContains(t, notes, "(todo)")
 }
 
 func TestCursorReadsWhatItKnows(t *testing.T) {
