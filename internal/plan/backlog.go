@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/harness-agent/harness/internal/failure"
 )
 
 // File is one file of a plan kept as a directory of files (Backlog.md's
@@ -284,16 +286,10 @@ func PatchBacklog(dir string, config []byte, files []File, verdict func(source s
 	// is said, not written wrong.
 	q, err := parseBacklog(dir, config, after)
 	if err != nil {
+		return nil, nil, failure.Wrap(failure.Config, err, "%s: the export's edit would leave files that do not read: %v", dir, err)
+	}
+	if err := q.reads(dir, changes); err != nil {
 		return nil, nil, err
-	}
-	done := map[string]bool{}
-	for _, it := range q.Items {
-		done[it.Source] = it.Done
-	}
-	for _, ch := range changes {
-		if d, ok := done[ch.Source]; !ok || d != ch.Done {
-			return nil, nil, bad(dir, "", "cannot change %s in place: its status does not read as written (a value over several lines?); set it by hand", ch.Source)
-		}
 	}
 	return changed, changes, nil
 }

@@ -135,20 +135,20 @@ func Patch(format, name string, stored []byte, verdict func(source string) Verdi
 		// A YAML status edited on its line: read back, so that one the
 		// edit could not reach whole (a value over two lines) is said, not
 		// written wrong.
-		if err := readsAs(format, name, out, changes); err != nil {
+		q, err := parse(format, name, out, nil)
+		if err != nil {
+			return nil, nil, failure.Wrap(failure.Config, err, "%s: the export's edit would leave a file that does not read: %v", name, err)
+		}
+		if err := q.reads(name, changes); err != nil {
 			return nil, nil, err
 		}
 	}
 	return enc.encode(out), changes, nil
 }
 
-// readsAs reports an error unless data, a plan of format, says of each
-// changed item what the change made of it.
-func readsAs(format, name string, data []byte, changes []Change) error {
-	p, err := parse(format, name, data, nil)
-	if err != nil {
-		return failure.Wrap(failure.Config, err, "%s: the export's edit would leave a file that does not read: %v", name, err)
-	}
+// reads reports an error unless p, a plan as an export's edit left it,
+// says of each changed item what the change made of it.
+func (p *Plan) reads(name string, changes []Change) error {
 	done := map[string]bool{}
 	for _, it := range p.Items {
 		done[it.Source] = it.Done
