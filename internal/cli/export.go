@@ -18,7 +18,7 @@ import (
 var exportVerb = &command{
 	name:    "export",
 	args:    "[--format " + strings.Join(plan.Formats, "|") + "] [--from FILE] [--out FILE]",
-	summary: "write the harness's progress in another tool's format: with --from, the plan file imported, only the items the harness completed marked done",
+	summary: "write the harness's progress in another tool's format: with --from, the plan file (or Backlog.md folder) imported, only the items the harness completed marked done",
 	run:     runExport,
 }
 

@@ -23,7 +23,7 @@ import (
 var importVerb = &command{
 	name:    "import",
 	args:    "FILE [--format " + strings.Join(plan.Formats, "|") + "] [--tag NAME] [--validate CMD] [--dry-run] [--all]",
-	summary: "add the tasks of a plan kept elsewhere (feature_list.json, Taskmaster, Beads, gh issue list --json, a spec's tasks.md, a Markdown checklist); run again, it updates the tasks not yet started",
+	summary: "add the tasks of a plan kept elsewhere (feature_list.json, Taskmaster, Beads, gh issue list --json, a spec's tasks.md, a Cursor plan, a Backlog.md folder, a Markdown checklist); run again, it updates the tasks not yet started",
 	run:     runImport,
 }
 
