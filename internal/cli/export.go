@@ -133,7 +133,10 @@ func exportDir(e *Env, c *command, s *state.State, dir, from, format, out string
 		return e.fail(err)
 	}
 	verdict := verdicts(s, dir, e.path(from), from, d.parse)
-	changes, wrote, err := d.patch(e.path(from), verdict)
+	changes, wrote, notes, err := d.patch(e.path(from), verdict)
+	for _, n := range notes {
+		fmt.Fprintf(e.Stderr, "WARN [%s] %s\n", failure.Config, n)
+	}
 	if err != nil {
 		return e.fail(err)
 	}

@@ -87,13 +87,13 @@ func (d *backlogDir) parse() (*plan.Plan, error) {
 }
 
 // patch writes the verdicts into the task files whose status changes, each
-// replaced whole (its mode kept), and says which it wrote.
-func (d *backlogDir) patch(path string, verdict func(string) plan.Verdict) ([]plan.Change, []string, error) {
-	changed, changes, err := plan.PatchBacklog(d.path, d.config, d.files, verdict)
+// replaced whole (its mode kept), and says which it wrote, and what it
+// left as it is.
+func (d *backlogDir) patch(path string, verdict func(string) plan.Verdict) (changes []plan.Change, wrote, notes []string, err error) {
+	changed, changes, notes, err := plan.PatchBacklog(d.path, d.config, d.files, verdict)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	var wrote []string
 	for _, f := range changed {
 		at := filepath.Join(path, filepath.FromSlash(f.Name))
 		mode := os.FileMode(0o644)
@@ -101,11 +101,11 @@ func (d *backlogDir) patch(path string, verdict func(string) plan.Verdict) ([]pl
 			mode = fi.Mode().Perm()
 		}
 		if err := atomicfile.WriteFile(at, f.Data, mode); err != nil {
-			return nil, wrote, failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", filepath.Join(d.path, f.Name), err)
+			return nil, wrote, notes, failure.Wrap(failure.EnvSetup, err, "cannot write %s: %v", filepath.Join(d.path, f.Name), err)
 		}
 		wrote = append(wrote, filepath.Join(d.path, filepath.FromSlash(f.Name)))
 	}
-	return changes, wrote, nil
+	return changes, wrote, notes, nil
 }
 
 // naturalCompare orders names by their runs of digits as numbers and the

@@ -227,12 +227,14 @@ func parseBacklog(dir string, config []byte, files []File) (*Plan, error) {
 // PatchBacklog writes the harness's verdict on each task of a Backlog.md
 // directory into its file's status (the config's last status for done,
 // its first that says "progress" while worked on, else the status a new
-// task has), and gives back the files it changed.
-func PatchBacklog(dir string, config []byte, files []File, verdict func(source string) Verdict) ([]File, []Change, error) {
+// task has), and gives back the files it changed, and a note for each
+// task it could not change in place (left as the file has it).
+func PatchBacklog(dir string, config []byte, files []File, verdict func(source string) Verdict) ([]File, []Change, []string, error) {
 	p, err := ParseBacklog(dir, config, files)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	var notes []string
 	c := readBacklogConfig(config)
 	lines := map[int][]string{} // the lines of each file changed
 	var changes []Change
@@ -256,10 +258,12 @@ func PatchBacklog(dir string, config []byte, files []File, verdict func(source s
 		}
 		name := path.Join(dir, files[it.file].Name)
 		if it.line < 0 {
-			return nil, nil, bad(name, "", "cannot change %s in place: the task has no `status:` line", it.Source)
+			notes = append(notes, fmt.Sprintf("%s: %s has no `status:` line to change: left as it is", name, it.Source))
+			continue
 		}
 		if strings.HasPrefix(files[it.file].Name, "completed/") && status != c.done() {
-			return nil, nil, bad(name, "", "cannot move %s back to not done in place: Backlog.md keeps it done in completed/ (`backlog task demote`, or move it to tasks/)", it.Source)
+			notes = append(notes, fmt.Sprintf("%s: %s is not moved back to not done: Backlog.md keeps it done under completed/ whatever its status says (move the file to tasks/ to reopen it there)", name, it.Source))
+			continue
 		}
 		l, ok := lines[it.file]
 		if !ok {
@@ -269,7 +273,8 @@ func PatchBacklog(dir string, config []byte, files []File, verdict func(source s
 		body := strings.TrimRight(l[it.line], "\r\n")
 		edited, err := setCursorStatus(body, it.col, status, it.mark == "flow")
 		if err != nil {
-			return nil, nil, bad(name, "", "cannot change %s in place: %v", it.Source, err)
+			notes = append(notes, fmt.Sprintf("%s: %s cannot be changed in place (%v): left as it is", name, it.Source, err))
+			continue
 		}
 		l[it.line] = edited + l[it.line][len(body):]
 		changes = append(changes, Change{Source: it.Source, Done: status == c.done()})
@@ -286,12 +291,12 @@ func PatchBacklog(dir string, config []byte, files []File, verdict func(source s
 	// is said, not written wrong.
 	q, err := parseBacklog(dir, config, after)
 	if err != nil {
-		return nil, nil, failure.Wrap(failure.Config, err, "%s: the export's edit would leave files that do not read: %v", dir, err)
+		return nil, nil, nil, failure.Wrap(failure.Config, err, "%s: the export's edit would leave files that do not read: %v", dir, err)
 	}
 	if err := q.reads(dir, changes); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return changed, changes, nil
+	return changed, changes, notes, nil
 }
 
 // afterFrontMatter is the text after the front matter's closing line.

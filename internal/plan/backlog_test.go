@@ -59,8 +59,9 @@ func TestPatchBacklog(t *testing.T) {
 		{Name: "tasks/task-4 - d.md", Data: backlogTask("id: task-4\ntitle: d\nstatus: To Do\n", "")},
 	}
 	verdicts := map[string]Verdict{"backlog:task-1": Done, "backlog:task-2": Pending, "backlog:task-3": InProgress, "backlog:task-4": Leave}
-	changed, changes, err := PatchBacklog("backlog", nil, files, func(s string) Verdict { return verdicts[s] })
+	changed, changes, notes, err := PatchBacklog("backlog", nil, files, func(s string) Verdict { return verdicts[s] })
 	require.NoError(t, err)
+	assert.Empty(t, notes)
 	assert.Equal(t, []Change{{Source: "backlog:task-1", Done: true}, {Source: "backlog:task-2"}, {Source: "backlog:task-3"}}, changes)
 	require.Len(t, changed, 3)
 	assert.Equal(t, "---\nid: task-1\ntitle: a\nstatus: Done\n---\n\n", string(changed[0].Data))
@@ -68,10 +69,19 @@ func TestPatchBacklog(t *testing.T) {
 	assert.Equal(t, "---\nid: task-3\ntitle: c\nstatus: In Progress\n---\n\n", string(changed[2].Data))
 
 	// A task Backlog.md keeps done under completed/ is not moved back by a
-	// word: the export says how.
-	done := []File{{Name: "completed/task-5 - e.md", Data: backlogTask("id: task-5\ntitle: e\nstatus: Done\n", "")}}
-	_, _, err = PatchBacklog("backlog", nil, done, func(string) Verdict { return Pending })
-	assert.ErrorContains(t, err, "keeps it done in completed/")
+	// word: the export says how, and writes the rest.
+	files = []File{
+		{Name: "completed/task-5 - e.md", Data: backlogTask("id: task-5\ntitle: e\nstatus: Done\n", "")},
+		{Name: "tasks/task-6 - f.md", Data: backlogTask("id: task-6\ntitle: f\nstatus: To Do\n", "")},
+	}
+	changed, changes, notes, err = PatchBacklog("backlog", nil, files, func(s string) Verdict {
+		return map[string]Verdict{"backlog:task-5": Pending, "backlog:task-6": Done}[s]
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []Change{{Source: "backlog:task-6", Done: true}}, changes)
+	require.Len(t, changed, 1)
+	require.Len(t, notes, 1)
+	assert.Contains(t, notes[0], "backlog:task-5 is not moved back to not done: Backlog.md keeps it done under completed/")
 }
 
 func TestBacklogKey(t *testing.T) {

@@ -156,6 +156,6 @@ func TestStatusOverTwoLinesIsSaid(t *testing.T) {
 	_, _, err := Patch(Cursor, "x.plan.md", data, func(string) Verdict { return Done })
 	assert.ErrorContains(t, err, "cannot change cursor:a in place: its status does not read as written")
 	files := []File{{Name: "tasks/t-1.md", Data: []byte("---\nid: t-1\ntitle: x\nstatus: To\n  Do\n---\n")}}
-	_, _, err = PatchBacklog("backlog", nil, files, func(string) Verdict { return Done })
+	_, _, _, err = PatchBacklog("backlog", nil, files, func(string) Verdict { return Done })
 	assert.ErrorContains(t, err, "cannot change backlog:t-1 in place")
 }
