@@ -38,6 +38,9 @@ func parseCursor(name string, data []byte) (*Plan, error) {
 	if top == nil || todos == nil || todos.Kind != yaml.SequenceNode {
 		return nil, bad(name, "front matter", "no `todos:` list (Cursor's plan mode writes one)")
 	}
+	if len(todos.Content) == 0 {
+		return nil, bad(name, "front matter", "`todos:` is empty: the plan has no to-dos to import yet (Cursor writes them as it plans)")
+	}
 	p := &Plan{}
 	intro := "Part of the plan " + filepath.Base(name)
 	if title := scalarOf(valueOf(top, "name")); title != "" {
@@ -143,8 +146,18 @@ func isCursorPlan(data []byte) bool {
 		return false
 	}
 	todos := valueOf(mappingOf(&doc), "todos")
-	if todos == nil || todos.Kind != yaml.SequenceNode || len(todos.Content) == 0 {
+	if todos == nil || todos.Kind != yaml.SequenceNode {
 		return false
+	}
+	if len(todos.Content) == 0 {
+		// A plan not built yet (`todos: []`): Cursor's, unless its body
+		// is a checklist to read.
+		for _, l := range lines([]byte(afterFrontMatter(data))) {
+			if checkbox(l) != nil {
+				return false
+			}
+		}
+		return true
 	}
 	first := todos.Content[0]
 	return valueOf(first, "content") != nil || valueOf(first, "id") != nil

@@ -60,6 +60,7 @@ func TestCursorMalformed(t *testing.T) {
 		{"not YAML", "---\ntodos: [\n---\n", "front matter: not valid YAML"},
 		{"no todos", "---\nname: x\n---\n", "no `todos:` list"},
 		{"todos not a list", "---\ntodos: soon\n---\n", "no `todos:` list"},
+		{"todos empty", "---\ntodos: []\n---\n", "front matter: `todos:` is empty: the plan has no to-dos to import yet"},
 		{"a to-do not a mapping", "---\ntodos:\n  - write it\n---\n", `todos[0]: a to-do must be a mapping`},
 	} {
 		_, err := Parse(Cursor, "x.plan.md", []byte(tc.data))
@@ -143,6 +144,7 @@ func TestDetectCursor(t *testing.T) {
 		{"x.plan.md", "---\nname: a\ntodos:\n  - id: a\n    content: b\n---\n", Cursor},
 		{"x.md", "---\ntitle: notes\n---\n- [ ] a\n", Markdown},
 		{"x.md", "---\ntodos: []\n---\n- [ ] a\n", Markdown},
+		{"x.plan.md", "---\nname: a\ntodos: []\n---\n1. step\n", Cursor},
 		{"plan.txt", "---\ntodos:\n  - content: b\n---\n", Cursor},
 	} {
 		got, err := Detect(tc.name, []byte(tc.data))
