@@ -110,7 +110,8 @@ func repoRoot(t *testing.T) string {
 }
 
 // The report (HTML page, layout, log timeline, live view) is for a person at
-// the CLI: no hook executable links it.
+// the CLI, as are the readers of other tools' plans: no hook executable
+// links them.
 func TestHooksDoNotLinkTheReport(t *testing.T) {
 	args := append([]string{"list", "-deps", "-f", "{{.ImportPath}}"}, hookPackages()...)
 	list := exec.Command("go", args...)
@@ -120,4 +121,6 @@ func TestHooksDoNotLinkTheReport(t *testing.T) {
 	deps := strings.Fields(string(out))
 	require.Contains(t, deps, "github.com/harness-agent/harness/internal/state", "the listing works")
 	require.NotContains(t, deps, "github.com/harness-agent/harness/internal/report")
+	require.NotContains(t, deps, "github.com/harness-agent/harness/internal/plan")
+	require.NotContains(t, deps, "go.yaml.in/yaml/v3")
 }
