@@ -112,6 +112,7 @@ func parseCursor(name string, data []byte) (*Plan, error) {
 	if len(odd) > 0 {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s: to-dos of a status this reader does not know are imported as not done: %s", name, strings.Join(odd, ", ")))
 	}
+	uniqueSources(p.Items) // two to-dos of one id: the second is ID~2
 	return p, nil
 }
 
