@@ -406,6 +406,7 @@ type task struct {
 	ErrorLog    []string `json:"error_log"`
 	Checkpoints []any    `json:"checkpoints"`
 	CompletedAt *string  `json:"completed_at"`
+	Source      string   `json:"source"`
 }
 
 // tasks parses harness-tasks.json.
