@@ -619,7 +619,13 @@ func readPlan(path, name, format string) (*plan.Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		return d.parse()
+		p, err := d.parse()
+		if err == nil && len(p.Items) == 0 {
+			// A folder of other plans (.cursor/plans): each is a file.
+			return nil, failure.New(failure.Config, "%s holds no Backlog.md task file (front matter with an `id:` and a `title:`): a folder is read as Backlog.md's", name).
+				WithHint("import a plan file of it: harness import %s", failure.ShellArg(filepath.Join(name, filepath.Base(d.files[0].Name))))
+		}
+		return p, err
 	}
 	data, err := safefile.ReadFile(path, maxPlanBytes)
 	if err != nil {
