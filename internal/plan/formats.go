@@ -75,6 +75,12 @@ var (
 	// optionalNumber is a sub-task's number marked optional after it
 	// ("7.9* (P) …").
 	optionalNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)+)\*\s`) })
+	// stampPrefix is the time an ExecPlan's Progress item leads with
+	// ("- [x] (2025-11-25 15:08Z) Drafted the plan"): when the step was
+	// done or written down, not the step.
+	stampPrefix = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\(\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?Z?)?\)\s+`)
+	})
 	// itemNumber is the number an item's title begins with ("2.1 Create
 	// the models", "3. Wire it up", spec-kit's "T004 [P] Contract test",
 	// and "T004a", a task put in after T004 once the list was numbered).

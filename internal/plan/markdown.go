@@ -185,6 +185,9 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 			c.optional = true
 			title = title[:m[3]] + title[m[3]+1:]
 		}
+		if stamp := stampPrefix().FindString(title); stamp != "" && stamp != title {
+			title = title[len(stamp):]
+		}
 		if !c.done && c.mark != " " {
 			marks[c.mark]++
 		}
