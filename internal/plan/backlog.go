@@ -239,22 +239,16 @@ func PatchBacklog(dir string, config []byte, files []File, verdict func(source s
 	lines := map[int][]string{} // the lines of each file changed
 	var changes []Change
 	for _, it := range p.Items {
-		// As Patch: done where the harness completed the task and the
-		// file does not say so; back to not done (in progress, while
-		// worked on) where the file says done and the harness took the
-		// task up again.
 		v := verdict(it.Source)
-		inFile := it.Done && !it.fileOpen || it.fileDone
-		var status string
+		done, change := it.change(v)
+		status := c.initial
 		switch {
-		case v == Done && !inFile:
-			status = c.done()
-		case v == InProgress && inFile:
-			status = c.working()
-		case v == Pending && inFile:
-			status = c.initial
-		default:
+		case !change:
 			continue
+		case done:
+			status = c.done()
+		case v == InProgress:
+			status = c.working()
 		}
 		name := path.Join(dir, files[it.file].Name)
 		if it.line < 0 {

@@ -54,16 +54,8 @@ func Patch(format, name string, stored []byte, verdict func(source string) Verdi
 	shifted := map[int]int{} // how far a line's earlier edits moved what follows them
 	for _, it := range p.Items {
 		v := verdict(it.Source)
-		// What the file says, which the plan read may not (an epic closed
-		// over open children, a subtask open under a done task).
-		inFile := it.Done && !it.fileOpen || it.fileDone
-		var done bool
-		switch {
-		case v == Done && !inFile:
-			done = true
-		case (v == Pending || v == InProgress) && inFile:
-			done = false
-		default:
+		done, change := it.change(v)
+		if !change {
 			continue
 		}
 		word := func(yes, no, working string) string {
@@ -159,6 +151,23 @@ func (p *Plan) reads(name string, changes []Change) error {
 		}
 	}
 	return nil
+}
+
+// change is what an export makes of the item for its task's verdict v:
+// done where the harness completed the task and the file does not say so;
+// back to not done where the file says done (what the file says, which
+// the plan read may not: an epic closed over open children, a subtask open
+// under a done task) and the harness took the task up again; nothing
+// (change false) otherwise.
+func (it Item) change(v Verdict) (done, change bool) {
+	inFile := it.Done && !it.fileOpen || it.fileDone
+	switch {
+	case v == Done && !inFile:
+		return true, true
+	case (v == Pending || v == InProgress) && inFile:
+		return false, true
+	}
+	return false, false
 }
 
 // member is the gjson path of key in the object at at ("" for the whole
