@@ -117,7 +117,7 @@ func parseBacklog(dir string, config []byte, files []File) (*Plan, error) {
 	var odd []string // statuses not among the config's
 	for fi, f := range files {
 		name := path.Join(dir, f.Name)
-		front, first, ok := frontMatter(f.Data)
+		front, body, ok := frontMatter(f.Data)
 		if !ok {
 			// A readme beside the task files, as Backlog.md's own tasks/
 			// has: Backlog.md reads only task files.
@@ -138,7 +138,7 @@ func parseBacklog(dir string, config []byte, files []File) (*Plan, error) {
 		it := Item{Source: Backlog + ":" + id, Title: title, Priority: "P1", DependsOn: []string{}, line: -1, file: fi}
 		status := valueOf(top, "status")
 		if status != nil {
-			it.line, it.col = first+status.Line-1, status.Column-1
+			it.line, it.col = status.Line, status.Column-1
 			if top.Style&yaml.FlowStyle != 0 {
 				it.mark = "flow"
 			}
@@ -151,7 +151,6 @@ func parseBacklog(dir string, config []byte, files []File) (*Plan, error) {
 		if pr, ok := tagPriority(scalarOf(valueOf(top, "priority"))); ok {
 			it.Priority = pr
 		}
-		body := afterFrontMatter(f.Data)
 		it.Description = backlogSection(body, "Description")
 		it.Acceptance = append(backlogChecklist(body, "Acceptance Criteria"), backlogChecklist(body, "Definition of Done")...)
 		if deps := valueOf(top, "dependencies"); deps != nil {
@@ -291,17 +290,6 @@ func PatchBacklog(dir string, config []byte, files []File, verdict func(source s
 		return nil, nil, nil, err
 	}
 	return changed, changes, notes, nil
-}
-
-// afterFrontMatter is the text after the front matter's closing line.
-func afterFrontMatter(data []byte) string {
-	lines := strings.SplitAfter(string(data), "\n")
-	for i := 1; i < len(lines); i++ {
-		if t := strings.TrimRight(lines[i], " \t\r\n"); t == "---" || t == "..." {
-			return strings.Join(lines[i+1:], "")
-		}
-	}
-	return ""
 }
 
 // isBacklogTask reports whether data is one task file of Backlog.md: front

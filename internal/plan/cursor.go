@@ -25,7 +25,7 @@ import (
 // skipped. The body, the plan's own text, is not read: each task's
 // description names the plan and its file, for the agent to read it whole.
 func parseCursor(name string, data []byte) (*Plan, error) {
-	front, first, ok := frontMatter(data)
+	front, _, ok := frontMatter(data)
 	if !ok {
 		return nil, bad(name, "", "no front matter (`---` … `---` at the top) holding the plan's `todos:`")
 	}
@@ -75,13 +75,13 @@ func parseCursor(name string, data []byte) (*Plan, error) {
 		// line ("insert").
 		status := valueOf(node, "status")
 		if key, value := node.Content[0], node.Content[1]; status != nil {
-			it.line, it.col = first+status.Line-1, status.Column-1
+			it.line, it.col = status.Line, status.Column-1
 			if node.Style&yaml.FlowStyle != 0 {
 				it.mark = "flow" // `{id: a, status: pending}`: a comma ends the status
 			}
 		} else if node.Style&yaml.FlowStyle == 0 && value.Line == key.Line && value.Kind == yaml.ScalarNode &&
 			value.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
-			it.line, it.col, it.mark = first+key.Line-1, key.Column-1, "insert"
+			it.line, it.col, it.mark = key.Line, key.Column-1, "insert"
 		}
 		switch word := strings.ToLower(scalarOf(status)); word {
 		case "completed", "complete", "done":
@@ -117,28 +117,26 @@ func parseCursor(name string, data []byte) (*Plan, error) {
 }
 
 // frontMatter is the YAML between a file's first line "---" and the next
-// "---" (or "..."), and the 0-based line of the file its first line is;
-// ok is false when the file does not begin so.
-func frontMatter(data []byte) (front string, first int, ok bool) {
-	text := string(data)
-	lines := strings.SplitAfter(text, "\n")
+// "---" (or "..."), and the text after that line; ok is false when the
+// file does not begin so. The YAML begins on the file's second line, so a
+// node's 1-based Line in it is the node's 0-based line in the file.
+func frontMatter(data []byte) (front, body string, ok bool) {
+	lines := strings.SplitAfter(string(data), "\n")
 	if len(lines) < 2 || strings.TrimRight(lines[0], " \t\r\n") != "---" {
-		return "", 0, false
+		return "", "", false
 	}
-	var b strings.Builder
-	for _, l := range lines[1:] {
-		if t := strings.TrimRight(l, " \t\r\n"); t == "---" || t == "..." {
-			return b.String(), 1, true
+	for i := 1; i < len(lines); i++ {
+		if t := strings.TrimRight(lines[i], " \t\r\n"); t == "---" || t == "..." {
+			return strings.Join(lines[1:i], ""), strings.Join(lines[i+1:], ""), true
 		}
-		b.WriteString(l)
 	}
-	return "", 0, false
+	return "", "", false
 }
 
 // isCursorPlan reports whether data is a Markdown file whose front matter
 // holds a list of to-dos, as Cursor's plan mode writes them.
 func isCursorPlan(data []byte) bool {
-	front, _, ok := frontMatter(data)
+	front, body, ok := frontMatter(data)
 	if !ok || !strings.Contains(front, "todos:") {
 		return false
 	}
@@ -153,7 +151,7 @@ func isCursorPlan(data []byte) bool {
 	if len(todos.Content) == 0 {
 		// A plan not built yet (`todos: []`): Cursor's, unless its body
 		// is a checklist to read.
-		for _, l := range lines([]byte(afterFrontMatter(data))) {
+		for _, l := range lines([]byte(body)) {
 			if checkbox(l) != nil {
 				return false
 			}
