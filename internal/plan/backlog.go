@@ -263,13 +263,10 @@ func PatchBacklog(dir string, config []byte, files []File, verdict func(source s
 			l = strings.SplitAfter(string(files[it.file].Data), "\n")
 			lines[it.file] = l
 		}
-		body := strings.TrimRight(l[it.line], "\r\n")
-		edited, err := setCursorStatus(body, it.col, status, it.mark == "flow")
-		if err != nil {
+		if err := setStatusLine(l, it, status, nil); err != nil {
 			notes = append(notes, fmt.Sprintf("%s: %s cannot be changed in place (%v): left as it is", name, it.Source, err))
 			continue
 		}
-		l[it.line] = edited + l[it.line][len(body):]
 		changes = append(changes, Change{Source: it.Source, Done: status == c.done()})
 	}
 	var changed []File

@@ -205,14 +205,15 @@ func kindName(n *yaml.Node) string {
 	return strconv.Quote(n.Value)
 }
 
-// setCursorLine writes status as the to-do it's, in lineOf (the file's
-// lines with their endings): in place of the status it has, or on a line
-// of its own after its first key's. shifted keeps how far each line's
-// edits moved what follows them on it (to-dos written on one line: `[{…},
-// {…}]`).
-func setCursorLine(lineOf []string, it Item, status string, shifted map[int]int) error {
+// setStatusLine writes status as the YAML status of it (a Cursor to-do, a
+// Backlog.md task) in lineOf, its file's lines with their endings: in
+// place of the status it has, or on a line of its own after its first
+// key's. shifted keeps how far each line's edits moved what follows them
+// on it (to-dos written on one line: `[{…}, {…}]`); nil for a file of one
+// item.
+func setStatusLine(lineOf []string, it Item, status string, shifted map[int]int) error {
 	if it.line < 0 {
-		return fmt.Errorf("the to-do has no `status:` to change")
+		return fmt.Errorf("it has no `status:` to change")
 	}
 	l := lineOf[it.line]
 	body := strings.TrimRight(l, "\r\n")
@@ -220,19 +221,22 @@ func setCursorLine(lineOf []string, it Item, status string, shifted map[int]int)
 		lineOf[it.line] = l + strings.Repeat(" ", it.col) + "status: " + status + l[len(body):]
 		return nil
 	}
-	edited, err := setCursorStatus(body, it.col+shifted[it.line], status, it.mark == "flow")
+	edited, err := setStatusValue(body, it.col+shifted[it.line], status, it.mark == "flow")
 	if err != nil {
 		return err
 	}
 	lineOf[it.line] = edited + l[len(body):]
-	shifted[it.line] += len(edited) - len(body)
+	if shifted != nil {
+		shifted[it.line] += len(edited) - len(body)
+	}
 	return nil
 }
 
-// setCursorStatus writes status as the value at column col of line (its
-// ending excluded), where a to-do's status is: a plain or quoted scalar,
-// up to a comment (in a flow mapping, flow, up to a comma or a bracket).
-func setCursorStatus(line string, col int, status string, flow bool) (string, error) {
+// setStatusValue writes status as the value at column col of line (its
+// ending excluded), where a to-do's or a task's status is: a plain or
+// quoted scalar, up to a comment (in a flow mapping, up to a comma or a
+// bracket).
+func setStatusValue(line string, col int, status string, flow bool) (string, error) {
 	if col < 0 || col > len(line) {
 		return "", fmt.Errorf("no status at column %d", col+1)
 	}

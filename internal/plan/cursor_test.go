@@ -24,21 +24,21 @@ func TestSetCursorStatus(t *testing.T) {
 		{"todos: [{id: a, status: pending}, {id: b, status: pending}]", "todos: [{id: a, status: completed}, {id: b, status: pending}]", 24, true},
 		{"status: 00,", "status: completed", 8, false},
 	} {
-		got, err := setCursorStatus(tc.line, tc.col, "completed", tc.flow)
+		got, err := setStatusValue(tc.line, tc.col, "completed", tc.flow)
 		require.NoError(t, err, tc.line)
 		assert.Equal(t, tc.want, got)
 	}
-	_, err := setCursorStatus(`    status: "pending`, 12, "completed", false)
+	_, err := setStatusValue(`    status: "pending`, 12, "completed", false)
 	assert.Error(t, err)
 	for _, empty := range []struct {
 		line string
 		col  int
 	}{{"    status:", 11}, {"    status: ", 11}, {"    status:   # later", 12}} {
-		got, err := setCursorStatus(empty.line, empty.col, "completed", false)
+		got, err := setStatusValue(empty.line, empty.col, "completed", false)
 		require.NoError(t, err)
 		assert.Regexp(t, `^    status: completed( # later)?$`, got, "a status without a value: %q", empty.line)
 	}
-	_, err = setCursorStatus("    status", 12, "completed", false)
+	_, err = setStatusValue("    status", 12, "completed", false)
 	assert.Error(t, err)
 }
 

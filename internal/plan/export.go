@@ -99,12 +99,12 @@ func Patch(format, name string, stored []byte, verdict func(source string) Verdi
 		case Beads:
 			set("status", word("closed", "open", "in_progress"))
 		case Cursor:
-			err = setCursorLine(lineOf, it, word("completed", "pending", "in_progress"), shifted)
+			err = setStatusLine(lineOf, it, word("completed", "pending", "in_progress"), shifted)
 			byLine = true
 		case Backlog:
 			// One task file (a directory whole: PatchBacklog).
 			c := readBacklogConfig(nil)
-			err = setCursorLine(lineOf, it, word(c.done(), c.initial, c.working()), shifted)
+			err = setStatusLine(lineOf, it, word(c.done(), c.initial, c.working()), shifted)
 			byLine = true
 		case Markdown:
 			l := lineOf[it.line]
