@@ -202,13 +202,13 @@ func readIssues(name string, data []byte) ([]ghIssue, error) {
 // twice is told apart as other formats' ids are ("#N~2"), unless it is the
 // same issue twice (a file appended to), read from its later entry.
 func githubPlan(issues []ghIssue) *Plan {
-	waitBack(issues)
 	spelt := map[string]string{} // each repository as first written, by its lower case
 	for _, is := range issues {
 		if k := strings.ToLower(is.repo); is.repo != "" && spelt[k] == "" {
 			spelt[k] = is.repo
 		}
 	}
+	waitBack(issues, len(spelt) > 1)
 	// gh and the REST API list a repository's newest issue first, an
 	// order no one chose: its issues take their task ids as they were
 	// filed, oldest first, so the work among issues of one priority
@@ -320,14 +320,8 @@ func issueLinks(v gjson.Result) []issueLink {
 // waitBack turns the links that say another issue waits on this one
 // (`blocking`, `parent`) into that issue's own, where the file has it:
 // an issue not in the file is not imported, and has nothing to wait on.
-func waitBack(issues []ghIssue) {
-	repos := map[string]bool{}
-	for _, is := range issues {
-		if is.repo != "" {
-			repos[strings.ToLower(is.repo)] = true
-		}
-	}
-	several := len(repos) > 1
+// several says the file holds issues of more than one repository.
+func waitBack(issues []ghIssue, several bool) {
 	byNumber := map[string][]int{}
 	for i, is := range issues {
 		n := strconv.FormatInt(is.number, 10)
