@@ -1,7 +1,7 @@
-//go:build !linux
+//go:build !(linux || darwin || freebsd || netbsd || dragonfly)
 
 package quiet
 
-// off leaves every decision to the hook where the kernel cannot name a
-// resolved directory the way off_linux.go asks it to.
+// off leaves every decision to the hook on a system whose paths
+// off_unix.go does not resolve (Windows: drive letters, junctions).
 func off(Rule, []byte, func(string) string) bool { return false }

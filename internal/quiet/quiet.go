@@ -24,8 +24,9 @@
 // that only settle a project switched off (Settled, Ended), where its
 // record says so already and nothing is left for them to do. Anything
 // else (a path given relative, an unreadable directory, a payload this
-// reader cannot follow or one over peekLimit, no /proc, any system but
-// Linux) leaves the decision to the hook, which then reads the payload
+// reader cannot follow or one over peekLimit, on Linux no /proc, on macOS
+// and the BSDs a link on the way to a place, Windows) leaves the decision
+// to the hook, which then reads the payload
 // Off has already read (Stdin). An early end writes its line in the hooks' debug
 // log (Log, marked "quiet") as the hook would have.
 package quiet

@@ -52,8 +52,8 @@ func (r *reader) upTo(n int) {
 		}
 		if err != nil || !ready || invalid {
 			// poll failed, the wait is over, or fd is not one poll can
-			// watch (closed; on macOS a terminal, whose read would then
-			// wait unbounded)
+			// watch (closed; on the BSDs a terminal, whose read would
+			// then wait unbounded)
 			r.ended = true
 			break
 		}

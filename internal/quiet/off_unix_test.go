@@ -1,3 +1,5 @@
+//go:build linux || darwin || freebsd || netbsd || dragonfly
+
 package quiet_test
 
 import (
@@ -5,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -67,6 +70,31 @@ func afterPlace(doc []byte) string {
 		return cwd
 	}
 	return os.Getenv("CLAUDE_PROJECT_DIR")
+}
+
+// resolvers are the two ways off resolves a place: this system's
+// (realPath: the kernel's answer on Linux) and the walk that takes only a
+// path free of links (realPathByLinks: macOS and the BSDs), tried here
+// whatever the system.
+var resolvers = []struct {
+	name   string
+	off    func(quiet.Rule, []byte, func(string) string) bool
+	kernel bool // names a path through a link (Linux)
+}{
+	{"this system's", quiet.OffFor, runtime.GOOS == "linux"},
+	{"by links", quiet.OffByLinks, false},
+}
+
+// throughLink reports whether a place of l, which the hook looks at, has a
+// link on its way: where off without the kernel's answer leaves the
+// decision to the hook.
+func throughLink(l layout) bool {
+	for _, p := range []string{l.projectDir, l.stateRoot, l.cwd, l.wd} {
+		if strings.Contains(p, "link") {
+			return true
+		}
+	}
+	return false
 }
 
 // setUp makes l under base and returns the payload.
@@ -132,7 +160,8 @@ func TestOffOnlyWhereTheHookFindsNothing(t *testing.T) {
 	wds := []string{"w/a/b/c", "link", "other", "."}
 	rng := rand.New(rand.NewPCG(35, 1))
 	pick := func(list []string) string { return list[rng.IntN(len(list))] }
-	plain := 0 // cases with nothing of the harness about, every path absolute, a cwd without escapes
+	plain := 0       // cases with nothing of the harness about, every path absolute, a cwd without escapes
+	plainNoLink := 0 // and no link on the way to any place
 	for i := range 800 {
 		l := layout{tasks: pick(dirs), marker: pick(dirs), recorded: pick(dirs), tasksLink: rng.IntN(8) == 0,
 			recordedGone: rng.IntN(2) == 0, projectDir: pick(starts), stateRoot: pick(starts[:5]), cwd: pick(cwds), wd: pick(wds)}
@@ -153,17 +182,23 @@ func TestOffOnlyWhereTheHookFindsNothing(t *testing.T) {
 			nothing := l.tasks == "" && l.marker == "" && l.recorded == "" && !strings.HasPrefix(l.projectDir, "rel:") && !strings.Contains(l.cwd, `\`)
 			if nothing {
 				plain++
+				if !throughLink(l) {
+					plainNoLink++
+				}
 			}
-			for _, rule := range []quiet.Rule{quiet.Switched, quiet.Rooted, quiet.Known, quiet.Settled, quiet.Ended} {
-				off := quiet.OffFor(rule, doc, os.Getenv)
-				assert.False(t, off && hookFinds(rule, doc), "rule %d ended a hook that finds a project to act on: %+v, payload %s", rule, l, doc)
-				if nothing {
-					assert.True(t, off, "rule %d left a hook with nothing about to decide: %+v, payload %s", rule, l, doc)
+			for _, r := range resolvers {
+				for _, rule := range []quiet.Rule{quiet.Switched, quiet.Rooted, quiet.Known, quiet.Settled, quiet.Ended} {
+					off := r.off(rule, doc, os.Getenv)
+					assert.False(t, off && hookFinds(rule, doc), "%s: rule %d ended a hook that finds a project to act on: %+v, payload %s", r.name, rule, l, doc)
+					if nothing && (r.kernel || !throughLink(l)) {
+						assert.True(t, off, "%s: rule %d left a hook with nothing about to decide: %+v, payload %s", r.name, rule, l, doc)
+					}
 				}
 			}
 		})
 	}
 	assert.Greater(t, plain, 20, "too few cases without the harness to judge")
+	assert.Greater(t, plainNoLink, 5, "too few cases without the harness or a link to judge")
 }
 
 // The cases a person meets, one by one.
@@ -198,9 +233,11 @@ func TestOff(t *testing.T) {
 				tt.l.stateRoot = "-"
 			}
 			doc := setUp(t, base, tt.l)
-			assert.Equal(t, tt.want[1], quiet.OffFor(quiet.Ended, doc, os.Getenv), "Ended, with no judgement kept, as Rooted")
-			for i, rule := range []quiet.Rule{quiet.Switched, quiet.Rooted, quiet.Known, quiet.Settled} {
-				assert.Equal(t, tt.want[i], quiet.OffFor(rule, doc, os.Getenv), "rule %d", rule)
+			for _, r := range resolvers {
+				assert.Equal(t, tt.want[1], r.off(quiet.Ended, doc, os.Getenv), "%s: Ended, with no judgement kept, as Rooted", r.name)
+				for i, rule := range []quiet.Rule{quiet.Switched, quiet.Rooted, quiet.Known, quiet.Settled} {
+					assert.Equal(t, tt.want[i], r.off(rule, doc, os.Getenv), "%s: rule %d", r.name, rule)
+				}
 			}
 		})
 	}

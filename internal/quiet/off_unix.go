@@ -1,3 +1,5 @@
+//go:build linux || darwin || freebsd || netbsd || dragonfly
+
 package quiet
 
 import (
@@ -13,11 +15,18 @@ import (
 // the payload doc, with its environment read through env.
 //
 // The hook resolves each place to its physical path (filepath.EvalSymlinks
-// after a lexical clean) and looks in it and its parents; here the kernel
-// resolves the cleaned path (an O_PATH open) and names it
-// (/proc/self/fd), the same directory by the same rules, and a parent of a
-// path free of links is the physical parent either way.
+// after a lexical clean) and looks in it and its parents; here realPath
+// resolves it (on Linux the kernel: an O_PATH open, named by /proc/self/fd;
+// elsewhere only a path free of links, which is its own physical path),
+// the same directory by the same rules, and a parent of a path free of
+// links is the physical parent either way.
 func off(rule Rule, doc []byte, env func(string) string) bool {
+	return offBy(realPath, rule, doc, env)
+}
+
+// offBy is off with each place resolved by resolve (realPath: the kernel's
+// answer on Linux, realPathByLinks elsewhere; the tests try both here).
+func offBy(resolve func(string) (real string, found, ok bool), rule Rule, doc []byte, env func(string) string) bool {
 	stateRoot, projectDir, ok := envPlaces(env)
 	if !ok {
 		return false
@@ -50,7 +59,7 @@ func off(rule Rule, doc []byte, env func(string) string) bool {
 		return turnEnded(dir, rec, doc, env)
 	}
 	if stateRoot != "" {
-		real, found, ok := realPath(path.Clean(stateRoot))
+		real, found, ok := resolve(path.Clean(stateRoot))
 		if !ok {
 			return false
 		}
@@ -72,7 +81,7 @@ func off(rule Rule, doc []byte, env func(string) string) bool {
 				continue
 			}
 			starts = append(starts, s)
-			real, found, ok := realPath(s)
+			real, found, ok := resolve(s)
 			if !ok {
 				return false
 			}
@@ -301,12 +310,6 @@ func logCompared(stampPath, logPath string) bool {
 	return want == [4]int64{size, mtime, ino, ctime}
 }
 
-// stampOf is what record.StampOf keeps of a file's status: its size, its
-// modification and change times in nanoseconds, its inode.
-func stampOf(st *syscall.Stat_t) (size, mtime, ctime, ino int64) {
-	return st.Size, st.Mtim.Sec*1e9 + st.Mtim.Nsec, st.Ctim.Sec*1e9 + st.Ctim.Nsec, int64(st.Ino)
-}
-
 // plainID reports whether a session id names its runtime file as it is
 // (root.SessionFileIn; any other is hashed there, and left to the hook).
 func plainID(id string) bool {
@@ -399,10 +402,6 @@ func indexByte(b []byte, c byte) int {
 	return -1
 }
 
-// oPath is O_PATH (the syscall package does not name it): a descriptor
-// that only names the file, which needs no permission to read it.
-const oPath = 0x200000
-
 type presence int
 
 const (
@@ -422,33 +421,6 @@ func present(name string) presence {
 	default:
 		return unknown
 	}
-}
-
-// realPath is name with its links resolved by the kernel; found is false
-// when it does not exist, ok false when the kernel could not say.
-func realPath(name string) (real string, found, ok bool) {
-	fd, err := syscall.Open(name, oPath|syscall.O_CLOEXEC, 0)
-	if err == syscall.ENOENT || err == syscall.ENOTDIR {
-		return "", false, true
-	}
-	if err != nil {
-		return "", false, false
-	}
-	defer syscall.Close(fd)
-	buf := make([]byte, 4096)
-	n, err := syscall.Readlink("/proc/self/fd/"+strconv.Itoa(fd), buf)
-	if err != nil || n <= 0 || n >= len(buf) || buf[0] != '/' {
-		return "", false, false
-	}
-	real = string(buf[:n])
-	if hasSuffix(real, " (deleted)") || path.Clean(real) != real {
-		return "", false, false
-	}
-	return real, true, true
-}
-
-func hasSuffix(s, suffix string) bool {
-	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
 }
 
 // hexString is encoding/hex's lower-case text of b, which record.Dir names

@@ -1,4 +1,0 @@
-package quiet
-
-// StatText is statText, the text a kept judgement gives a file's stat.
-var StatText = statText
