@@ -101,6 +101,7 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 	waits := map[int][]string{} // an item's "_Depends:" numbers, by its index
 	optional := map[int]bool{}  // the items marked "- [ ]*", by index
 	listed := 0                 // list items without a box
+	quoted, quotedAt := 0, 0    // boxes in a block quote of their own, and the first one's line
 	var said []string           // the dependencies in words, not taken
 	fence := ""                 // the fence of the code block the line is in
 	comment := false
@@ -132,6 +133,11 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 			case t == "":
 			case !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t"):
 				stack = stack[:0] // a heading or a paragraph ends the nesting
+				if quotedBox(t) {
+					if quoted++; quoted == 1 {
+						quotedAt = n + 1
+					}
+				}
 			default:
 				// Under an item, a plain list item is one of its criteria
 				// (as an export writes them), other text goes on with its
@@ -291,14 +297,24 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 	if len(optional) > 0 {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s: %d item(s) marked optional (`- [ ]*`, `1.1*`) are imported at priority P2, after the rest, and the task they are part of does not wait on them", name, len(optional)))
 	}
+	// A box in a block quote is a note's or an example's (Obsidian's
+	// callouts hold a quiz's options so, GitHub's alerts a reminder), not
+	// the plan's: left, and said, so that none is lost unseen.
+	inQuotes := fmt.Sprintf("%d checklist item(s) inside a block quote (`> - [ ] …`, the first at line %d)", quoted, quotedAt)
 	if len(p.Items) == 0 && len(p.Skipped) == 0 {
 		err := bad(name, "", "no checklist items (lines like `- [ ] title`)")
+		if quoted > 0 {
+			return nil, err.(*failure.Error).WithHint("%s has %s, which are not read as tasks: take the ones that are out of the quote, then import it again", name, inQuotes)
+		}
 		if listed > 0 {
 			// A plan written as a plain list (a plan mode's numbered
 			// steps): which of its items are tasks is the person's call.
 			return nil, err.(*failure.Error).WithHint("%s has %d list item(s) without a box: write the ones that are tasks as `- [ ] …` (or `1. [ ] …`), then import it again", name, listed)
 		}
 		return nil, err
+	}
+	if quoted > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("%s: %s are not imported: a quote holds a note or an example, not the plan's tasks; take the ones that are out of the quote to import them", name, inQuotes))
 	}
 	p.Notes = append(p.Notes, said...)
 	p.Notes = append(p.Notes, numberedWaits(name, p.Items, waits, optional)...)
@@ -319,16 +335,29 @@ func parseMarkdown(name string, data []byte) (*Plan, error) {
 	return p, nil
 }
 
+// quotedBox reports whether a line, trimmed, is a checklist item in a
+// block quote, at any depth ("> - [ ] title", ">> * [x] title").
+func quotedBox(t string) bool {
+	if !strings.HasPrefix(t, ">") {
+		return false
+	}
+	for strings.HasPrefix(t, ">") {
+		t = strings.TrimLeft(t[1:], " ")
+	}
+	return checkbox(t) != nil
+}
+
 // continues reports whether a line goes on with the paragraph of the list
 // line above it: text that is not a list item of its own, nor a detail
 // line ("_Requirements: 1.1_", "**Depends on**: 2"), nor the start of a
 // code block, a comment, a heading or a table, which Markdown reads as
 // breaking the paragraph. A line wrapped at column 0 goes on with it too
 // (CommonMark's "lazy" continuation: GitHub renders it in the item),
-// unless it begins a block of its own.
+// unless it begins a block of its own. A block quote begins one at any
+// indent: indented, it is the item's own (its description).
 func continues(line string) bool {
 	t := strings.TrimSpace(line)
-	if t == "" {
+	if t == "" || strings.HasPrefix(t, ">") {
 		return false
 	}
 	if !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t") && startsBlock(t) {
