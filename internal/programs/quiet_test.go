@@ -16,14 +16,18 @@ import (
 	"github.com/harness-agent/harness/internal/testbin"
 )
 
+// endsEarly are the systems internal/quiet ends a hook early on (its
+// off_unix.go).
+var endsEarly = map[string]bool{"linux": true, "darwin": true, "freebsd": true, "netbsd": true, "dragonfly": true}
+
 // Each hook executable ends where the harness cannot be on for its call
 // before the packages it links are initialised (internal/quiet: unicode's
 // tables, a package every hook links, are never set up), and runs whole
 // wherever it has something to act on. GODEBUG=inittrace=1 has the Go
 // runtime name each package as it initialises it.
 func TestHooksEndEarlyWhereTheHarnessIsOff(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the early end is Linux's (internal/quiet)")
+	if !endsEarly[runtime.GOOS] {
+		t.Skip("no early end on " + runtime.GOOS + " (internal/quiet)")
 	}
 	bin := testbin.Build(t)
 	records := t.TempDir()
@@ -131,8 +135,8 @@ func TestHooksEndEarlyWhereTheHarnessIsOff(t *testing.T) {
 // hook runs whole and puts the file back; another session's hook runs
 // whole too.
 func TestPostToolUseEndsOnAKeptJudgement(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the early end is Linux's (internal/quiet)")
+	if !endsEarly[runtime.GOOS] {
+		t.Skip("no early end on " + runtime.GOOS + " (internal/quiet)")
 	}
 	bin, dir, records, env := tracedProject(t)
 	run := func(hook, session string) (whole bool, stdout string) {
@@ -241,8 +245,8 @@ func runTraced(t *testing.T, bin, hook, dir string, env []string, payload string
 // UserPromptSubmit end before their packages are initialised; a harness
 // file touched since makes the next Stop run whole (and judge it).
 func TestSwitchedOffHooksEndEarly(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the early end is Linux's (internal/quiet)")
+	if !endsEarly[runtime.GOOS] {
+		t.Skip("no early end on " + runtime.GOOS + " (internal/quiet)")
 	}
 	bin, dir, _, env := tracedProject(t)
 	env = append(env, "CLAUDE_CODE_SESSION_ID=s1")
