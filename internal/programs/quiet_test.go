@@ -18,7 +18,7 @@ import (
 
 // endsEarly are the systems internal/quiet ends a hook early on (its
 // off_unix.go).
-var endsEarly = map[string]bool{"linux": true, "darwin": true, "freebsd": true, "netbsd": true, "dragonfly": true}
+var endsEarly = map[string]bool{"linux": true, "darwin": true, "freebsd": true, "netbsd": true}
 
 // Each hook executable ends where the harness cannot be on for its call
 // before the packages it links are initialised (internal/quiet: unicode's
