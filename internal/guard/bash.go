@@ -26,26 +26,41 @@ const (
 	ruleInit     = "init-script"
 )
 
-// mutatingVerbs are the harness verbs that change the state.
-var mutatingVerbs = map[string]bool{
-	"init": true, "add": true, "next": true, "claim": true, "checkpoint": true, "validate": true,
-	"fail": true, "recover": true, "renew": true, "stats": true, "integrate": true,
+// mutatingVerb reports whether a harness verb changes the state. These
+// sets are switches, not maps: a map literal is built at every hook's
+// start (docs/perf.md), a switch costs nothing until it is asked.
+func mutatingVerb(name string) bool {
+	switch name {
+	case "init", "add", "next", "claim", "checkpoint", "validate", "fail", "recover", "renew",
+		"stats", "integrate":
+		return true
+	}
+	return false
 }
 
-// personVerbs are the harness verbs only a person runs (each refuses an
+// personVerb reports whether a harness verb is one only a person runs (each refuses an
 // agent itself; the guard says so before the command runs, however it is
 // wrapped in the command line).
-var personVerbs = map[string]bool{
-	"pause": true, "resume": true, "cancel": true, "remove": true, "retry": true, "workers": true, "undo": true,
+func personVerb(name string) bool {
+	switch name {
+	case "pause", "resume", "cancel", "remove", "retry", "workers", "undo":
+		return true
+	}
+	return false
 }
 
-// hookPrograms are the harness's hook executables: trusted because Claude
+// hookProgram reports whether a name is one of the harness's hook
+// executables: trusted because Claude
 // Code alone runs them (record.Trust), so the agent's tools may not.
-var hookPrograms = map[string]bool{
-	"harness-session-start": true, "harness-pre-tool-use": true, "harness-post-tool-use": true,
-	"harness-post-tool-use-failure": true, "harness-stop": true, "harness-subagent-stop": true,
-	"harness-teammate-idle": true, "harness-session-end": true, "harness-user-prompt-submit": true,
-	"harness-pre-compact": true, "harness-stop-failure": true,
+func hookProgram(name string) bool {
+	switch name {
+	case "harness-session-start", "harness-pre-tool-use", "harness-post-tool-use",
+		"harness-post-tool-use-failure", "harness-stop", "harness-subagent-stop",
+		"harness-teammate-idle", "harness-session-end", "harness-user-prompt-submit",
+		"harness-pre-compact", "harness-stop-failure":
+		return true
+	}
+	return false
 }
 
 // harnessMarkers are substrings whose presence makes an unparsable command
@@ -74,15 +89,15 @@ func (c *call) bash(cmd string) hook.Decision {
 			return deny(ruleState, "`harness adopt` makes a hand-edited tasks file the state the harness builds on: it is the user's decision, never an agent's.",
 				"change the state with the harness verbs (`harness help`); if the user edited the file, tell them to run `harness adopt` in their terminal.")
 		}
-		if p.Base() == "harness" && len(p.Args) > 0 && personVerbs[p.Args[0]] {
+		if p.Base() == "harness" && len(p.Args) > 0 && personVerb(p.Args[0]) {
 			return deny(ruleState, fmt.Sprintf("`harness %s` is the user's decision, never an agent's (it is refused inside a session however it is run).", p.Args[0]),
 				fmt.Sprintf("if you are stuck, say so and stop; the user runs `harness %s` in their terminal.", p.Args[0]))
 		}
-		if hookPrograms[p.Base()] {
+		if hookProgram(p.Base()) {
 			return deny(ruleState, fmt.Sprintf("`%s` is one of the harness's hooks: Claude Code runs it on its events, and its judgement is not the agent's to call.", p.Base()),
 				"use the harness verbs (`harness help`); the hooks run by themselves.")
 		}
-		if p.Base() == "harness" && len(p.Args) > 0 && mutatingVerbs[p.Args[0]] {
+		if p.Base() == "harness" && len(p.Args) > 0 && mutatingVerb(p.Args[0]) {
 			if d, denied := c.lockCheck("harness " + p.Args[0]); denied {
 				return d
 			}
@@ -331,11 +346,15 @@ func (c *call) deactivation(w shellscan.Write) (hook.Decision, bool) {
 		"keep going: `harness claim`, do the work, `harness validate ID`. The Stop hook removes .harness-active itself when everything is done."), true
 }
 
-// shellBuiltins may always run: they cannot start other programs.
-var shellBuiltins = map[string]bool{
-	"cd": true, "pwd": true, "echo": true, "printf": true, "true": true, "false": true, "test": true, "[": true,
-	"export": true, "set": true, "unset": true, "read": true, "exit": true, "return": true, "shift": true,
-	"local": true, "declare": true, ":": true, "harness": true,
+// shellBuiltin reports whether a builtin may always run: it cannot start
+// other programs.
+func shellBuiltin(name string) bool {
+	switch name {
+	case "cd", "pwd", "echo", "printf", "true", "false", "test", "[", "export", "set", "unset",
+		"read", "exit", "return", "shift", "local", "declare", ":", "harness":
+		return true
+	}
+	return false
 }
 
 // isProgram reports whether p, which runs base, is the program the name base
@@ -402,11 +421,11 @@ func (c *call) commandPolicy(rep shellscan.Report) (hook.Decision, bool) {
 				"name the program literally; allowed: "+allowed+"."), true
 		}
 		b := p.Base()
-		if ok[p.Name] || (ok[b] || shellBuiltins[b]) && isProgram(p, b) {
+		if ok[p.Name] || (ok[b] || shellBuiltin(b)) && isProgram(p, b) {
 			continue
 		}
 		what := b
-		if ok[b] || shellBuiltins[b] {
+		if ok[b] || shellBuiltin(b) {
 			what = p.Name // a file named like an allowed program is not it
 		}
 		return deny(ruleCommands, fmt.Sprintf("`%s` is not in session_config.allowed_commands.", what),

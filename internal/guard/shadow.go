@@ -71,41 +71,55 @@ func readOnly(rep shellscan.Report, dir string) bool {
 	return true
 }
 
-// readers are programs that only read files (their writes, such as
-// `sort -o` or `sed -i`, are reported by the analysis as writes), and
-// shell builtins and wrappers whose commands the analysis lists apart.
-var readers = map[string]bool{
-	"ls": true, "cat": true, "head": true, "tail": true, "wc": true, "grep": true, "egrep": true, "fgrep": true,
-	"rg": true, "ag": true, "find": true, "fd": true, "tree": true, "stat": true, "file": true, "du": true, "df": true,
-	"pwd": true, "echo": true, "printf": true, "true": true, "false": true, "test": true, "[": true, "cd": true,
-	"which": true, "type": true, "whoami": true, "id": true, "date": true, "uname": true, "hostname": true,
-	"env": true, "printenv": true, "basename": true, "dirname": true, "realpath": true, "readlink": true,
-	"diff": true, "cmp": true, "comm": true, "sort": true, "uniq": true, "cut": true, "tr": true, "nl": true,
-	"column": true, "jq": true, "sed": true, "awk": true, "gawk": true, "mawk": true, "od": true, "xxd": true,
-	"hexdump": true, "md5sum": true, "sha1sum": true, "sha256sum": true, "cksum": true, "strings": true,
-	"sleep": true, "seq": true, "expr": true, "tac": true, "rev": true, "fold": true, "paste": true, "join": true,
-	"ps": true, "pgrep": true, "nproc": true, "free": true, "uptime": true, "xargs": true, "timeout": true,
-	"time": true, "nice": true, "command": true, "export": true, "set": true, "unset": true, "local": true,
-	"read": true, "exit": true, "return": true, ":": true, "less": true, "more": true,
+// reader reports whether a program only reads files (its writes, such as
+// `sort -o` or `sed -i`, are reported by the analysis as writes), or is a
+// shell builtin or a wrapper whose commands the analysis lists apart.
+func reader(name string) bool {
+	switch name {
+	case "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "ag", "find", "fd",
+		"tree", "stat", "file", "du", "df", "pwd", "echo", "printf", "true", "false", "test", "[", "cd",
+		"which", "type", "whoami", "id", "date", "uname", "hostname", "env", "printenv", "basename",
+		"dirname", "realpath", "readlink", "diff", "cmp", "comm", "sort", "uniq", "cut", "tr", "nl",
+		"column", "jq", "sed", "awk", "gawk", "mawk", "od", "xxd", "hexdump", "md5sum", "sha1sum",
+		"sha256sum", "cksum", "strings", "sleep", "seq", "expr", "tac", "rev", "fold", "paste", "join",
+		"ps", "pgrep", "nproc", "free", "uptime", "xargs", "timeout", "time", "nice", "command",
+		"export", "set", "unset", "local", "read", "exit", "return", ":", "less", "more":
+		return true
+	}
+	return false
 }
 
-// gitReaders are the git subcommands that leave the work tree's files as
+// gitReader reports whether a git subcommand leaves the work tree's files
+// as they are.
+func gitReader(name string) bool {
+	switch name {
+	case "status", "log", "diff", "show", "rev-parse", "ls-files", "ls-tree", "blame", "grep",
+		"describe", "cat-file", "shortlog", "rev-list", "merge-base", "name-rev", "for-each-ref",
+		"show-ref", "version", "help":
+		return true
+	}
+	return false
+}
+
+// goReader reports whether a go subcommand leaves the project's files as
 // they are.
-var gitReaders = map[string]bool{
-	"status": true, "log": true, "diff": true, "show": true, "rev-parse": true, "ls-files": true, "ls-tree": true,
-	"blame": true, "grep": true, "describe": true, "cat-file": true, "shortlog": true, "rev-list": true,
-	"merge-base": true, "name-rev": true, "for-each-ref": true, "show-ref": true, "version": true, "help": true,
+func goReader(name string) bool {
+	switch name {
+	case "version", "env", "list", "doc", "vet", "help":
+		return true
+	}
+	return false
 }
 
-// goReaders are the go subcommands that leave the project's files as they
-// are.
-var goReaders = map[string]bool{"version": true, "env": true, "list": true, "doc": true, "vet": true, "help": true}
-
-// harnessReaders are the harness verbs that change no project file (the
+// harnessReader reports whether a harness verb changes no project file (the
 // state files are not in the shadow history).
-var harnessReaders = map[string]bool{
-	"status": true, "next": true, "claim": true, "checkpoint": true, "add": true, "graph": true, "history": true,
-	"snapshots": true, "help": true, "version": true, "budget": true, "renew": true,
+func harnessReader(name string) bool {
+	switch name {
+	case "status", "next", "claim", "checkpoint", "add", "graph", "history", "snapshots", "help",
+		"version", "budget", "renew":
+		return true
+	}
+	return false
 }
 
 func readingProgram(p shellscan.Program) bool {
@@ -116,16 +130,16 @@ func readingProgram(p shellscan.Program) bool {
 				return false
 			}
 		}
-		return len(p.Args) > 0 && gitReaders[p.Args[0]]
+		return len(p.Args) > 0 && gitReader(p.Args[0])
 	case "harness":
-		return len(p.Args) > 0 && harnessReaders[p.Args[0]]
+		return len(p.Args) > 0 && harnessReader(p.Args[0])
 	case "go":
 		// go vet and go list write only the build cache, outside the
 		// project; go test may rewrite golden files, go generate anything.
 		if len(p.Args) == 0 || p.Args[0] == "env" && slices.Contains(p.Args, "-w") {
 			return false
 		}
-		return goReaders[p.Args[0]]
+		return goReader(p.Args[0])
 	case "awk", "gawk", "mawk":
 		// awk's own redirections and commands (print > "f", "cmd" |
 		// getline, system()) are not all reported as writes.
@@ -135,5 +149,5 @@ func readingProgram(p shellscan.Program) bool {
 			}
 		}
 	}
-	return readers[p.Name]
+	return reader(p.Name)
 }

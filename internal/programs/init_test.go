@@ -52,8 +52,10 @@ func TestHooksLinkNoCrypto(t *testing.T) {
 
 // No package a hook links compiles a regexp at package level: compiling one
 // costs a good part of a millisecond at every hook start. Compile on first
-// use (sync.OnceValue) or match by hand.
-func TestHooksCompileNoRegexpAtInit(t *testing.T) {
+// use or match by hand. Nor does one build a map there: a map literal is
+// made at every start, where a switch costs nothing until it is asked
+// (docs/perf.md).
+func TestHooksBuildNoRegexpNorMapAtInit(t *testing.T) {
 	root := repoRoot(t)
 	args := append([]string{"list", "-deps", "-f", "{{if not .Standard}}{{.Dir}}|{{join .GoFiles \",\"}}{{end}}"}, hookPackages()...)
 	list := exec.Command("go", args...)
@@ -77,6 +79,11 @@ func TestHooksCompileNoRegexpAtInit(t *testing.T) {
 				ast.Inspect(g, func(n ast.Node) bool {
 					if _, isFunc := n.(*ast.FuncLit); isFunc {
 						return false // runs later, not at init
+					}
+					if lit, ok := n.(*ast.CompositeLit); ok {
+						if _, isMap := lit.Type.(*ast.MapType); isMap {
+							t.Errorf("%s: a map literal at package level is built at every hook start", fset.Position(lit.Pos()))
+						}
 					}
 					call, ok := n.(*ast.CallExpr)
 					if !ok {

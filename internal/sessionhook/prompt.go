@@ -83,7 +83,7 @@ func askOnlyCommand(text string) string {
 		return ""
 	}
 	name, ok := strings.CutPrefix(fields[0], "/")
-	if ok && (name == "harness" || strings.HasSuffix(name, ":harness")) && askOnly[fields[1]] {
+	if ok && (name == "harness" || strings.HasSuffix(name, ":harness")) && askOnly(fields[1]) {
 		return fields[1]
 	}
 	return ""

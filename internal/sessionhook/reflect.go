@@ -156,10 +156,17 @@ func originalRequest(path string) string {
 	return ""
 }
 
-// askOnly are the /harness sub-commands that ask about the job or set it
-// up without asking for work on it (the skill's `status`, `add`, `init`,
-// `help`): a turn that answered one of them may end while work remains.
-var askOnly = map[string]bool{"status": true, "add": true, "init": true, "help": true}
+// askOnly reports whether a /harness sub-command asks about the job or
+// sets it up without asking for work on it (the skill's `status`, `add`,
+// `init`, `help`): a turn that answered one of them may end while work
+// remains.
+func askOnly(sub string) bool {
+	switch sub {
+	case "status", "add", "init", "help":
+		return true
+	}
+	return false
+}
 
 // lastPromptBytes bounds how much of the transcript's end askedOnly reads.
 const lastPromptBytes = 256 << 10

@@ -450,11 +450,18 @@ func GitCheckoutWords(p Program) []string {
 var gitCommandEnv = []string{"GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER",
 	"GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "EDITOR", "VISUAL", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_PROXY_COMMAND"}
 
-// gitRunFlags are the subcommand flags whose value git runs as a command.
-var gitRunFlags = map[string][]string{
-	"rebase":        {"x", "exec"},
-	"difftool":      {"x", "extcmd"},
-	"filter-branch": {"tree-filter", "index-filter", "msg-filter", "env-filter", "commit-filter", "parent-filter", "tag-name-filter"},
+// gitRunFlags are the flags of a subcommand whose value git runs as a
+// command (a switch: a map literal would be built at every hook's start).
+func gitRunFlags(sub string) []string {
+	switch sub {
+	case "rebase":
+		return []string{"x", "exec"}
+	case "difftool":
+		return []string{"x", "extcmd"}
+	case "filter-branch":
+		return []string{"tree-filter", "index-filter", "msg-filter", "env-filter", "commit-filter", "parent-filter", "tag-name-filter"}
+	}
+	return nil
 }
 
 // gitRuns follows the commands git is told to run besides its own work:
@@ -472,7 +479,7 @@ func (a *analyzer) gitRuns(c, cc *ctx, g gitCmd) {
 		a.dispatch(&ctx{st: cc.st.clone(), op: c.op, env: c.env}, g.args[1:])
 		return
 	}
-	flags := gitRunFlags[g.sub]
+	flags := gitRunFlags(g.sub)
 	for j := 0; j < len(g.args) && len(flags) > 0; j++ {
 		t := g.args[j].text
 		if t == "--" {

@@ -213,8 +213,13 @@ var writeMarkers = []string{
 // weakMarkers open files; they only count with a write mode ("w", "a+", …).
 var weakMarkers = []string{"open(", "open ", "File.", "IO.", "fopen"}
 
-// consoleWrites are writes to the terminal, common in read-only one-liners.
-var consoleWrites = strings.NewReplacer("stdout.write", "", "stderr.write", "", "$stdout.write", "", "STDOUT.write", "")
+// withoutConsoleWrites is code without its writes to the terminal, common
+// in read-only one-liners (the replacer made at the call: a package
+// variable would be built at every hook's start, for the few that read a
+// script).
+func withoutConsoleWrites(code string) string {
+	return strings.NewReplacer("stdout.write", "", "stderr.write", "", "$stdout.write", "", "STDOUT.write", "").Replace(code)
+}
 
 // code scans code run by an interpreter. When it looks like it writes, every
 // string literal that looks like a path is reported as a ScriptRewrite, and
@@ -228,7 +233,7 @@ func (a *analyzer) code(c *ctx, code string, awk bool, operands []field) {
 	if a.budget() {
 		return
 	}
-	scan := consoleWrites.Replace(code)
+	scan := withoutConsoleWrites(code)
 	writes := containsAny(scan, writeMarkers...) || awk && strings.ContainsAny(code, ">|")
 	if !writes && containsAny(scan, weakMarkers...) {
 		writes = hasWriteMode(code)

@@ -257,12 +257,12 @@ func (c *capture) text() string {
 }
 
 var (
-	ansi = lazyRegexp(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
+	ansi = &lazyRegexp{pattern: `\x1b\[[0-9;?]*[ -/]*[@-~]`}
 	// errorish matches the words test runners, compilers and shells use when
 	// something went wrong.
-	errorish = lazyRegexp(`(?i)(error|fail|panic|fatal|exception|assert|traceback|not found|no such file|cannot|undefined|expected|mismatch|denied)`)
+	errorish = &lazyRegexp{pattern: `(?i)(error|fail|panic|fatal|exception|assert|traceback|not found|no such file|cannot|undefined|expected|mismatch|denied)`}
 	// allClear matches summary lines that mention failure words with a zero.
-	allClear = lazyRegexp(`(?i)\b(0|no) (errors?|failures?|failed|failing)\b`)
+	allClear = &lazyRegexp{pattern: `(?i)\b(0|no) (errors?|failures?|failed|failing)\b`}
 )
 
 // maxLine bounds FirstUsefulLine: it goes into error_log and log lines.
@@ -272,7 +272,7 @@ const maxLine = 200
 // the first line that looks like an error, else the last non-blank line.
 // Colour codes are removed and the line is cut to 200 bytes.
 func FirstUsefulLine(output string) string {
-	output = ansi().ReplaceAllString(output, "")
+	output = ansi.get().ReplaceAllString(output, "")
 	var last string
 	for _, l := range strings.Split(output, "\n") {
 		l = strings.TrimSpace(strings.TrimRight(l, "\r"))
@@ -280,7 +280,7 @@ func FirstUsefulLine(output string) string {
 			continue
 		}
 		last = l
-		if errorish().MatchString(l) && !allClear().MatchString(l) && !isBare(l) {
+		if errorish.get().MatchString(l) && !allClear.get().MatchString(l) && !isBare(l) {
 			return clip(l)
 		}
 	}
@@ -306,25 +306,28 @@ func clip(s string) string {
 
 // notFound matches the shells' "command not found" messages: dash's
 // "sh: 1: foo: not found", bash's "bash: foo: command not found".
-var notFound = lazyRegexp(`(?:^|\n)[^\n]*?:\s*([^\s:]+):\s*(?:command )?not found`)
+var notFound = &lazyRegexp{pattern: `(?:^|\n)[^\n]*?:\s*([^\s:]+):\s*(?:command )?not found`}
 
 func missingProgram(output string) string {
-	if m := notFound().FindStringSubmatch(output); m != nil {
+	if m := notFound.get().FindStringSubmatch(output); m != nil {
 		return m[1]
 	}
 	return ""
 }
 
-// shellWords are builtins and keywords: commands that always exist, or that
-// start a compound command whose real programs cannot be known without
-// running it. Check does not look further than them.
-var shellWords = map[string]bool{
-	"!": true, "{": true, "(": true, "[": true, "[[": true, ":": true, ".": true,
-	"if": true, "for": true, "while": true, "until": true, "case": true, "select": true, "function": true,
-	"cd": true, "echo": true, "printf": true, "test": true, "true": true, "false": true, "exit": true,
-	"export": true, "set": true, "unset": true, "eval": true, "exec": true, "command": true, "source": true,
-	"read": true, "shift": true, "trap": true, "wait": true, "type": true, "ulimit": true, "umask": true,
-	"return": true, "local": true, "readonly": true, "times": true, "kill": true, "pwd": true, "alias": true,
+// shellWord reports whether a word is a builtin or a keyword: a command
+// that always exists, or one that starts a compound command whose real
+// programs cannot be known without running it. Check does not look
+// further than them.
+func shellWord(name string) bool {
+	switch name {
+	case "!", "{", "(", "[", "[[", ":", ".", "if", "for", "while", "until", "case", "select",
+		"function", "cd", "echo", "printf", "test", "true", "false", "exit", "export", "set", "unset",
+		"eval", "exec", "command", "source", "read", "shift", "trap", "wait", "type", "ulimit", "umask",
+		"return", "local", "readonly", "times", "kill", "pwd", "alias":
+		return true
+	}
+	return false
 }
 
 // Program returns the program a command runs first: its first word after
@@ -335,7 +338,7 @@ func Program(command string) string {
 		if isAssignment(w) {
 			continue
 		}
-		if shellWords[w] || strings.ContainsAny(w, "$`*?[]{}()<>|;&\"'\\~") {
+		if shellWord(w) || strings.ContainsAny(w, "$`*?[]{}()<>|;&\"'\\~") {
 			return ""
 		}
 		return w
@@ -404,12 +407,21 @@ func firstWords(command string) []string {
 	return words
 }
 
-var assignment = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var assignment = &lazyRegexp{pattern: `^[A-Za-z_][A-Za-z0-9_]*=`}
 
-func isAssignment(w string) bool { return assignment().MatchString(w) }
+func isAssignment(w string) bool { return assignment.get().MatchString(w) }
 
-// lazyRegexp compiles a pattern on first use: every hook binary links this
-// package, and most runs never look at a command's output.
-func lazyRegexp(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+// lazyRegexp compiles its pattern on first use: every hook binary links
+// this package, and most runs never look at a command's output. A value of
+// it is laid out when the program is built, where a call at the package's
+// initialisation (sync.OnceValue) would allocate at every hook's start.
+type lazyRegexp struct {
+	pattern string
+	once    sync.Once
+	re      *regexp.Regexp
+}
+
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.pattern) })
+	return l.re
 }
