@@ -310,6 +310,13 @@ func logCompared(stampPath, logPath string) bool {
 	return want == [4]int64{size, mtime, ino, ctime}
 }
 
+// stampOf is what record.StampOf keeps of a file's status: its size, its
+// modification and change times in nanoseconds, its inode.
+func stampOf(st *syscall.Stat_t) (size, mtime, ctime, ino int64) {
+	c, m := statTimes(st)
+	return int64(st.Size), int64(m.Sec)*1e9 + int64(m.Nsec), int64(c.Sec)*1e9 + int64(c.Nsec), int64(st.Ino)
+}
+
 // plainID reports whether a session id names its runtime file as it is
 // (root.SessionFileIn; any other is hashed there, and left to the hook).
 func plainID(id string) bool {

@@ -37,8 +37,5 @@ func hasSuffix(s, suffix string) bool {
 	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
 }
 
-// stampOf is what record.StampOf keeps of a file's status: its size, its
-// modification and change times in nanoseconds, its inode.
-func stampOf(st *syscall.Stat_t) (size, mtime, ctime, ino int64) {
-	return st.Size, st.Mtim.Sec*1e9 + st.Mtim.Nsec, st.Ctim.Sec*1e9 + st.Ctim.Nsec, int64(st.Ino)
-}
+// statTimes is a file's change and modification times, as Linux names them.
+func statTimes(st *syscall.Stat_t) (ctime, mtime syscall.Timespec) { return st.Ctim, st.Mtim }

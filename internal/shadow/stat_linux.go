@@ -1,21 +1,6 @@
 package shadow
 
-import (
-	"os"
-	"syscall"
-)
+import "syscall"
 
-// statData is fi as an index entry holds it: ctime and mtime (seconds,
-// nanoseconds), device, inode, mode (git's: mode), uid, gid and size, each
-// cut to 32 bits as git cuts them. ok is false where the platform's stat
-// does not say them all.
-func statData(fi os.FileInfo, mode uint32) (sd [10]uint32, ok bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return sd, false
-	}
-	return [10]uint32{
-		uint32(st.Ctim.Sec), uint32(st.Ctim.Nsec), uint32(st.Mtim.Sec), uint32(st.Mtim.Nsec),
-		uint32(st.Dev), uint32(st.Ino), mode, st.Uid, st.Gid, uint32(st.Size),
-	}, true
-}
+// statTimes is a file's change and modification times, as Linux names them.
+func statTimes(st *syscall.Stat_t) (ctime, mtime syscall.Timespec) { return st.Ctim, st.Mtim }
