@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/harness-agent/harness/internal/digest"
+	"github.com/harness-agent/harness/internal/filetime"
 )
 
 // off reports whether a hook following rule finds nothing to act on for
@@ -313,7 +314,7 @@ func logCompared(stampPath, logPath string) bool {
 // stampOf is what record.StampOf keeps of a file's status: its size, its
 // modification and change times in nanoseconds, its inode.
 func stampOf(st *syscall.Stat_t) (size, mtime, ctime, ino int64) {
-	c, m := statTimes(st)
+	c, m := filetime.Of(st)
 	return int64(st.Size), int64(m.Sec)*1e9 + int64(m.Nsec), int64(c.Sec)*1e9 + int64(c.Nsec), int64(st.Ino)
 }
 

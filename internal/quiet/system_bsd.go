@@ -2,13 +2,7 @@
 
 package quiet
 
-import "syscall"
-
 // realPath is name where no link lies on its way (realPathByLinks): these
 // kernels name no open directory's path the way Linux's /proc does, and a
 // path with a link on it is left to the hook.
 func realPath(name string) (real string, found, ok bool) { return realPathByLinks(name) }
-
-// statTimes is a file's change and modification times, as macOS and the
-// BSDs name them.
-func statTimes(st *syscall.Stat_t) (ctime, mtime syscall.Timespec) { return st.Ctimespec, st.Mtimespec }

@@ -36,6 +36,3 @@ const oPath = 0x200000
 func hasSuffix(s, suffix string) bool {
 	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
 }
-
-// statTimes is a file's change and modification times, as Linux names them.
-func statTimes(st *syscall.Stat_t) (ctime, mtime syscall.Timespec) { return st.Ctim, st.Mtim }

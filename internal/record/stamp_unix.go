@@ -5,6 +5,8 @@ package record
 import (
 	"os"
 	"syscall"
+
+	"github.com/harness-agent/harness/internal/filetime"
 )
 
 // sysStamp is fi's inode and status-change time.
@@ -13,6 +15,6 @@ func sysStamp(fi os.FileInfo) (ino, ctimeNs int64) {
 	if !ok {
 		return 0, 0
 	}
-	sec, nsec := ctime(st)
-	return int64(st.Ino), sec*1e9 + nsec
+	c, _ := filetime.Of(st)
+	return int64(st.Ino), int64(c.Sec)*1e9 + int64(c.Nsec)
 }

@@ -5,6 +5,8 @@ package shadow
 import (
 	"os"
 	"syscall"
+
+	"github.com/harness-agent/harness/internal/filetime"
 )
 
 // statData is fi as an index entry holds it: ctime and mtime (seconds,
@@ -16,7 +18,7 @@ func statData(fi os.FileInfo, mode uint32) (sd [10]uint32, ok bool) {
 	if !ok {
 		return sd, false
 	}
-	ctime, mtime := statTimes(st)
+	ctime, mtime := filetime.Of(st)
 	return [10]uint32{
 		uint32(ctime.Sec), uint32(ctime.Nsec), uint32(mtime.Sec), uint32(mtime.Nsec),
 		uint32(st.Dev), uint32(st.Ino), mode, st.Uid, st.Gid, uint32(st.Size),

@@ -1,0 +1,8 @@
+//go:build darwin || freebsd || netbsd
+
+package filetime
+
+import "syscall"
+
+// Of is st's change and modification times.
+func Of(st *syscall.Stat_t) (change, modify syscall.Timespec) { return st.Ctimespec, st.Mtimespec }
